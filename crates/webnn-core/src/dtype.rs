@@ -1,0 +1,150 @@
+//! `MLOperandDataType` plus the int4/uint4 extension types.
+
+use std::fmt;
+
+/// An operand data type. `Int4`/`Uint4` are an extension used for quantized weights; they are
+/// packed two per byte (element 2i in the low nibble).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DataType {
+    Float32,
+    Float16,
+    Int32,
+    Uint32,
+    Int64,
+    Uint64,
+    Int8,
+    Uint8,
+    Int4,
+    Uint4,
+}
+
+impl DataType {
+    pub const ALL: [DataType; 10] = [
+        DataType::Float32,
+        DataType::Float16,
+        DataType::Int32,
+        DataType::Uint32,
+        DataType::Int64,
+        DataType::Uint64,
+        DataType::Int8,
+        DataType::Uint8,
+        DataType::Int4,
+        DataType::Uint4,
+    ];
+
+    /// The IDL enum string.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Float32 => "float32",
+            DataType::Float16 => "float16",
+            DataType::Int32 => "int32",
+            DataType::Uint32 => "uint32",
+            DataType::Int64 => "int64",
+            DataType::Uint64 => "uint64",
+            DataType::Int8 => "int8",
+            DataType::Uint8 => "uint8",
+            DataType::Int4 => "int4",
+            DataType::Uint4 => "uint4",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<DataType> {
+        DataType::ALL.into_iter().find(|d| d.name() == s)
+    }
+
+    /// Size in bits of one element.
+    pub fn bits(self) -> u32 {
+        match self {
+            DataType::Float32 | DataType::Int32 | DataType::Uint32 => 32,
+            DataType::Float16 => 16,
+            DataType::Int64 | DataType::Uint64 => 64,
+            DataType::Int8 | DataType::Uint8 => 8,
+            DataType::Int4 | DataType::Uint4 => 4,
+        }
+    }
+
+    /// Bytes taken by `elements` packed elements (int4/uint4 round up to whole bytes).
+    pub fn byte_length(self, elements: u64) -> Option<u64> {
+        elements.checked_mul(self.bits() as u64).map(|b| b.div_ceil(8))
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DataType::Float32 | DataType::Float16)
+    }
+
+    pub fn is_signed(self) -> bool {
+        !matches!(self, DataType::Uint32 | DataType::Uint64 | DataType::Uint8 | DataType::Uint4)
+    }
+
+    pub fn set(self) -> DataTypeSet {
+        DataTypeSet(1 << self as u16)
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A set of data types, used by the op table and `opSupportLimits()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct DataTypeSet(pub u16);
+
+impl DataTypeSet {
+    pub const NONE: DataTypeSet = DataTypeSet(0);
+    pub const F32: DataTypeSet = DataTypeSet(1 << DataType::Float32 as u16);
+    pub const F16: DataTypeSet = DataTypeSet(1 << DataType::Float16 as u16);
+    pub const I32: DataTypeSet = DataTypeSet(1 << DataType::Int32 as u16);
+    pub const U32: DataTypeSet = DataTypeSet(1 << DataType::Uint32 as u16);
+    pub const I64: DataTypeSet = DataTypeSet(1 << DataType::Int64 as u16);
+    pub const U64: DataTypeSet = DataTypeSet(1 << DataType::Uint64 as u16);
+    pub const I8: DataTypeSet = DataTypeSet(1 << DataType::Int8 as u16);
+    pub const U8: DataTypeSet = DataTypeSet(1 << DataType::Uint8 as u16);
+    pub const I4: DataTypeSet = DataTypeSet(1 << DataType::Int4 as u16);
+    pub const U4: DataTypeSet = DataTypeSet(1 << DataType::Uint4 as u16);
+    /// float32, float16.
+    pub const FLOAT: DataTypeSet = DataTypeSet(Self::F32.0 | Self::F16.0);
+    /// The eight types of the spec's `MLOperandDataType`.
+    pub const SPEC: DataTypeSet = DataTypeSet(
+        Self::FLOAT.0 | Self::I32.0 | Self::U32.0 | Self::I64.0 | Self::U64.0 | Self::I8.0 | Self::U8.0,
+    );
+    /// Every type, including int4/uint4.
+    pub const ALL: DataTypeSet = DataTypeSet(Self::SPEC.0 | Self::I4.0 | Self::U4.0);
+    /// float32, float16, int32, int64, int8: the spec's set for signed numeric ops (abs, neg, relu...).
+    pub const FLOAT_SIGNED_INT: DataTypeSet =
+        DataTypeSet(Self::FLOAT.0 | Self::I32.0 | Self::I64.0 | Self::I8.0);
+    /// float32, float16, int32, uint32, int64, uint64: the spec's set for sums and products.
+    pub const FLOAT_INT32_64: DataTypeSet =
+        DataTypeSet(Self::FLOAT.0 | Self::I32.0 | Self::U32.0 | Self::I64.0 | Self::U64.0);
+
+    pub const fn union(self, other: DataTypeSet) -> DataTypeSet {
+        DataTypeSet(self.0 | other.0)
+    }
+    pub const fn intersection(self, other: DataTypeSet) -> DataTypeSet {
+        DataTypeSet(self.0 & other.0)
+    }
+    pub fn contains(self, t: DataType) -> bool {
+        self.0 & (1 << t as u16) != 0
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = DataType> {
+        DataType::ALL.into_iter().filter(move |t| self.contains(t.to_owned()))
+    }
+}
+
+impl std::ops::BitOr for DataTypeSet {
+    type Output = DataTypeSet;
+    fn bitor(self, rhs: DataTypeSet) -> DataTypeSet {
+        self.union(rhs)
+    }
+}
+
+impl fmt::Display for DataTypeSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.iter().map(DataType::name).collect();
+        write!(f, "{{{}}}", names.join(", "))
+    }
+}

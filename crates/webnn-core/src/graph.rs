@@ -1,0 +1,146 @@
+//! The graph IR: operands, nodes in build (hence topological) order, inputs, constants, outputs.
+
+use crate::error::{Error, Result};
+use crate::ops::Op;
+use crate::shape::OperandDescriptor;
+use std::sync::Arc;
+
+/// A handle to an operand of one builder (`MLOperand`). It names its builder so an operand
+/// passed to another builder is rejected instead of silently aliasing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Operand {
+    pub(crate) builder: u32,
+    pub(crate) index: u32,
+}
+
+impl Operand {
+    /// The operand's index in `Graph::operands`.
+    pub fn index(self) -> usize {
+        self.index as usize
+    }
+}
+
+/// Where an operand's value comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// A graph input bound at dispatch.
+    Input(String),
+    /// Constant data, packed as the data type is laid out in memory (int4 two per byte).
+    Constant(Arc<[u8]>),
+    /// Output `index` of node `node`.
+    Node { node: usize, index: usize },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OperandInfo {
+    pub desc: OperandDescriptor,
+    pub source: Source,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub op: Op,
+    pub outputs: Vec<Operand>,
+}
+
+/// A graph. While building it holds everything created so far; `GraphBuilder::build` returns
+/// one holding only what the named outputs depend on.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Graph {
+    pub operands: Vec<OperandInfo>,
+    pub nodes: Vec<Node>,
+    pub inputs: Vec<(String, Operand)>,
+    pub outputs: Vec<(String, Operand)>,
+}
+
+impl Graph {
+    pub fn info(&self, o: Operand) -> &OperandInfo {
+        &self.operands[o.index()]
+    }
+    pub fn desc(&self, o: Operand) -> &OperandDescriptor {
+        &self.operands[o.index()].desc
+    }
+    /// The constant data of an operand, if it is a constant.
+    pub fn constant_data(&self, o: Operand) -> Option<&[u8]> {
+        match &self.operands[o.index()].source {
+            Source::Constant(d) => Some(d),
+            Source::Input(_) | Source::Node { .. } => None,
+        }
+    }
+    pub fn input_desc(&self, name: &str) -> Option<&OperandDescriptor> {
+        self.inputs.iter().find(|(n, _)| n == name).map(|(_, o)| self.desc(*o))
+    }
+    pub fn output_desc(&self, name: &str) -> Option<&OperandDescriptor> {
+        self.outputs.iter().find(|(n, _)| n == name).map(|(_, o)| self.desc(*o))
+    }
+
+    /// Checks an operand belongs to the graph being built by builder `id`.
+    pub(crate) fn check_operand(&self, builder: u32, o: Operand) -> Result<()> {
+        if o.builder != builder || o.index() >= self.operands.len() {
+            return Err(Error::type_error("the operand was not created by this builder"));
+        }
+        Ok(())
+    }
+
+    /// The subgraph the outputs depend on: unreachable nodes, inputs and constants are dropped
+    /// and operands renumbered; node order (topological) is kept.
+    pub(crate) fn pruned(&self, outputs: &[(String, Operand)]) -> Graph {
+        let mut live = vec![false; self.operands.len()];
+        for (_, o) in outputs {
+            live[o.index()] = true;
+        }
+        let mut live_nodes = vec![false; self.nodes.len()];
+        for (i, node) in self.nodes.iter().enumerate().rev() {
+            if node.outputs.iter().any(|o| live[o.index()]) {
+                live_nodes[i] = true;
+                for o in node.op.operands() {
+                    live[o.index()] = true;
+                }
+            }
+        }
+        let mut remap = vec![u32::MAX; self.operands.len()];
+        let mut g = Graph::default();
+        let builder = outputs.first().map(|(_, o)| o.builder).unwrap_or(0);
+        let map = |old: Operand, remap: &mut Vec<u32>, g: &mut Graph, node: Option<(usize, usize)>| {
+            let info = &self.operands[old.index()];
+            let source = match (node, &info.source) {
+                (Some((n, i)), _) => Source::Node { node: n, index: i },
+                (None, s) => s.clone(),
+            };
+            remap[old.index()] = g.operands.len() as u32;
+            g.operands.push(OperandInfo { desc: info.desc.clone(), source });
+        };
+        // Inputs and constants first, in creation order, then node outputs.
+        for (i, info) in self.operands.iter().enumerate() {
+            if live[i] && !matches!(info.source, Source::Node { .. }) {
+                map(Operand { builder, index: i as u32 }, &mut remap, &mut g, None);
+            }
+        }
+        let mut node_index = 0;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if !live_nodes[i] {
+                continue;
+            }
+            for (k, o) in node.outputs.iter().enumerate() {
+                map(*o, &mut remap, &mut g, Some((node_index, k)));
+            }
+            node_index += 1;
+        }
+        let re = |o: Operand| Operand { builder: o.builder, index: remap[o.index()] };
+        for (i, node) in self.nodes.iter().enumerate() {
+            if live_nodes[i] {
+                let mut op = node.op.clone();
+                op.remap_operands(&re);
+                g.nodes.push(Node { op, outputs: node.outputs.iter().map(|o| re(*o)).collect() });
+            }
+        }
+        g.inputs = self
+            .inputs
+            .iter()
+            .filter(|(_, o)| live[o.index()])
+            .map(|(n, o)| (n.clone(), re(*o)))
+            .collect();
+        g.outputs = outputs.iter().map(|(n, o)| (n.clone(), re(*o))).collect();
+        g
+    }
+}

@@ -1,0 +1,23 @@
+//! webnn-core: the WebNN spec model. Data types, descriptors with static or bounded-dynamic
+//! dimensions, the op table, the graph IR, the builder with validation and shape inference,
+//! and `opSupportLimits()`. Backends receive graphs this crate has validated.
+
+pub mod backend;
+pub mod builder;
+mod builder_ops;
+pub mod dtype;
+pub mod error;
+pub mod graph;
+pub mod limits;
+pub mod ops;
+pub mod shape;
+mod validate;
+
+pub use backend::{Backend, Executable, HostTensor};
+pub use builder::GraphBuilder;
+pub use dtype::{DataType, DataTypeSet};
+pub use error::{Error, ErrorKind, Result};
+pub use graph::{Graph, Node, Operand, Source};
+pub use limits::{op_support_limits, Capabilities, OpSupportLimits};
+pub use ops::{Op, OpKind};
+pub use shape::{Dim, OperandDescriptor};

@@ -1,0 +1,156 @@
+//! Dimensions (static or bounded-dynamic) and operand descriptors.
+
+use crate::dtype::DataType;
+use crate::error::{Error, Result};
+use std::fmt;
+use std::sync::Arc;
+
+/// The largest dimension size: the IDL's `[EnforceRange] unsigned long`.
+pub const MAX_DIM: u64 = u32::MAX as u64;
+
+/// A dimension: a fixed size, or a named size bounded by `max_size` that is supplied at
+/// dispatch (the flexible-input extension; dimensions with one name always agree).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    Static(u32),
+    Dynamic { name: Arc<str>, max_size: u32 },
+}
+
+impl Dim {
+    /// The static size, if the dimension is static.
+    pub fn as_static(&self) -> Option<u32> {
+        match self {
+            Dim::Static(n) => Some(*n),
+            Dim::Dynamic { .. } => None,
+        }
+    }
+    /// The size buffers are planned at: the size, or the bound.
+    pub fn max_size(&self) -> u32 {
+        match self {
+            Dim::Static(n) => *n,
+            Dim::Dynamic { max_size, .. } => *max_size,
+        }
+    }
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self, Dim::Dynamic { .. })
+    }
+}
+
+impl From<u32> for Dim {
+    fn from(n: u32) -> Dim {
+        Dim::Static(n)
+    }
+}
+
+impl fmt::Display for Dim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Dim::Static(n) => write!(f, "{n}"),
+            Dim::Dynamic { name, max_size } => write!(f, "{name}<={max_size}"),
+        }
+    }
+}
+
+/// `MLOperandDescriptor`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OperandDescriptor {
+    pub data_type: DataType,
+    pub shape: Vec<Dim>,
+}
+
+impl OperandDescriptor {
+    pub fn new(data_type: DataType, shape: &[u32]) -> OperandDescriptor {
+        OperandDescriptor { data_type, shape: shape.iter().map(|&n| Dim::Static(n)).collect() }
+    }
+    pub fn with_dims(data_type: DataType, shape: Vec<Dim>) -> OperandDescriptor {
+        OperandDescriptor { data_type, shape }
+    }
+    /// Same shape, another data type.
+    pub fn with_type(&self, data_type: DataType) -> OperandDescriptor {
+        OperandDescriptor { data_type, shape: self.shape.clone() }
+    }
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn is_static(&self) -> bool {
+        self.shape.iter().all(|d| !d.is_dynamic())
+    }
+    /// The shape as numbers, if every dimension is static.
+    pub fn static_shape(&self) -> Option<Vec<u32>> {
+        self.shape.iter().map(Dim::as_static).collect()
+    }
+    /// The shape as numbers, or a NotSupportedError naming `what` when a dimension is dynamic.
+    pub fn require_static(&self, what: &str) -> Result<Vec<u32>> {
+        self.static_shape().ok_or_else(|| {
+            Error::not_supported(format!("{what} must have static dimensions, got {}", self.shape_string()))
+        })
+    }
+    /// The shape at the bounds of its dynamic dimensions.
+    pub fn max_shape(&self) -> Vec<u32> {
+        self.shape.iter().map(Dim::max_size).collect()
+    }
+    /// Element count at the bounds (saturating at u64::MAX).
+    pub fn max_elements(&self) -> u64 {
+        self.shape.iter().fold(1u64, |acc, d| acc.saturating_mul(d.max_size() as u64))
+    }
+    /// Byte length at the bounds (packed for int4/uint4); None if it overflows.
+    pub fn max_byte_length(&self) -> Option<u64> {
+        let mut n: u64 = 1;
+        for d in &self.shape {
+            n = n.checked_mul(d.max_size() as u64)?;
+        }
+        self.data_type.byte_length(n)
+    }
+    pub fn shape_string(&self) -> String {
+        let dims: Vec<String> = self.shape.iter().map(|d| d.to_string()).collect();
+        format!("[{}]", dims.join(", "))
+    }
+}
+
+impl fmt::Display for OperandDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.data_type, self.shape_string())
+    }
+}
+
+/// Row-major strides of a static shape.
+pub fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1];
+    }
+    s
+}
+
+/// Unidirectional/bidirectional broadcasting of two dimension lists
+/// (<https://www.w3.org/TR/webnn/#algorithm-broadcast-shapes>). Dynamic dimensions broadcast
+/// against 1 and against a dynamic dimension of the same name.
+pub fn broadcast_shapes(a: &[Dim], b: &[Dim], bidirectional: bool) -> Option<Vec<Dim>> {
+    let rank = if bidirectional { a.len().max(b.len()) } else { a.len() };
+    if !bidirectional && b.len() > a.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(rank);
+    for i in 0..rank {
+        let da = if i + a.len() >= rank { Some(&a[i + a.len() - rank]) } else { None };
+        let db = if i + b.len() >= rank { Some(&b[i + b.len() - rank]) } else { None };
+        let d = match (da, db) {
+            (Some(x), None) => x.clone(),
+            (None, Some(y)) => y.clone(),
+            (Some(x), Some(y)) => {
+                if x == y {
+                    x.clone()
+                } else if *y == Dim::Static(1) {
+                    x.clone()
+                } else if *x == Dim::Static(1) && bidirectional {
+                    y.clone()
+                } else {
+                    return None;
+                }
+            }
+            (None, None) => unreachable!("index within rank"),
+        };
+        out.push(d);
+    }
+    Some(out)
+}
