@@ -42,11 +42,17 @@ const FSI: DataTypeSet = DataTypeSet::FLOAT_SIGNED_INT;
 const N: DataTypeSet = DataTypeSet::FLOAT_INT32_64;
 const U8: DataTypeSet = DataTypeSet::U8;
 const IDX: DataTypeSet = DataTypeSet(DataTypeSet::I32.0 | DataTypeSet::U32.0 | DataTypeSet::I64.0);
+/// quantizeLinear's zeroPoint/output and dequantizeLinear's input/zeroPoint: the spec's
+/// uint8, int8, uint32, int32, plus the int4/uint4 extension.
 const Q: DataTypeSet = DataTypeSet(
-    DataTypeSet::I4.0 | DataTypeSet::U4.0 | DataTypeSet::I8.0 | DataTypeSet::U8.0 | DataTypeSet::I32.0,
+    DataTypeSet::I4.0
+        | DataTypeSet::U4.0
+        | DataTypeSet::I8.0
+        | DataTypeSet::U8.0
+        | DataTypeSet::I32.0
+        | DataTypeSet::U32.0,
 );
 const ARG: DataTypeSet = DataTypeSet(DataTypeSet::I32.0 | DataTypeSet::I64.0);
-const POW: DataTypeSet = DataTypeSet(F.0 | DataTypeSet::I32.0 | DataTypeSet::I64.0);
 
 macro_rules! op_table {
     ($( $variant:ident($payload:ident) = $name:literal, $family:ident,
@@ -124,7 +130,7 @@ op_table! {
     Div(Binary) = "div", Elementwise, [a: A @ 0..=M, b: A @ 0..=M, output: A @ 0..=M];
     Max(Binary) = "max", Elementwise, [a: A @ 0..=M, b: A @ 0..=M, output: A @ 0..=M];
     Min(Binary) = "min", Elementwise, [a: A @ 0..=M, b: A @ 0..=M, output: A @ 0..=M];
-    Pow(Binary) = "pow", Elementwise, [a: POW @ 0..=M, b: POW @ 0..=M, output: POW @ 0..=M];
+    Pow(Binary) = "pow", Elementwise, [a: A @ 0..=M, b: A @ 0..=M, output: A @ 0..=M];
     // Element-wise comparisons and logic.
     Equal(Binary) = "equal", Elementwise, [a: A @ 0..=M, b: A @ 0..=M, output: U8 @ 0..=M];
     NotEqual(Binary) = "notEqual", Elementwise, [a: A @ 0..=M, b: A @ 0..=M, output: U8 @ 0..=M];
@@ -221,10 +227,10 @@ op_table! {
     // Shape and data movement.
     Concat(Concat) = "concat", Shape, [inputs: A @ 1..=M, output: A @ 1..=M];
     Expand(Expand) = "expand", Shape, [input: A @ 0..=M, output: A @ 0..=M];
-    Pad(Pad) = "pad", Shape, [input: A @ 1..=M, output: A @ 1..=M];
+    Pad(Pad) = "pad", Shape, [input: A @ 0..=M, output: A @ 0..=M];
     Reshape(Reshape) = "reshape", Shape, [input: A @ 0..=M, output: A @ 0..=M];
     Reverse(Reverse) = "reverse", Shape, [input: A @ 0..=M, output: A @ 0..=M];
-    Slice(Slice) = "slice", Shape, [input: A @ 1..=M, output: A @ 1..=M];
+    Slice(Slice) = "slice", Shape, [input: A @ 0..=M, output: A @ 0..=M];
     Split(Split) = "split", Shape, [input: A @ 1..=M, outputs: A @ 1..=M];
     Tile(Tile) = "tile", Shape, [input: A @ 0..=M, output: A @ 0..=M];
     Transpose(Transpose) = "transpose", Shape, [input: A @ 0..=M, output: A @ 0..=M];

@@ -1,0 +1,1 @@
+//! WPT harness.

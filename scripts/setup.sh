@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the demo and the tests need on a fresh Debian machine; quick when all is there.
+#   setup.sh native   Rust toolchain only (the demo)
+#   setup.sh all      plus wasm32 target, pinned wasm-bindgen-cli, Chromium + ChromeDriver,
+#                     Mesa's lavapipe Vulkan driver (the tests)
+set -euo pipefail
+what="${1:-all}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+# Must equal the wasm-bindgen version pinned in Cargo.toml.
+WASM_BINDGEN_VERSION="$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$root/Cargo.toml")"
+
+log() { printf '[setup] %s\n' "$*"; }
+
+command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+[ "$what" = native ] && exit 0
+
+apt_missing=()
+for pkg in chromium chromium-driver mesa-vulkan-drivers; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || apt_missing+=("$pkg")
+done
+if [ ${#apt_missing[@]} -gt 0 ]; then
+  log "installing ${apt_missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${apt_missing[@]}" >/dev/null
+fi
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  log "adding rustup target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  # --locked is left out on purpose: one locked dependency of this release is gone from crates.io.
+  log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
+  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi

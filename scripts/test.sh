@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Every test: unit and integration tests (WPT conformance + validation on the cpu backend),
+# then the WPT conformance cases on the cpu backend compiled to wasm32 in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+bash scripts/setup.sh all
+
+echo "== native tests"
+cargo test --workspace --exclude webnn-browser-tests
+
+echo "== browser tests (wasm32 in headless Chromium)"
+export CHROMEDRIVER=/usr/bin/chromedriver
+export WASM_BINDGEN_TEST_TIMEOUT=1200
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release
