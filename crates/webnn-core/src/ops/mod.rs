@@ -53,6 +53,8 @@ const Q: DataTypeSet = DataTypeSet(
         | DataTypeSet::U32.0,
 );
 const ARG: DataTypeSet = DataTypeSet(DataTypeSet::I32.0 | DataTypeSet::I64.0);
+/// resample2d: float32, float16, uint8, int8.
+const RESAMPLE: DataTypeSet = DataTypeSet(F.0 | DataTypeSet::U8.0 | DataTypeSet::I8.0);
 
 macro_rules! op_table {
     ($( $variant:ident($payload:ident) = $name:literal, $family:ident,
@@ -195,8 +197,8 @@ op_table! {
     ConvTranspose2d(ConvTranspose2d) = "convTranspose2d", Conv, [input: F @ 4..=4, filter: F @ 4..=4, bias: F @ 1..=1, output: F @ 4..=4];
     AveragePool2d(Pool2d) = "averagePool2d", Pool, [input: F @ 4..=4, output: F @ 4..=4];
     L2Pool2d(Pool2d) = "l2Pool2d", Pool, [input: F @ 4..=4, output: F @ 4..=4];
-    MaxPool2d(Pool2d) = "maxPool2d", Pool, [input: F @ 4..=4, output: F @ 4..=4];
-    Resample2d(Resample2d) = "resample2d", Pool, [input: F @ 4..=4, output: F @ 4..=4];
+    MaxPool2d(Pool2d) = "maxPool2d", Pool, [input: A @ 4..=4, output: A @ 4..=4];
+    Resample2d(Resample2d) = "resample2d", Pool, [input: RESAMPLE @ 4..=4, output: RESAMPLE @ 4..=4];
     // Normalization.
     BatchNormalization(BatchNormalization) = "batchNormalization", Normalization,
         [input: F @ 1..=M, mean: F @ 1..=1, variance: F @ 1..=1, scale: F @ 1..=1, bias: F @ 1..=1, output: F @ 1..=M];

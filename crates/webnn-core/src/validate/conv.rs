@@ -19,18 +19,28 @@ pub(super) fn valid_dimension(what: &str, n: i128) -> Result<u32> {
 }
 
 /// The option list `name`, which must have `len` items, or `len` copies of `default`.
-pub(super) fn list_or(name: &str, v: Option<&Vec<u32>>, len: usize, default: u32) -> Result<Vec<u32>> {
+pub(super) fn list_or(
+    name: &str,
+    v: Option<&Vec<u32>>,
+    len: usize,
+    default: u32,
+) -> Result<Vec<u32>> {
     match v {
         None => Ok(vec![default; len]),
         Some(v) if v.len() == len => Ok(v.clone()),
-        Some(v) => Err(Error::type_error(format!("{name} must have {len} items, got {}", v.len()))),
+        Some(v) => Err(Error::type_error(format!(
+            "{name} must have {len} items, got {}",
+            v.len()
+        ))),
     }
 }
 
 /// TypeError if any item of `name` is 0.
 pub(super) fn nonzero(name: &str, v: &[u32]) -> Result<()> {
     if v.contains(&0) {
-        return Err(Error::type_error(format!("{name} must be greater than 0, got {v:?}")));
+        return Err(Error::type_error(format!(
+            "{name} must be greater than 0, got {v:?}"
+        )));
     }
     Ok(())
 }
@@ -38,7 +48,11 @@ pub(super) fn nonzero(name: &str, v: &[u32]) -> Result<()> {
 /// Dimension `i` of `d` as a number (NotSupportedError if it is dynamic).
 pub(super) fn static_dim(d: &OperandDescriptor, i: usize, what: &str) -> Result<u32> {
     d.shape[i].as_static().ok_or_else(|| {
-        Error::not_supported(format!("{what} must have a static size, got {} in {}", d.shape[i], d.shape_string()))
+        Error::not_supported(format!(
+            "{what} must have a static size, got {} in {}",
+            d.shape[i],
+            d.shape_string()
+        ))
     })
 }
 
@@ -50,7 +64,13 @@ pub(super) fn effective_size(filter: u32, dilation: u32) -> i128 {
 /// The numerator of <https://www.w3.org/TR/webnn/#mlgraphbuilder-calculate-conv-output-size>:
 /// the output size is `numerator / stride + 1` (a rational number the caller rounds).
 /// Exact in i128 for every u32 input, so nothing can overflow.
-pub(super) fn conv_numerator(input: u32, filter: u32, pad_begin: u32, pad_end: u32, dilation: u32) -> i128 {
+pub(super) fn conv_numerator(
+    input: u32,
+    filter: u32,
+    pad_begin: u32,
+    pad_end: u32,
+    dilation: u32,
+) -> i128 {
     input as i128 - effective_size(filter, dilation) + pad_begin as i128 + pad_end as i128
 }
 
@@ -72,17 +92,28 @@ pub(super) struct Window {
 }
 
 /// Padding (4 items, default 0), strides and dilations (2 items each, default 1, nonzero).
-pub(super) fn window(padding: Option<&Vec<u32>>, strides: Option<&Vec<u32>>, dilations: Option<&Vec<u32>>) -> Result<Window> {
+pub(super) fn window(
+    padding: Option<&Vec<u32>>,
+    strides: Option<&Vec<u32>>,
+    dilations: Option<&Vec<u32>>,
+) -> Result<Window> {
     let padding = list_or("padding", padding, 4, 0)?;
     let strides = list_or("strides", strides, 2, 1)?;
     nonzero("strides", &strides)?;
     let dilations = list_or("dilations", dilations, 2, 1)?;
     nonzero("dilations", &dilations)?;
-    Ok(Window { padding, strides, dilations })
+    Ok(Window {
+        padding,
+        strides,
+        dilations,
+    })
 }
 
 /// Batch (kept as a `Dim`), channels, height and width of a 4-D input in `layout`.
-pub(super) fn split_input(input: &OperandDescriptor, layout: InputLayout) -> Result<(Dim, u32, u32, u32)> {
+pub(super) fn split_input(
+    input: &OperandDescriptor,
+    layout: InputLayout,
+) -> Result<(Dim, u32, u32, u32)> {
     let (c, h, w) = match layout {
         InputLayout::Nchw => (1, 2, 3),
         InputLayout::Nhwc => (3, 1, 2),
@@ -96,7 +127,13 @@ pub(super) fn split_input(input: &OperandDescriptor, layout: InputLayout) -> Res
 }
 
 /// The 4-D output shape in `layout`.
-pub(super) fn join_output(layout: InputLayout, batch: Dim, channels: Dim, h: u32, w: u32) -> Vec<Dim> {
+pub(super) fn join_output(
+    layout: InputLayout,
+    batch: Dim,
+    channels: Dim,
+    h: u32,
+    w: u32,
+) -> Vec<Dim> {
     match layout {
         InputLayout::Nchw => vec![batch, channels, Dim::Static(h), Dim::Static(w)],
         InputLayout::Nhwc => vec![batch, Dim::Static(h), Dim::Static(w), channels],
@@ -104,7 +141,12 @@ pub(super) fn join_output(layout: InputLayout, batch: Dim, channels: Dim, h: u32
 }
 
 /// TypeError unless the bias is `[outputChannels]` of the input's type.
-fn check_bias(cx: &Ctx, bias: Option<crate::graph::Operand>, input: &OperandDescriptor, channels: u32) -> Result<()> {
+fn check_bias(
+    cx: &Ctx,
+    bias: Option<crate::graph::Operand>,
+    input: &OperandDescriptor,
+    channels: u32,
+) -> Result<()> {
     if let Some(b) = bias {
         let b = cx.check("bias", b)?;
         if b.shape != [Dim::Static(channels)] {
@@ -160,7 +202,16 @@ pub(super) fn conv2d(cx: &Ctx, op: &Conv2d) -> Result<OperandDescriptor> {
     let out_w = floor_size(conv_numerator(in_w, fw, p[2], p[3], d[1]), s[1]);
     let out_h = valid_dimension("output height", out_h)?;
     let out_w = valid_dimension("output width", out_w)?;
-    let out = desc(input.data_type, join_output(o.input_layout, batch, Dim::Static(out_channels), out_h, out_w));
+    let out = desc(
+        input.data_type,
+        join_output(
+            o.input_layout,
+            batch,
+            Dim::Static(out_channels),
+            out_h,
+            out_w,
+        ),
+    );
     cx.check_desc("output", &out)?;
     Ok(out)
 }
@@ -176,7 +227,10 @@ pub(super) fn conv_transpose2d(cx: &Ctx, op: &ConvTranspose2d) -> Result<Operand
     let output_padding = list_or("outputPadding", o.output_padding.as_ref(), 2, 0)?;
     match &o.output_sizes {
         Some(sizes) if sizes.len() != 2 => {
-            return Err(Error::type_error(format!("outputSizes must have 2 items, got {}", sizes.len())));
+            return Err(Error::type_error(format!(
+                "outputSizes must have 2 items, got {}",
+                sizes.len()
+            )));
         }
         Some(_) => {}
         None => {
@@ -206,13 +260,18 @@ pub(super) fn conv_transpose2d(cx: &Ctx, op: &ConvTranspose2d) -> Result<Operand
     check_bias(cx, o.bias, input, out_channels)?;
     // (inputSize - 1) * stride + effectiveFilterSize - beginningPadding - endingPadding, exact.
     let calc = |size: u32, filter: u32, begin: u32, end: u32, stride: u32, dilation: u32| -> i128 {
-        (size as i128 - 1) * stride as i128 + effective_size(filter, dilation) - begin as i128 - end as i128
+        (size as i128 - 1) * stride as i128 + effective_size(filter, dilation)
+            - begin as i128
+            - end as i128
     };
     let calc_h = calc(in_h, fh, p[0], p[1], s[0], d[0]);
     let calc_w = calc(in_w, fw, p[2], p[3], s[1], d[1]);
     let (out_h, out_w) = match &o.output_sizes {
         Some(sizes) => {
-            for (what, size, calc, stride) in [("height", sizes[0], calc_h, s[0]), ("width", sizes[1], calc_w, s[1])] {
+            for (what, size, calc, stride) in [
+                ("height", sizes[0], calc_h, s[0]),
+                ("width", sizes[1], calc_w, s[1]),
+            ] {
                 let size = size as i128;
                 if size < calc || size >= calc + stride as i128 {
                     return Err(Error::type_error(format!(
@@ -223,11 +282,23 @@ pub(super) fn conv_transpose2d(cx: &Ctx, op: &ConvTranspose2d) -> Result<Operand
             }
             (sizes[0] as i128, sizes[1] as i128)
         }
-        None => (calc_h + output_padding[0] as i128, calc_w + output_padding[1] as i128),
+        None => (
+            calc_h + output_padding[0] as i128,
+            calc_w + output_padding[1] as i128,
+        ),
     };
     let out_h = valid_dimension("output height", out_h)?;
     let out_w = valid_dimension("output width", out_w)?;
-    let out = desc(input.data_type, join_output(o.input_layout, batch, Dim::Static(out_channels), out_h, out_w));
+    let out = desc(
+        input.data_type,
+        join_output(
+            o.input_layout,
+            batch,
+            Dim::Static(out_channels),
+            out_h,
+            out_w,
+        ),
+    );
     cx.check_desc("output", &out)?;
     Ok(out)
 }
@@ -238,7 +309,9 @@ fn same_dim(what: &str, a: &Dim, b: &Dim) -> Result<()> {
     if a == b {
         Ok(())
     } else if a.is_dynamic() || b.is_dynamic() {
-        Err(Error::not_supported(format!("{what}: {a} and {b} must be static or the same named dimension")))
+        Err(Error::not_supported(format!(
+            "{what}: {a} and {b} must be static or the same named dimension"
+        )))
     } else {
         Err(Error::type_error(format!("{what}: {a} != {b}")))
     }
@@ -253,13 +326,14 @@ pub(super) fn matmul(cx: &Ctx, op: &Binary) -> Result<OperandDescriptor> {
     let (rows_a, cols_a) = (&a.shape[ra - 2], &a.shape[ra - 1]);
     let (rows_b, cols_b) = (&b.shape[rb - 2], &b.shape[rb - 1]);
     same_dim("the columns of a must equal the rows of b", cols_a, rows_b)?;
-    let mut shape = broadcast_shapes(&a.shape[..ra - 2], &b.shape[..rb - 2], true).ok_or_else(|| {
-        Error::type_error(format!(
-            "the batch dimensions of {} and {} are not broadcastable",
-            a.shape_string(),
-            b.shape_string()
-        ))
-    })?;
+    let mut shape =
+        broadcast_shapes(&a.shape[..ra - 2], &b.shape[..rb - 2], true).ok_or_else(|| {
+            Error::type_error(format!(
+                "the batch dimensions of {} and {} are not broadcastable",
+                a.shape_string(),
+                b.shape_string()
+            ))
+        })?;
     shape.push(rows_a.clone());
     shape.push(cols_b.clone());
     let out = desc(a.data_type, shape);
@@ -281,7 +355,11 @@ pub(super) fn gemm(cx: &Ctx, op: &Gemm) -> Result<OperandDescriptor> {
     if o.b_transpose {
         shape_b.reverse();
     }
-    same_dim("the K dimensions of a and b must agree", &shape_a[1], &shape_b[0])?;
+    same_dim(
+        "the K dimensions of a and b must agree",
+        &shape_a[1],
+        &shape_b[0],
+    )?;
     let out_shape = vec![shape_a[0].clone(), shape_b[1].clone()];
     if let Some(c) = o.c {
         let c = cx.check("c", c)?;

@@ -60,10 +60,10 @@ pub(crate) fn infer(graph: &Graph, op: &Op) -> Result<Vec<OperandDescriptor>> {
         | Op::Softplus(a)
         | Op::Softsign(a)
         | Op::Tanh(a) => one(elementwise::unary(&cx, a.input)),
-        Op::Elu(a) => one(elementwise::unary(&cx, a.input)),
-        Op::HardSigmoid(a) => one(elementwise::unary(&cx, a.input)),
-        Op::LeakyRelu(a) => one(elementwise::unary(&cx, a.input)),
-        Op::Linear(a) => one(elementwise::unary(&cx, a.input)),
+        Op::Elu(a) => one(elementwise::elu(&cx, a)),
+        Op::HardSigmoid(a) => one(elementwise::hard_sigmoid(&cx, a)),
+        Op::LeakyRelu(a) => one(elementwise::leaky_relu(&cx, a)),
+        Op::Linear(a) => one(elementwise::linear(&cx, a)),
         Op::Cast(a) => one(elementwise::cast(&cx, a)),
         Op::Clamp(a) => one(elementwise::clamp(&cx, a)),
         Op::Prelu(a) => one(elementwise::prelu(&cx, a)),

@@ -8,11 +8,20 @@ use crate::shape::{Dim, OperandDescriptor};
 
 /// Checks a 1-D per-feature operand (`mean`, `variance`, `scale`, `bias`): its table slot,
 /// the input's data type, and a shape of exactly « `size` ».
-fn check_per_feature(cx: &Ctx, slot: &str, o: Operand, input: &OperandDescriptor, size: &Dim) -> Result<()> {
+fn check_per_feature(
+    cx: &Ctx,
+    slot: &str,
+    o: Operand,
+    input: &OperandDescriptor,
+    size: &Dim,
+) -> Result<()> {
     let d = cx.check(slot, o)?;
     same_type("input", input, slot, d)?;
     if d.shape.as_slice() != std::slice::from_ref(size) {
-        return Err(Error::type_error(format!("{slot} shape {} is not [{size}]", d.shape_string())));
+        return Err(Error::type_error(format!(
+            "{slot} shape {} is not [{size}]",
+            d.shape_string()
+        )));
     }
     Ok(())
 }
@@ -35,7 +44,10 @@ pub(super) fn batch_normalization(cx: &Ctx, op: &BatchNormalization) -> Result<O
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-instancenorm>: scale and bias have the
 /// size of the channel axis (1 for nchw, 3 for nhwc).
-pub(super) fn instance_normalization(cx: &Ctx, op: &InstanceNormalization) -> Result<OperandDescriptor> {
+pub(super) fn instance_normalization(
+    cx: &Ctx,
+    op: &InstanceNormalization,
+) -> Result<OperandDescriptor> {
     let input = cx.check("input", op.input)?;
     let axis = match op.options.layout {
         InputLayout::Nchw => 1,

@@ -35,20 +35,17 @@ fn check_opt<'a>(
 fn expect_shape(what: &str, d: &OperandDescriptor, want: &[Dim]) -> Result<()> {
     if d.shape.as_slice() != want {
         let want: Vec<String> = want.iter().map(Dim::to_string).collect();
-        return Err(Error::type_error(format!(
-            "{what} shape {} is not [{}]",
-            d.shape_string(),
-            want.join(", ")
-        )));
+        return Err(Error::type_error(format!("{what} shape {} is not [{}]", d.shape_string(), want.join(", "))));
     }
     Ok(())
 }
 
 /// `factor * hiddenSize` as a dimension; TypeError when it does not fit one.
 fn gate_dim(factor: u32, hidden_size: u32) -> Result<Dim> {
-    factor.checked_mul(hidden_size).map(Dim::Static).ok_or_else(|| {
-        Error::type_error(format!("{factor} * hiddenSize ({hidden_size}) overflows a dimension"))
-    })
+    factor
+        .checked_mul(hidden_size)
+        .map(Dim::Static)
+        .ok_or_else(|| Error::type_error(format!("{factor} * hiddenSize ({hidden_size}) overflows a dimension")))
 }
 
 /// TypeError unless `factor * hiddenSize` is a valid dimension (positive and within `long`):
@@ -126,7 +123,7 @@ fn check_sequence<'a>(
     let num_directions = Dim::Static(num_directions(direction));
     let gate = gate_dim(gates, hidden_size)?;
     let hidden = Dim::Static(hidden_size);
-    expect_shape("weight", weight, &[num_directions.clone(), gate.clone(), input_size.clone()])?;
+    expect_shape("weight", weight, &[num_directions.clone(), gate.clone(), input_size])?;
     expect_shape("recurrentWeight", recurrent_weight, &[num_directions.clone(), gate, hidden.clone()])?;
     Ok(Sequence { input, batch, num_directions, hidden })
 }
@@ -204,7 +201,8 @@ pub(super) fn lstm(cx: &Ctx, op: &Lstm) -> Result<Vec<OperandDescriptor>> {
         expect_shape("peepholeWeight", d, &[s.num_directions.clone(), gate_dim(3, h)?])?;
     }
     let state_shape = [s.num_directions.clone(), s.batch.clone(), s.hidden.clone()];
-    for (slot, operand) in [("initialHiddenState", o.initial_hidden_state), ("initialCellState", o.initial_cell_state)] {
+    let states = [("initialHiddenState", o.initial_hidden_state), ("initialCellState", o.initial_cell_state)];
+    for (slot, operand) in states {
         if let Some(d) = check_opt(cx, slot, operand, s.input)? {
             expect_shape(slot, d, &state_shape)?;
         }

@@ -9,7 +9,11 @@ use crate::shape::{Dim, OperandDescriptor};
 /// <https://www.w3.org/TR/webnn/#mlgraphbuilder-calculate-reduction-output-sizes>: absent
 /// `axes` reduce every axis; reduced axes are dropped, or kept with size 1. Only the reduced
 /// dimensions disappear, so dynamic dimensions pass through unchanged.
-fn reduction_output_shape(shape: &[Dim], axes: Option<&[u32]>, keep_dimensions: bool) -> Result<Vec<Dim>> {
+fn reduction_output_shape(
+    shape: &[Dim],
+    axes: Option<&[u32]>,
+    keep_dimensions: bool,
+) -> Result<Vec<Dim>> {
     let axes = axes_or_all(axes, shape.len())?;
     let mut reduced = vec![false; shape.len()];
     for a in axes {
@@ -40,7 +44,9 @@ pub(super) fn arg_min_max(cx: &Ctx, op: &ArgMinMax) -> Result<OperandDescriptor>
     let out_type = op.options.output_data_type;
     let allowed = cx.slot("output").data_types;
     if !allowed.contains(out_type) {
-        return Err(Error::type_error(format!("outputDataType {out_type} is not one of {allowed}")));
+        return Err(Error::type_error(format!(
+            "outputDataType {out_type} is not one of {allowed}"
+        )));
     }
     // Every index must be representable; a dynamic dimension is checked at its bound.
     let max_index: u64 = match out_type {
@@ -70,7 +76,11 @@ pub(super) fn cumulative_sum(cx: &Ctx, op: &CumulativeSum) -> Result<OperandDesc
 /// reduction are the op table's rows.
 pub(super) fn reduce(cx: &Ctx, op: &Reduce) -> Result<OperandDescriptor> {
     let input = cx.check("input", op.input)?;
-    let shape = reduction_output_shape(&input.shape, op.options.axes.as_deref(), op.options.keep_dimensions)?;
+    let shape = reduction_output_shape(
+        &input.shape,
+        op.options.axes.as_deref(),
+        op.options.keep_dimensions,
+    )?;
     let out = desc(input.data_type, shape);
     cx.check_desc("output", &out)?;
     Ok(out)

@@ -1,24 +1,465 @@
-//! gru, gruCell, lstm, lstmCell.
+//! gru, gruCell, lstm, lstmCell: the spec's cell equations (its emulation notes), evaluated in
+//! f64 with the emulation's order of additions. gru and lstm run the cell over the time steps
+//! as the spec's decompositions do; hidden and cell states stay in f64 between steps and every
+//! output element is rounded once to the output type.
 
 use crate::eval::Cx;
 use crate::tensor::Tensor;
-#[allow(unused_imports)]
 use webnn_core::ops::*;
-use webnn_core::{Error, OpKind, Result};
+use webnn_core::{Error, Result};
 
-pub fn gru(_cx: &Cx, _op: &Gru) -> Result<Vec<Tensor>> {
-    Err(Error::not_supported("this kernel is not written yet"))
+fn activate(a: RecurrentActivation, x: f64) -> f64 {
+    match a {
+        // NaN stays NaN.
+        RecurrentActivation::Relu => {
+            if x < 0.0 {
+                0.0
+            } else {
+                x
+            }
+        }
+        RecurrentActivation::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        RecurrentActivation::Tanh => x.tanh(),
+    }
 }
 
-pub fn gru_cell(_cx: &Cx, _op: &GruCell) -> Result<Tensor> {
-    Err(Error::not_supported("this kernel is not written yet"))
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-pub fn lstm(_cx: &Cx, _op: &Lstm) -> Result<Vec<Tensor>> {
-    Err(Error::not_supported("this kernel is not written yet"))
+/// OperationError unless `t` holds `len` elements (validation guarantees it; this keeps a
+/// mismatch from panicking on slicing).
+fn values(t: &Tensor, len: usize, what: &str) -> Result<Vec<f64>> {
+    if t.len() != len {
+        return Err(Error::operation_error(format!("{what} holds {} elements, expected {len}", t.len())));
+    }
+    Ok(t.to_f64())
 }
 
-pub fn lstm_cell(_cx: &Cx, _op: &LstmCell) -> Result<Vec<Tensor>> {
-    Err(Error::not_supported("this kernel is not written yet"))
+fn opt_values(t: Option<&Tensor>, len: usize, what: &str) -> Result<Option<Vec<f64>>> {
+    t.map(|t| values(t, len, what)).transpose()
 }
 
+/// One direction's weights: `w` is [gates * hidden, inputSize], `r` is [gates * hidden,
+/// hidden], the biases [gates * hidden]; rows are ordered by the layout.
+struct Weights<'a> {
+    w: &'a [f64],
+    r: &'a [f64],
+    bias: Option<&'a [f64]>,
+    recurrent_bias: Option<&'a [f64]>,
+    input_size: usize,
+    hidden: usize,
+}
+
+impl Weights<'_> {
+    fn bias(&self, row: usize) -> f64 {
+        self.bias.map_or(0.0, |b| b[row])
+    }
+    fn recurrent_bias(&self, row: usize) -> f64 {
+        self.recurrent_bias.map_or(0.0, |b| b[row])
+    }
+    /// x · W[row]
+    fn wx(&self, row: usize, x: &[f64]) -> f64 {
+        dot(x, &self.w[row * self.input_size..(row + 1) * self.input_size])
+    }
+    /// h · R[row]
+    fn rh(&self, row: usize, h: &[f64]) -> f64 {
+        dot(h, &self.r[row * self.hidden..(row + 1) * self.hidden])
+    }
+    /// (bias + recurrentBias) + (x·W + h·R) for one gate row.
+    fn gate(&self, row: usize, x: &[f64], h: &[f64]) -> f64 {
+        (self.bias(row) + self.recurrent_bias(row)) + (self.wx(row, x) + self.rh(row, h))
+    }
+}
+
+/// The gate order and options of a GRU cell.
+struct GruCfg {
+    z: usize,
+    r: usize,
+    n: usize,
+    reset_after: bool,
+    /// Update/reset gates, then the new gate.
+    acts: [RecurrentActivation; 2],
+}
+
+impl GruCfg {
+    fn new(layout: GruWeightLayout, reset_after: bool, acts: Option<&[RecurrentActivation]>) -> GruCfg {
+        let (z, r, n) = match layout {
+            GruWeightLayout::Zrn => (0, 1, 2),
+            GruWeightLayout::Rzn => (1, 0, 2),
+        };
+        let acts = match acts {
+            Some(&[a, b]) => [a, b],
+            _ => [RecurrentActivation::Sigmoid, RecurrentActivation::Tanh],
+        };
+        GruCfg { z, r, n, reset_after, acts }
+    }
+
+    /// One time step for every batch row: `x` is [batch, inputSize], `h` and `out`
+    /// [batch, hidden]; `scratch` holds 3 * hidden values (z, r, r ⊙ h of one row).
+    fn step(&self, wt: &Weights, x: &[f64], h: &[f64], out: &mut [f64], scratch: &mut [f64]) {
+        let hs = wt.hidden;
+        let (z, rest) = scratch.split_at_mut(hs);
+        let (r, rh) = rest.split_at_mut(hs);
+        let batch = h.len() / hs.max(1);
+        for b in 0..batch {
+            let xb = &x[b * wt.input_size..(b + 1) * wt.input_size];
+            let hb = &h[b * hs..(b + 1) * hs];
+            for j in 0..hs {
+                z[j] = activate(self.acts[0], wt.gate(self.z * hs + j, xb, hb));
+                r[j] = activate(self.acts[0], wt.gate(self.r * hs + j, xb, hb));
+            }
+            if !self.reset_after {
+                for k in 0..hs {
+                    rh[k] = r[k] * hb[k];
+                }
+            }
+            for j in 0..hs {
+                let row = self.n * hs + j;
+                let pre = if self.reset_after {
+                    wt.bias(row) + (wt.wx(row, xb) + r[j] * (wt.recurrent_bias(row) + wt.rh(row, hb)))
+                } else {
+                    (wt.bias(row) + wt.recurrent_bias(row)) + (wt.wx(row, xb) + wt.rh(row, rh))
+                };
+                let n = activate(self.acts[1], pre);
+                out[b * hs + j] = z[j] * hb[j] + n * (1.0 - z[j]);
+            }
+        }
+    }
+}
+
+/// The gate order and activations of an LSTM cell.
+struct LstmCfg {
+    i: usize,
+    o: usize,
+    f: usize,
+    g: usize,
+    /// Input/forget/output gates, cell gate, filter of the new cell state.
+    acts: [RecurrentActivation; 3],
+}
+
+impl LstmCfg {
+    fn new(layout: LstmWeightLayout, acts: Option<&[RecurrentActivation]>) -> LstmCfg {
+        let (i, o, f, g) = match layout {
+            LstmWeightLayout::Iofg => (0, 1, 2, 3),
+            LstmWeightLayout::Ifgo => (0, 3, 1, 2),
+        };
+        let acts = match acts {
+            Some(&[a, b, c]) => [a, b, c],
+            _ => [RecurrentActivation::Sigmoid, RecurrentActivation::Tanh, RecurrentActivation::Tanh],
+        };
+        LstmCfg { i, o, f, g, acts }
+    }
+
+    /// One time step for every batch row. `peephole` is [3 * hidden] in i, o, f order whatever
+    /// the layout, and multiplies the incoming cell state `c` (for the output gate too, as the
+    /// spec's lstmCell does).
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &self,
+        wt: &Weights,
+        peephole: Option<&[f64]>,
+        x: &[f64],
+        h: &[f64],
+        c: &[f64],
+        h_out: &mut [f64],
+        c_out: &mut [f64],
+    ) {
+        let hs = wt.hidden;
+        let peep = |k: usize, j: usize| peephole.map_or(0.0, |p| p[k * hs + j]);
+        let batch = h.len() / hs.max(1);
+        let [act_ifo, act_g, act_c] = self.acts;
+        for b in 0..batch {
+            let xb = &x[b * wt.input_size..(b + 1) * wt.input_size];
+            let hb = &h[b * hs..(b + 1) * hs];
+            for j in 0..hs {
+                let cj = c[b * hs + j];
+                let i = activate(act_ifo, cj * peep(0, j) + wt.gate(self.i * hs + j, xb, hb));
+                let f = activate(act_ifo, cj * peep(2, j) + wt.gate(self.f * hs + j, xb, hb));
+                let g = activate(act_g, wt.gate(self.g * hs + j, xb, hb));
+                let o = activate(act_ifo, cj * peep(1, j) + wt.gate(self.o * hs + j, xb, hb));
+                let ct = f * cj + i * g;
+                c_out[b * hs + j] = ct;
+                h_out[b * hs + j] = o * activate(act_c, ct);
+            }
+        }
+    }
+}
+
+/// Sizes of a cell op: input [batch, inputSize].
+fn cell_sizes(input: &Tensor) -> Result<(usize, usize)> {
+    match input.shape.as_slice() {
+        &[batch, input_size] => Ok((batch, input_size)),
+        s => Err(Error::operation_error(format!("cell input has shape {s:?}, expected rank 2"))),
+    }
+}
+
+/// Sizes of a sequence op: input [steps, batch, inputSize].
+fn sequence_sizes(input: &Tensor) -> Result<(usize, usize, usize)> {
+    match input.shape.as_slice() {
+        &[steps, batch, input_size] => Ok((steps, batch, input_size)),
+        s => Err(Error::operation_error(format!("sequence input has shape {s:?}, expected rank 3"))),
+    }
+}
+
+/// Whether direction `dir` of `num_directions` walks the sequence from its end.
+fn is_backward(direction: RecurrentDirection, dir: usize) -> bool {
+    direction == RecurrentDirection::Backward || dir == 1
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru>: gruCell over the steps, per direction.
+pub fn gru(cx: &Cx, op: &Gru) -> Result<Vec<Tensor>> {
+    let o = &op.options;
+    let input = cx.t(op.input)?;
+    let (steps, batch, is) = sequence_sizes(input)?;
+    let hs = op.hidden_size as usize;
+    let nd = if o.direction == RecurrentDirection::Both { 2 } else { 1 };
+    let gates = 3 * hs;
+    let x = values(input, steps * batch * is, "input")?;
+    let w = values(cx.t(op.weight)?, nd * gates * is, "weight")?;
+    let r = values(cx.t(op.recurrent_weight)?, nd * gates * hs, "recurrentWeight")?;
+    let bias = opt_values(cx.opt(o.bias)?, nd * gates, "bias")?;
+    let rbias = opt_values(cx.opt(o.recurrent_bias)?, nd * gates, "recurrentBias")?;
+    let state = batch * hs;
+    let init = opt_values(cx.opt(o.initial_hidden_state)?, nd * state, "initialHiddenState")?;
+    let cfg = GruCfg::new(o.layout, o.reset_after, o.activations.as_deref());
+
+    let mut out = vec![0.0; nd * state];
+    let mut seq = if o.return_sequence { vec![0.0; steps * nd * state] } else { Vec::new() };
+    let mut h = vec![0.0; state];
+    let mut next = vec![0.0; state];
+    let mut scratch = vec![0.0; 3 * hs];
+    for dir in 0..nd {
+        let wt = Weights {
+            w: &w[dir * gates * is..(dir + 1) * gates * is],
+            r: &r[dir * gates * hs..(dir + 1) * gates * hs],
+            bias: bias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
+            recurrent_bias: rbias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
+            input_size: is,
+            hidden: hs,
+        };
+        match &init {
+            Some(v) => h.copy_from_slice(&v[dir * state..(dir + 1) * state]),
+            None => h.fill(0.0),
+        }
+        for step in 0..steps {
+            let t = if is_backward(o.direction, dir) { steps - 1 - step } else { step };
+            let xt = &x[t * batch * is..(t + 1) * batch * is];
+            cfg.step(&wt, xt, &h, &mut next, &mut scratch);
+            std::mem::swap(&mut h, &mut next);
+            if o.return_sequence {
+                // outputSequence[t][dir]: the backward pass lands at its input's time index.
+                let at = (t * nd + dir) * state;
+                seq[at..at + state].copy_from_slice(&h);
+            }
+        }
+        out[dir * state..(dir + 1) * state].copy_from_slice(&h);
+    }
+    let dt = cx.out_type(0);
+    let mut outs = vec![Tensor::from_f64(dt, vec![nd, batch, hs], &out)];
+    if o.return_sequence {
+        outs.push(Tensor::from_f64(dt, vec![steps, nd, batch, hs], &seq));
+    }
+    Ok(outs)
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell>
+pub fn gru_cell(cx: &Cx, op: &GruCell) -> Result<Tensor> {
+    let o = &op.options;
+    let input = cx.t(op.input)?;
+    let (batch, is) = cell_sizes(input)?;
+    let hs = op.hidden_size as usize;
+    let gates = 3 * hs;
+    let x = values(input, batch * is, "input")?;
+    let w = values(cx.t(op.weight)?, gates * is, "weight")?;
+    let r = values(cx.t(op.recurrent_weight)?, gates * hs, "recurrentWeight")?;
+    let bias = opt_values(cx.opt(o.bias)?, gates, "bias")?;
+    let rbias = opt_values(cx.opt(o.recurrent_bias)?, gates, "recurrentBias")?;
+    let h = values(cx.t(op.hidden_state)?, batch * hs, "hiddenState")?;
+    let wt =
+        Weights { w: &w, r: &r, bias: bias.as_deref(), recurrent_bias: rbias.as_deref(), input_size: is, hidden: hs };
+    let cfg = GruCfg::new(o.layout, o.reset_after, o.activations.as_deref());
+    let mut out = vec![0.0; batch * hs];
+    cfg.step(&wt, &x, &h, &mut out, &mut vec![0.0; 3 * hs]);
+    Ok(Tensor::from_f64(cx.out_type(0), vec![batch, hs], &out))
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstm>: lstmCell over the steps, per
+/// direction.
+pub fn lstm(cx: &Cx, op: &Lstm) -> Result<Vec<Tensor>> {
+    let o = &op.options;
+    let input = cx.t(op.input)?;
+    let (steps, batch, is) = sequence_sizes(input)?;
+    let hs = op.hidden_size as usize;
+    let nd = if o.direction == RecurrentDirection::Both { 2 } else { 1 };
+    let gates = 4 * hs;
+    let x = values(input, steps * batch * is, "input")?;
+    let w = values(cx.t(op.weight)?, nd * gates * is, "weight")?;
+    let r = values(cx.t(op.recurrent_weight)?, nd * gates * hs, "recurrentWeight")?;
+    let bias = opt_values(cx.opt(o.bias)?, nd * gates, "bias")?;
+    let rbias = opt_values(cx.opt(o.recurrent_bias)?, nd * gates, "recurrentBias")?;
+    let peephole = opt_values(cx.opt(o.peephole_weight)?, nd * 3 * hs, "peepholeWeight")?;
+    let state = batch * hs;
+    let init_h = opt_values(cx.opt(o.initial_hidden_state)?, nd * state, "initialHiddenState")?;
+    let init_c = opt_values(cx.opt(o.initial_cell_state)?, nd * state, "initialCellState")?;
+    let cfg = LstmCfg::new(o.layout, o.activations.as_deref());
+
+    let mut out_h = vec![0.0; nd * state];
+    let mut out_c = vec![0.0; nd * state];
+    let mut seq = if o.return_sequence { vec![0.0; steps * nd * state] } else { Vec::new() };
+    let (mut h, mut c) = (vec![0.0; state], vec![0.0; state]);
+    let (mut h_next, mut c_next) = (vec![0.0; state], vec![0.0; state]);
+    for dir in 0..nd {
+        let wt = Weights {
+            w: &w[dir * gates * is..(dir + 1) * gates * is],
+            r: &r[dir * gates * hs..(dir + 1) * gates * hs],
+            bias: bias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
+            recurrent_bias: rbias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
+            input_size: is,
+            hidden: hs,
+        };
+        let peep = peephole.as_deref().map(|p| &p[dir * 3 * hs..(dir + 1) * 3 * hs]);
+        for (cur, init) in [(&mut h, &init_h), (&mut c, &init_c)] {
+            match init {
+                Some(v) => cur.copy_from_slice(&v[dir * state..(dir + 1) * state]),
+                None => cur.fill(0.0),
+            }
+        }
+        for step in 0..steps {
+            let t = if is_backward(o.direction, dir) { steps - 1 - step } else { step };
+            let xt = &x[t * batch * is..(t + 1) * batch * is];
+            cfg.step(&wt, peep, xt, &h, &c, &mut h_next, &mut c_next);
+            std::mem::swap(&mut h, &mut h_next);
+            std::mem::swap(&mut c, &mut c_next);
+            if o.return_sequence {
+                let at = (t * nd + dir) * state;
+                seq[at..at + state].copy_from_slice(&h);
+            }
+        }
+        out_h[dir * state..(dir + 1) * state].copy_from_slice(&h);
+        out_c[dir * state..(dir + 1) * state].copy_from_slice(&c);
+    }
+    let dt = cx.out_type(0);
+    let mut outs =
+        vec![Tensor::from_f64(dt, vec![nd, batch, hs], &out_h), Tensor::from_f64(dt, vec![nd, batch, hs], &out_c)];
+    if o.return_sequence {
+        outs.push(Tensor::from_f64(dt, vec![steps, nd, batch, hs], &seq));
+    }
+    Ok(outs)
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell>
+pub fn lstm_cell(cx: &Cx, op: &LstmCell) -> Result<Vec<Tensor>> {
+    let o = &op.options;
+    let input = cx.t(op.input)?;
+    let (batch, is) = cell_sizes(input)?;
+    let hs = op.hidden_size as usize;
+    let gates = 4 * hs;
+    let x = values(input, batch * is, "input")?;
+    let w = values(cx.t(op.weight)?, gates * is, "weight")?;
+    let r = values(cx.t(op.recurrent_weight)?, gates * hs, "recurrentWeight")?;
+    let bias = opt_values(cx.opt(o.bias)?, gates, "bias")?;
+    let rbias = opt_values(cx.opt(o.recurrent_bias)?, gates, "recurrentBias")?;
+    let peephole = opt_values(cx.opt(o.peephole_weight)?, 3 * hs, "peepholeWeight")?;
+    let h = values(cx.t(op.hidden_state)?, batch * hs, "hiddenState")?;
+    let c = values(cx.t(op.cell_state)?, batch * hs, "cellState")?;
+    let wt =
+        Weights { w: &w, r: &r, bias: bias.as_deref(), recurrent_bias: rbias.as_deref(), input_size: is, hidden: hs };
+    let cfg = LstmCfg::new(o.layout, o.activations.as_deref());
+    let (mut h_out, mut c_out) = (vec![0.0; batch * hs], vec![0.0; batch * hs]);
+    cfg.step(&wt, peephole.as_deref(), &x, &h, &c, &mut h_out, &mut c_out);
+    let dt = cx.out_type(0);
+    Ok(vec![Tensor::from_f64(dt, vec![batch, hs], &h_out), Tensor::from_f64(dt, vec![batch, hs], &c_out)])
+}
+
+#[cfg(test)]
+mod tests {
+    //! WPT's gru vectors all use relu activations; these check the default sigmoid/tanh
+    //! activations, both resetAfter modes with the rzn layout, and lstmCell's ifgo layout with
+    //! peepholes (whose order stays i, o, f) against the spec's equations written out.
+    use crate::{CpuGraph, Tensor};
+    use std::collections::HashMap;
+    use webnn_core::ops::*;
+    use webnn_core::{DataType, GraphBuilder, Operand, OperandDescriptor};
+
+    fn sigmoid(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    fn constant(b: &mut GraphBuilder, shape: &[u32], v: &[f64]) -> Operand {
+        let t = Tensor::from_f64(DataType::Float32, shape.iter().map(|&d| d as usize).collect(), v);
+        b.constant(OperandDescriptor::new(DataType::Float32, shape), t.to_bytes()).unwrap()
+    }
+
+    fn run(mut b: GraphBuilder, outs: &[Operand]) -> Vec<f64> {
+        let names: Vec<String> = (0..outs.len()).map(|i| format!("out{i}")).collect();
+        let named: Vec<(&str, Operand)> = names.iter().map(String::as_str).zip(outs.iter().copied()).collect();
+        let g = b.build(&named).unwrap();
+        let res = CpuGraph::new(g).unwrap().run(&HashMap::new()).unwrap();
+        res.iter().flat_map(|(_, t)| t.to_f64()).collect()
+    }
+
+    #[test]
+    fn gru_cell_default_activations_rzn() {
+        let (x, h) = (0.5, -0.25);
+        // Rows in rzn order: reset, update, new.
+        let (wr, wz, wn) = (0.3, -0.7, 0.9);
+        let (rr, rz, rn) = (0.2, 0.4, -0.6);
+        let (br, bz, bn) = (0.1, -0.2, 0.05);
+        let (qr, qz, qn) = (-0.3, 0.15, 0.25);
+        let z = sigmoid((bz + qz) + (x * wz + h * rz));
+        let r = sigmoid((br + qr) + (x * wr + h * rr));
+        for reset_after in [false, true] {
+            let n = if reset_after {
+                (bn + (x * wn + r * (qn + h * rn))).tanh()
+            } else {
+                ((bn + qn) + (x * wn + (r * h) * rn)).tanh()
+            };
+            let want = z * h + n * (1.0 - z);
+            let mut b = GraphBuilder::new();
+            let xi = constant(&mut b, &[1, 1], &[x]);
+            let w = constant(&mut b, &[3, 1], &[wr, wz, wn]);
+            let rw = constant(&mut b, &[3, 1], &[rr, rz, rn]);
+            let hi = constant(&mut b, &[1, 1], &[h]);
+            let options = GruCellOptions {
+                bias: Some(constant(&mut b, &[3], &[br, bz, bn])),
+                recurrent_bias: Some(constant(&mut b, &[3], &[qr, qz, qn])),
+                reset_after,
+                layout: GruWeightLayout::Rzn,
+                ..Default::default()
+            };
+            let y = b.gru_cell(xi, w, rw, hi, 1, options).unwrap();
+            assert_eq!(run(b, &[y]), vec![want as f32 as f64], "resetAfter {reset_after}");
+        }
+    }
+
+    #[test]
+    fn lstm_cell_ifgo_with_peepholes() {
+        let (x, h, c) = (0.5, -0.25, 0.75);
+        // Rows in ifgo order; peepholes in i, o, f order.
+        let (wi, wf, wg, wo) = (0.3, -0.7, 0.9, 0.1);
+        let (ri, rf, rg, ro) = (0.2, 0.4, -0.6, 0.8);
+        let (bi, bf, bg, bo) = (0.1, -0.2, 0.05, 0.3);
+        let (pi, po, pf) = (0.5, -0.4, 0.2);
+        let i = sigmoid(c * pi + (bi + (x * wi + h * ri)));
+        let f = sigmoid(c * pf + (bf + (x * wf + h * rf)));
+        let g = (bg + (x * wg + h * rg)).tanh();
+        let o = sigmoid(c * po + (bo + (x * wo + h * ro)));
+        let ct = f * c + i * g;
+        let ht = o * ct.tanh();
+        let mut b = GraphBuilder::new();
+        let xi = constant(&mut b, &[1, 1], &[x]);
+        let w = constant(&mut b, &[4, 1], &[wi, wf, wg, wo]);
+        let rw = constant(&mut b, &[4, 1], &[ri, rf, rg, ro]);
+        let hi = constant(&mut b, &[1, 1], &[h]);
+        let ci = constant(&mut b, &[1, 1], &[c]);
+        let options = LstmCellOptions {
+            bias: Some(constant(&mut b, &[4], &[bi, bf, bg, bo])),
+            peephole_weight: Some(constant(&mut b, &[3], &[pi, po, pf])),
+            layout: LstmWeightLayout::Ifgo,
+            ..Default::default()
+        };
+        let outs = b.lstm_cell(xi, w, rw, hi, ci, 1, options).unwrap();
+        assert_eq!(run(b, &outs), vec![ht as f32 as f64, ct as f32 as f64]);
+    }
+}

@@ -1,0 +1,306 @@
+//! The conformance suite: each case's graph is built through `GraphBuilder`, compiled and
+//! dispatched on a backend, and every expected output compared with the case's tolerance.
+
+use crate::args::{descriptor, Args};
+use crate::compare::{check_output, Tolerance};
+use crate::data::{encode, Data};
+use crate::ops_json::{call, CallError};
+use crate::report::{case_key, CaseResult, Status, Suite};
+use serde_json::Value;
+use std::collections::HashMap;
+use webnn_core::builder::check_descriptor;
+use webnn_core::ops::OpOptions;
+use webnn_core::{
+    op_support_limits, Backend, DataType, DataTypeSet, GraphBuilder, HostTensor, OpKind, OpSupportLimits, Operand,
+    OperandDescriptor,
+};
+
+/// Why a case stopped before passing.
+enum Stop {
+    Skip(String),
+    Error(String),
+    Fail(String),
+}
+
+type Step<T> = Result<T, Stop>;
+
+fn harness(msg: impl Into<String>) -> Stop {
+    Stop::Error(format!("harness: {}", msg.into()))
+}
+
+/// Runs the selected cases of one conformance file (`json` is its text). `selected` gets each
+/// case's key (`conformance/<file>/<name>`); results are handed to `on_result` as they finish.
+pub fn run_file(
+    backend: &dyn Backend,
+    file: &str,
+    json: &str,
+    selected: &dyn Fn(&str) -> bool,
+    on_result: &mut dyn FnMut(CaseResult),
+) {
+    let result = |name: String, status: Status, message: String| CaseResult {
+        suite: Suite::Conformance,
+        file: file.to_owned(),
+        name,
+        status,
+        message,
+    };
+    let root: Value = match serde_json::from_str(json) {
+        Ok(v) => v,
+        Err(e) => {
+            if selected(&case_key(Suite::Conformance, file, crate::LOAD_CASE)) {
+                on_result(result(crate::LOAD_CASE.into(), Status::Error, format!("harness: invalid JSON: {e}")));
+            }
+            return;
+        }
+    };
+    let Some(cases) = root.get("cases").and_then(Value::as_array) else {
+        if selected(&case_key(Suite::Conformance, file, crate::LOAD_CASE)) {
+            on_result(result(crate::LOAD_CASE.into(), Status::Error, "harness: the file has no 'cases' array".into()));
+        }
+        return;
+    };
+    let limits = op_support_limits(&backend.capabilities());
+    for (i, case) in cases.iter().enumerate() {
+        let name = case.get("name").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("(case {i})"));
+        if !selected(&case_key(Suite::Conformance, file, &name)) {
+            continue;
+        }
+        let (status, message) = crate::guarded(|| match run_case(backend, &limits, case) {
+            Ok(()) => (Status::Pass, String::new()),
+            Err(Stop::Skip(m)) => (Status::Skip, m),
+            Err(Stop::Error(m)) => (Status::Error, m),
+            Err(Stop::Fail(m)) => (Status::Fail, m),
+        });
+        on_result(result(name, status, message));
+    }
+}
+
+/// A wider type that holds every value of `t`, among `supported` (for `castToSupportedType`).
+pub fn compatible_type(t: DataType, supported: DataTypeSet) -> Option<DataType> {
+    use DataType::*;
+    let wider: &[DataType] = match t {
+        Int4 => &[Int8, Int32, Int64, Float16, Float32],
+        Uint4 => &[Uint8, Int8, Int32, Uint32, Int64, Uint64, Float16, Float32],
+        Int8 => &[Int32, Int64, Float16, Float32],
+        Uint8 => &[Int32, Uint32, Int64, Uint64, Float16, Float32],
+        Float16 => &[Float32],
+        Int32 => &[Int64],
+        Uint32 => &[Uint64, Int64],
+        Float32 | Int64 | Uint64 => &[],
+    };
+    wider.iter().copied().find(|w| supported.contains(*w))
+}
+
+/// An entry of `graph.inputs` or `graph.expectedOutputs`.
+struct Tensor<'a> {
+    name: &'a str,
+    desc: OperandDescriptor,
+    data: Data,
+    constant: bool,
+}
+
+fn tensors<'a>(obj: Option<&'a Value>, what: &str) -> Step<Vec<Tensor<'a>>> {
+    let obj = obj.and_then(Value::as_object).ok_or_else(|| harness(format!("graph.{what} is not an object")))?;
+    obj.iter()
+        .map(|(name, t)| {
+            let desc = descriptor(t.get("descriptor").unwrap_or(&Value::Null))
+                .map_err(|e| harness(format!("{what}.{name}.descriptor: {}", e.rule)))?;
+            let data = Data::from_json(t.get("data").unwrap_or(&Value::Null))
+                .map_err(|e| harness(format!("{what}.{name}: {e}")))?;
+            let constant = t.get("constant").is_some_and(crate::args::boolean);
+            Ok(Tensor { name: name.as_str(), desc, data, constant })
+        })
+        .collect()
+}
+
+/// The descriptor's element count, once the builder's own limits have been checked.
+fn elements(desc: &OperandDescriptor) -> Step<usize> {
+    check_descriptor(desc).map_err(|e| Stop::Error(format!("descriptor {desc}: {e}")))?;
+    usize::try_from(desc.max_elements()).map_err(|_| harness("tensor too large"))
+}
+
+fn api_error(what: &str, e: impl std::fmt::Display) -> Stop {
+    Stop::Error(format!("{what}: {e}"))
+}
+
+/// WPT's pre-check for cases without `castToSupportedType`: an operand whose data type the
+/// backend's `opSupportLimits()` lacks for that op's slot means the case does not apply.
+fn check_support(
+    b: &GraphBuilder,
+    operands: &HashMap<String, Operand>,
+    limits: &OpSupportLimits,
+    method: &str,
+    args: &[(&str, &Value)],
+) -> Step<()> {
+    let Some(kind) = OpKind::from_name(method) else { return Ok(()) };
+    for (slot, v) in args {
+        if !kind.slots().iter().any(|s| s.name == *slot) {
+            continue;
+        }
+        let names: Vec<&str> = match v {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
+            _ => continue,
+        };
+        for n in names {
+            let Some(t) = operands.get(n).and_then(|o| b.desc(*o).ok()).map(|d| d.data_type) else { continue };
+            if !limits.supports(kind, slot, t) {
+                return Err(Stop::Skip(format!(
+                    "{method}.{slot}: data type {t} is not in this backend's opSupportLimits()"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> Step<()> {
+    let graph = case.get("graph").ok_or_else(|| harness("the case has no graph"))?;
+    let tol = Tolerance::from_json(case.get("tolerance").unwrap_or(&Value::Null)).map_err(harness)?;
+    let cast = case.get("castToSupportedType").is_some_and(crate::args::boolean);
+    let inputs = tensors(graph.get("inputs"), "inputs")?;
+    let expected = tensors(graph.get("expectedOutputs"), "expectedOutputs")?;
+    let operators = graph.get("operators").and_then(Value::as_array).ok_or_else(|| harness("no graph.operators"))?;
+
+    let mut b = GraphBuilder::new();
+    let mut operands: HashMap<String, Operand> = HashMap::new();
+    let mut feeds: Vec<(&str, HostTensor)> = Vec::new();
+    for t in &inputs {
+        let supported = if t.constant { limits.constant.data_types } else { limits.input.data_types };
+        let original = t.desc.data_type;
+        let mut data_type = original;
+        if !supported.contains(original) {
+            let lacks = format!("input '{}' is {original}, which this backend does not support", t.name);
+            if !cast {
+                return Err(Stop::Skip(lacks));
+            }
+            data_type = compatible_type(original, supported).ok_or(Stop::Skip(lacks))?;
+        }
+        let desc = t.desc.with_type(data_type);
+        let n = elements(&desc)?;
+        let bytes = encode(data_type, &t.data, n).map_err(|e| harness(format!("input '{}': {e}", t.name)))?;
+        let mut o = if t.constant {
+            b.constant(desc, bytes).map_err(|e| api_error("constant", e))?
+        } else {
+            let o = b.input(t.name, desc.clone()).map_err(|e| api_error("input", e))?;
+            feeds.push((t.name, HostTensor { desc, bytes }));
+            o
+        };
+        if data_type != original {
+            o = b.cast(o, original, OpOptions::default()).map_err(|e| api_error("cast", e))?;
+        }
+        operands.insert(t.name.to_owned(), o);
+    }
+
+    for (k, op) in operators.iter().enumerate() {
+        let method =
+            op.get("name").and_then(Value::as_str).ok_or_else(|| harness(format!("operator {k} has no name")))?;
+        let mut params: Vec<(&str, &Value)> = Vec::new();
+        let mut options: Option<&Value> = None;
+        for arg in op.get("arguments").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
+            // A null entry is an array hole in the source; WPT skips it.
+            let Some(obj) = arg.as_object() else {
+                if arg.is_null() {
+                    continue;
+                }
+                return Err(harness(format!("{method}: argument {arg} is not an object")));
+            };
+            for (key, v) in obj {
+                if key == "options" {
+                    options = Some(v);
+                } else {
+                    params.push((key.as_str(), v));
+                }
+            }
+        }
+        if !cast {
+            let mut all = params.clone();
+            if let Some(Value::Object(m)) = options {
+                all.extend(m.iter().map(|(k, v)| (k.as_str(), v)));
+            }
+            check_support(&b, &operands, limits, method, &all)?;
+        }
+        let outs = {
+            let args = Args::new(params, options, &operands, false);
+            let outs = call(&mut b, method, &args).map_err(|e| match e {
+                CallError::Api(e) => Stop::Error(format!("{method}: {e}")),
+                CallError::Harness(m) => harness(m),
+            })?;
+            let unused = args.unused();
+            if !unused.is_empty() {
+                return Err(harness(format!("{method}: arguments not understood: {}", unused.join(", "))));
+            }
+            outs
+        };
+        name_outputs(method, op.get("outputs"), &outs, &mut operands)?;
+    }
+
+    let mut named: Vec<(&str, Operand, DataType)> = Vec::new();
+    for t in &expected {
+        let mut o = *operands
+            .get(t.name)
+            .ok_or_else(|| harness(format!("expected output '{}' is not produced by any operator", t.name)))?;
+        let mut data_type = t.desc.data_type;
+        if !limits.output.data_types.contains(data_type) {
+            let lacks = format!("output '{}' is {data_type}, which this backend does not support", t.name);
+            if !cast {
+                return Err(Stop::Skip(lacks));
+            }
+            data_type = compatible_type(data_type, limits.output.data_types).ok_or(Stop::Skip(lacks))?;
+            o = b.cast(o, data_type, OpOptions::default()).map_err(|e| api_error("cast", e))?;
+        }
+        named.push((t.name, o, data_type));
+    }
+    let outputs: Vec<(&str, Operand)> = named.iter().map(|(n, o, _)| (*n, *o)).collect();
+    let graph = b.build(&outputs).map_err(|e| api_error("build", e))?;
+    let mut exe = backend.compile(&graph).map_err(|e| api_error("compile", e))?;
+    let feeds: Vec<(&str, &HostTensor)> =
+        feeds.iter().filter(|(n, _)| graph.inputs.iter().any(|(g, _)| g == n)).map(|(n, t)| (*n, t)).collect();
+    let results = exe.dispatch(&feeds).map_err(|e| api_error("dispatch", e))?;
+
+    let mut failures = Vec::new();
+    for (t, (_, _, data_type)) in expected.iter().zip(&named) {
+        let Some((_, actual)) = results.iter().find(|(n, _)| n == t.name) else {
+            failures.push(format!("output '{}' was not returned", t.name));
+            continue;
+        };
+        let want = t.desc.with_type(*data_type);
+        if actual.desc != want {
+            failures.push(format!("output '{}' is {}, expected {want}", t.name, actual.desc));
+            continue;
+        }
+        let n = elements(&want)?;
+        if let Err(m) = check_output(t.name, *data_type, &actual.bytes, n, &t.data, &tol) {
+            failures.push(m);
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Stop::Fail(failures.join("; ")))
+    }
+}
+
+/// Records an operator's results under the names its `outputs` gives.
+fn name_outputs(
+    method: &str,
+    names: Option<&Value>,
+    outs: &[Operand],
+    operands: &mut HashMap<String, Operand>,
+) -> Step<()> {
+    let names: Vec<&str> = match names {
+        Some(Value::String(s)) => vec![s.as_str()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().ok_or_else(|| harness(format!("{method}: output name {v}"))))
+            .collect::<Step<_>>()?,
+        _ => return Err(harness(format!("{method}: 'outputs' is neither a string nor an array"))),
+    };
+    if names.len() != outs.len() {
+        return Err(harness(format!("{method} returned {} operands but the case names {}", outs.len(), names.len())));
+    }
+    for (n, o) in names.iter().zip(outs) {
+        operands.insert((*n).to_owned(), *o);
+    }
+    Ok(())
+}
