@@ -233,6 +233,17 @@ impl GraphBuilder {
     pub fn softmax(&mut self, input: Operand, axis: u32, options: OpOptions) -> Result<Operand> {
         self.add1(Op::Softmax(Softmax { input, axis, options }))
     }
+    /// The one-argument `softmax(input)` of earlier spec drafts, still called by published
+    /// samples and by the WPT vectors this project runs: a 2-D input normalized along axis 1.
+    /// A compatibility extension; any other rank is a TypeError, as in those drafts.
+    pub fn softmax_2d(&mut self, input: Operand, options: OpOptions) -> Result<Operand> {
+        let rank = self.desc(input).map_err(|e| e.at("softmax", &options.label))?.rank();
+        if rank != 2 {
+            let rule = format!("softmax without an axis needs a 2-D input, got rank {rank}");
+            return Err(crate::error::Error::type_error(rule).at("softmax", &options.label));
+        }
+        self.softmax(input, 1, options)
+    }
     pub fn split(&mut self, input: Operand, splits: Splits, options: SplitOptions) -> Result<Vec<Operand>> {
         self.add_op(Op::Split(Split { input, splits, options }))
     }

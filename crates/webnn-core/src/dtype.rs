@@ -148,3 +148,70 @@ impl fmt::Display for DataTypeSet {
         write!(f, "{{{}}}", names.join(", "))
     }
 }
+
+/// The element type of a JS `ArrayBufferView` passed as constant or tensor data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViewType {
+    Int8,
+    Uint8,
+    Uint8Clamped,
+    Int16,
+    Uint16,
+    Int32,
+    Uint32,
+    Float16,
+    Float32,
+    Float64,
+    BigInt64,
+    BigUint64,
+    DataView,
+}
+
+impl ViewType {
+    /// From the constructor's name (`"Float32Array"`, `"DataView"`...).
+    pub fn from_name(name: &str) -> Option<ViewType> {
+        Some(match name {
+            "Int8Array" => ViewType::Int8,
+            "Uint8Array" => ViewType::Uint8,
+            "Uint8ClampedArray" => ViewType::Uint8Clamped,
+            "Int16Array" => ViewType::Int16,
+            "Uint16Array" => ViewType::Uint16,
+            "Int32Array" => ViewType::Int32,
+            "Uint32Array" => ViewType::Uint32,
+            "Float16Array" => ViewType::Float16,
+            "Float32Array" => ViewType::Float32,
+            "Float64Array" => ViewType::Float64,
+            "BigInt64Array" => ViewType::BigInt64,
+            "BigUint64Array" => ViewType::BigUint64,
+            "DataView" => ViewType::DataView,
+            _ => return None,
+        })
+    }
+}
+
+/// <https://www.w3.org/TR/webnn/#appendices-mloperanddatatype-arraybufferview-compatibility>:
+/// a typed array must match the operand's data type. float16 also takes `Uint16Array` (raw
+/// bits, as the spec's note allows); int4/uint4 (an extension) take packed `Uint8Array`s; a
+/// `DataView` carries no element type, so any type accepts it.
+pub fn check_view_type(data_type: DataType, view: ViewType) -> crate::error::Result<()> {
+    let ok = match view {
+        ViewType::DataView => true,
+        ViewType::Float32 => data_type == DataType::Float32,
+        ViewType::Float16 => data_type == DataType::Float16,
+        ViewType::Uint16 => data_type == DataType::Float16,
+        ViewType::BigInt64 => data_type == DataType::Int64,
+        ViewType::BigUint64 => data_type == DataType::Uint64,
+        ViewType::Int32 => data_type == DataType::Int32,
+        ViewType::Uint32 => data_type == DataType::Uint32,
+        ViewType::Int8 => data_type == DataType::Int8,
+        ViewType::Uint8 => matches!(data_type, DataType::Uint8 | DataType::Int4 | DataType::Uint4),
+        ViewType::Uint8Clamped | ViewType::Int16 | ViewType::Float64 => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(crate::error::Error::type_error(format!(
+            "a {view:?} array cannot hold {data_type} data"
+        )))
+    }
+}

@@ -15,7 +15,7 @@ mod validate;
 
 pub use backend::{Backend, Executable, HostTensor};
 pub use builder::GraphBuilder;
-pub use dtype::{DataType, DataTypeSet};
+pub use dtype::{check_view_type, DataType, DataTypeSet, ViewType};
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{Graph, Node, Operand, Source};
 pub use limits::{op_support_limits, Capabilities, OpSupportLimits};

@@ -28,16 +28,16 @@ pub enum Data {
 macro_rules! with_data {
     ($data:expr, |$v:ident : $T:ident| $body:expr) => {
         match $data {
-            $crate::tensor::Data::F32($v) => { type $T = f32; $body }
-            $crate::tensor::Data::F16($v) => { type $T = half::f16; $body }
-            $crate::tensor::Data::I32($v) => { type $T = i32; $body }
-            $crate::tensor::Data::U32($v) => { type $T = u32; $body }
-            $crate::tensor::Data::I64($v) => { type $T = i64; $body }
-            $crate::tensor::Data::U64($v) => { type $T = u64; $body }
-            $crate::tensor::Data::I8($v) => { type $T = i8; $body }
-            $crate::tensor::Data::U8($v) => { type $T = u8; $body }
-            $crate::tensor::Data::I4($v) => { type $T = $crate::tensor::I4Elem; let _ = std::marker::PhantomData::<$T>; $body }
-            $crate::tensor::Data::U4($v) => { type $T = $crate::tensor::U4Elem; let _ = std::marker::PhantomData::<$T>; $body }
+            $crate::tensor::Data::F32($v) => { #[allow(dead_code)] type $T = f32; $body }
+            $crate::tensor::Data::F16($v) => { #[allow(dead_code)] type $T = half::f16; $body }
+            $crate::tensor::Data::I32($v) => { #[allow(dead_code)] type $T = i32; $body }
+            $crate::tensor::Data::U32($v) => { #[allow(dead_code)] type $T = u32; $body }
+            $crate::tensor::Data::I64($v) => { #[allow(dead_code)] type $T = i64; $body }
+            $crate::tensor::Data::U64($v) => { #[allow(dead_code)] type $T = u64; $body }
+            $crate::tensor::Data::I8($v) => { #[allow(dead_code)] type $T = i8; $body }
+            $crate::tensor::Data::U8($v) => { #[allow(dead_code)] type $T = u8; $body }
+            $crate::tensor::Data::I4($v) => { #[allow(dead_code)] type $T = $crate::tensor::I4Elem; let _ = std::marker::PhantomData::<$T>; $body }
+            $crate::tensor::Data::U4($v) => { #[allow(dead_code)] type $T = $crate::tensor::U4Elem; let _ = std::marker::PhantomData::<$T>; $body }
         }
     };
 }

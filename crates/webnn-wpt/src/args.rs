@@ -274,9 +274,10 @@ impl<'a> Args<'a> {
 
     /// A required `MLOperandDataType` parameter, under the first of `names` present.
     pub fn data_type(&self, names: &[&str]) -> Result<DataType> {
+        let first = names.first().copied().unwrap_or("dataType");
         let v = names.iter().find_map(|n| self.param(n));
-        let v = v.ok_or_else(|| type_error(format!("the required argument '{}' is missing", names[0])))?;
-        data_type(v, names[0])
+        let v = v.ok_or_else(|| type_error(format!("the required argument '{first}' is missing")))?;
+        data_type(v, first)
     }
 
     /// The options dictionary (absent or null means `{}`).

@@ -86,7 +86,7 @@ fn real_main() -> Result<bool, String> {
     let start = Instant::now();
     let mut on_result = |r: &webnn_wpt::CaseResult| {
         if cli.verbose {
-            let reason = expectations.reason(&r.key()).map(|r| format!(" [expected failure: {r}]")).unwrap_or_default();
+            let reason = expectations.reason(&r.key()).map(|why| format!(" [expected: {why}]")).unwrap_or_default();
             println!("{:5} {}{reason}{}", r.status.name().to_uppercase(), r.key(), message_suffix(&r.message));
         }
     };
@@ -96,16 +96,17 @@ fn real_main() -> Result<bool, String> {
     let selection = cli.selection.clone();
     let outcome = evaluate(&results, &expectations, &|k| selection.selects(k));
     if !cli.verbose {
-        for &i in &outcome.unexpected_failures {
-            let r = &results[i];
-            println!("{:5} {}{}", r.status.name().to_uppercase(), r.key(), message_suffix(&r.message));
+        // Every failing case, the listed ones marked with their reason.
+        for r in results.iter().filter(|r| r.status.is_failure()) {
+            let listed = expectations.reason(&r.key()).map(|why| format!(" [expected: {why}]")).unwrap_or_default();
+            println!("{:5} {}{listed}{}", r.status.name().to_uppercase(), r.key(), message_suffix(&r.message));
         }
     }
-    for &i in &outcome.unexpected_passes {
-        println!("UNEXPECTED PASS {} (listed in {})", results[i].key(), expected_path.display());
+    for r in outcome.unexpected_passes.iter().filter_map(|&i| results.get(i)) {
+        println!("UNEXPECTED PASS {} (listed in {})", r.key(), expected_path.display());
     }
-    for &i in &outcome.listed_skips {
-        println!("LISTED BUT SKIPPED {}: {}", results[i].key(), results[i].message);
+    for r in outcome.listed_skips.iter().filter_map(|&i| results.get(i)) {
+        println!("LISTED BUT SKIPPED {}: {}", r.key(), r.message);
     }
     for key in &outcome.stale {
         println!("STALE EXPECTATION {key} (no such case in this run)");

@@ -86,8 +86,8 @@ pub fn check_element(actual: Element, expected: Scalar, tol: &Tolerance) -> Resu
         Metric::Ulp => match actual {
             Element::F32(a) => (f32_sign_magnitude(a) - f32_sign_magnitude(e as f32)).unsigned_abs() as f64,
             Element::F16(a) => f16_distance(a, to_half(e)) as f64,
-            Element::Int(a) => match expected.as_integer() {
-                Some(x) => (a - x).unsigned_abs() as f64,
+            Element::Int(a) => match expected.as_integer().and_then(|x| a.checked_sub(x)) {
+                Some(d) => d.unsigned_abs() as f64,
                 None => (a as f64 - e).abs(),
             },
         },

@@ -223,7 +223,7 @@ fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> St
         let outs = {
             let args = Args::new(params, options, &operands, false);
             let outs = call(&mut b, method, &args).map_err(|e| match e {
-                CallError::Api(e) => Stop::Error(format!("{method}: {e}")),
+                CallError::Api(e) => Stop::Error(e.to_string()),
                 CallError::Harness(m) => harness(m),
             })?;
             let unused = args.unused();

@@ -229,8 +229,12 @@ fn call_method(b: &mut GraphBuilder, method: &str, a: &Args) -> Result<Vec<Opera
             one(b.slice(input, starts, sizes, o::slice(&opts)?))
         }
         "softmax" => {
-            let (input, axis) = (a.operand("input")?, a.u32("axis")?);
-            one(b.softmax(input, axis, label()?))
+            let input = a.operand("input")?;
+            // Without `axis` it is the legacy 2-D overload (see `GraphBuilder::softmax_2d`).
+            match a.param("axis") {
+                Some(_) => one(b.softmax(input, a.u32("axis")?, label()?)),
+                None => one(b.softmax_2d(input, label()?)),
+            }
         }
         "split" => {
             let input = a.operand("input")?;
@@ -280,7 +284,6 @@ mod tests {
     #[test]
     fn missing_or_mistyped_arguments_are_type_errors() {
         let te = |r: Result<Vec<Operand>, CallError>| matches!(r, Err(CallError::Api(e)) if e.kind == webnn_core::ErrorKind::TypeError);
-        assert!(te(run("softmax", &[("input", json!("x"))], None)));
         assert!(te(run("relu", &[("input", json!("nope"))], None)));
         assert!(te(run("relu", &[("input", json!(3))], None)));
         assert!(te(run("relu", &[("input", json!("x"))], Some(json!(5)))));
