@@ -13,4 +13,4 @@ echo "== browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release
+cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu -- --nocapture

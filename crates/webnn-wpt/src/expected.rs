@@ -88,6 +88,19 @@ impl Outcome {
     pub fn summary_line(&self) -> String {
         format!("{} passed, {} failed, {} skipped", self.passed, self.failed, self.skipped)
     }
+
+    /// The same counts worded for a test log, where a bare `N failed` line would read as a
+    /// failing test runner although every failure is an expected one.
+    pub fn expectation_line(&self) -> String {
+        format!(
+            "{} passed, {} expected failures, {} unexpected failures, {} unexpected passes, {} skipped",
+            self.passed,
+            self.expected_failures,
+            self.unexpected_failures.len(),
+            self.unexpected_passes.len(),
+            self.skipped
+        )
+    }
 }
 
 /// Judges `results` against `exp`. `selected(key)` tells whether the run covered a key
