@@ -1,53 +1,18 @@
 //! Validation of gather, gatherElements, gatherND, scatterElements and scatterND.
 
-use webnn_core::ops::{GatherOptions, OpOptions, ScatterOptions};
-use webnn_core::{
-    DataType, Dim, Error, ErrorKind, GraphBuilder, Operand, OperandDescriptor, Result,
-};
+#[macro_use]
+mod support;
 
-const LABEL: &str = "mylabel";
-
-fn input(b: &mut GraphBuilder, dt: DataType, shape: &[u32]) -> Operand {
-    let name = format!("in{}", b.graph().operands.len());
-    b.input(&name, OperandDescriptor::new(dt, shape)).unwrap()
-}
-
-fn f32_in(b: &mut GraphBuilder, shape: &[u32]) -> Operand {
-    input(b, DataType::Float32, shape)
-}
-
-fn i32_in(b: &mut GraphBuilder, shape: &[u32]) -> Operand {
-    input(b, DataType::Int32, shape)
-}
-
-fn type_error<T: std::fmt::Debug>(r: Result<T>) {
-    let err: Error = r.unwrap_err();
-    assert_eq!(err.kind, ErrorKind::TypeError, "{err}");
-    assert!(err.to_string().contains("[mylabel]"), "{err}");
-}
-
-fn shape_of(b: &GraphBuilder, o: Operand) -> Vec<u32> {
-    b.desc(o).unwrap().static_shape().unwrap()
-}
+use support::*;
+use webnn_core::ops::{GatherOptions, ScatterOptions};
+use webnn_core::{DataType, Dim, ErrorKind, GraphBuilder};
 
 fn gopts(axis: u32) -> GatherOptions {
-    GatherOptions {
-        axis,
-        label: LABEL.into(),
-    }
+    labelled!(GatherOptions { axis })
 }
 
 fn sopts(axis: u32) -> ScatterOptions {
-    ScatterOptions {
-        axis,
-        label: LABEL.into(),
-    }
-}
-
-fn label() -> OpOptions {
-    OpOptions {
-        label: LABEL.into(),
-    }
+    labelled!(ScatterOptions { axis })
 }
 
 #[test]
@@ -62,7 +27,7 @@ fn gather_shapes() {
     let s = input(&mut b, DataType::Uint32, &[]);
     let y = b.gather(x1, s, gopts(0)).unwrap();
     assert_eq!(shape_of(&b, y), Vec::<u32>::new());
-    assert_eq!(b.desc(y).unwrap().data_type, DataType::Int32);
+    assert_eq!(desc(&b, y).data_type, DataType::Int32);
 }
 
 #[test]
@@ -131,19 +96,8 @@ fn gather_nd_rules() {
 fn gather_nd_dynamic_coordinate_size_is_not_supported() {
     let mut b = GraphBuilder::new();
     let x = f32_in(&mut b, &[2, 2]);
-    let dynamic = OperandDescriptor::with_dims(
-        DataType::Int32,
-        vec![
-            Dim::Static(3),
-            Dim::Dynamic {
-                name: "n".into(),
-                max_size: 2,
-            },
-        ],
-    );
-    let i = b.input("dyn", dynamic).unwrap();
-    let err = b.gather_nd(x, i, label()).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::NotSupportedError);
+    let i = input_dims(&mut b, DataType::Int32, vec![Dim::Static(3), dyn_dim("n", 2)]);
+    error_of(b.gather_nd(x, i, label()), ErrorKind::NotSupportedError);
 }
 
 #[test]

@@ -1,44 +1,16 @@
 //! Validation of gru, gruCell, lstm and lstmCell.
 
+#[macro_use]
+mod support;
+
+use support::*;
 use webnn_core::ops::{
     GruCellOptions, GruOptions, LstmCellOptions, LstmOptions, RecurrentActivation, RecurrentDirection,
 };
-use webnn_core::{DataType, Dim, Error, ErrorKind, GraphBuilder, Operand, OperandDescriptor, Result};
+use webnn_core::{DataType, Dim, ErrorKind, GraphBuilder, Operand};
 
-const LABEL: &str = "mylabel";
 const F32: DataType = DataType::Float32;
 const F16: DataType = DataType::Float16;
-
-fn input(b: &mut GraphBuilder, dt: DataType, shape: &[u32]) -> Operand {
-    let name = format!("in{}", b.graph().operands.len());
-    b.input(&name, OperandDescriptor::new(dt, shape)).unwrap()
-}
-
-fn type_error<T: std::fmt::Debug>(r: Result<T>) {
-    let err: Error = r.unwrap_err();
-    assert_eq!(err.kind, ErrorKind::TypeError, "{err}");
-    assert!(err.to_string().contains("[mylabel]"), "{err}");
-}
-
-fn shape_of(b: &GraphBuilder, o: Operand) -> Vec<u32> {
-    b.desc(o).unwrap().static_shape().unwrap()
-}
-
-fn gru_opts() -> GruOptions {
-    GruOptions { label: LABEL.into(), ..Default::default() }
-}
-
-fn gru_cell_opts() -> GruCellOptions {
-    GruCellOptions { label: LABEL.into(), ..Default::default() }
-}
-
-fn lstm_opts() -> LstmOptions {
-    LstmOptions { label: LABEL.into(), ..Default::default() }
-}
-
-fn lstm_cell_opts() -> LstmCellOptions {
-    LstmCellOptions { label: LABEL.into(), ..Default::default() }
-}
 
 /// gru operands for steps 2, batch 3, inputSize 4, hiddenSize 5 and `nd` directions.
 fn gru_operands(b: &mut GraphBuilder, dt: DataType, nd: u32) -> (Operand, Operand, Operand) {
@@ -49,24 +21,23 @@ fn gru_operands(b: &mut GraphBuilder, dt: DataType, nd: u32) -> (Operand, Operan
 fn gru_shapes() {
     let mut b = GraphBuilder::new();
     let (x, w, r) = gru_operands(&mut b, F32, 1);
-    let outs = b.gru(x, w, r, 2, 5, gru_opts()).unwrap();
+    let outs = b.gru(x, w, r, 2, 5, labelled!(GruOptions)).unwrap();
     assert_eq!(outs.len(), 1);
     assert_eq!(shape_of(&b, outs[0]), vec![1, 3, 5]);
 
     let (x, w, r) = gru_operands(&mut b, F16, 2);
-    let opts = GruOptions {
+    let opts = labelled!(GruOptions {
         bias: Some(input(&mut b, F16, &[2, 15])),
         recurrent_bias: Some(input(&mut b, F16, &[2, 15])),
         initial_hidden_state: Some(input(&mut b, F16, &[2, 3, 5])),
         return_sequence: true,
         direction: RecurrentDirection::Both,
         activations: Some(vec![RecurrentActivation::Sigmoid, RecurrentActivation::Relu]),
-        ..gru_opts()
-    };
+    });
     let outs = b.gru(x, w, r, 2, 5, opts).unwrap();
     assert_eq!(shape_of(&b, outs[0]), vec![2, 3, 5]);
     assert_eq!(shape_of(&b, outs[1]), vec![2, 2, 3, 5]);
-    assert_eq!(b.desc(outs[1]).unwrap().data_type, F16);
+    assert_eq!(desc(&b, outs[1]).data_type, F16);
 }
 
 #[test]
@@ -74,35 +45,35 @@ fn gru_errors() {
     let mut b = GraphBuilder::new();
     let (x, w, r) = gru_operands(&mut b, F32, 1);
     // steps 0, steps not input.shape[0], hiddenSize 0 or overflowing 3 * / 6 * hiddenSize.
-    type_error(b.gru(x, w, r, 0, 5, gru_opts()));
-    type_error(b.gru(x, w, r, 3, 5, gru_opts()));
-    type_error(b.gru(x, w, r, 2, 0, gru_opts()));
-    type_error(b.gru(x, w, r, 2, u32::MAX, gru_opts()));
+    type_error(b.gru(x, w, r, 0, 5, labelled!(GruOptions)));
+    type_error(b.gru(x, w, r, 3, 5, labelled!(GruOptions)));
+    type_error(b.gru(x, w, r, 2, 0, labelled!(GruOptions)));
+    type_error(b.gru(x, w, r, 2, u32::MAX, labelled!(GruOptions)));
     // Integer inputs; weight of another float type; wrong ranks and shapes.
     let (xi, wi, ri) = gru_operands(&mut b, DataType::Uint32, 1);
-    type_error(b.gru(xi, wi, ri, 2, 5, gru_opts()));
+    type_error(b.gru(xi, wi, ri, 2, 5, labelled!(GruOptions)));
     let w16 = input(&mut b, F16, &[1, 15, 4]);
-    type_error(b.gru(x, w16, r, 2, 5, gru_opts()));
+    type_error(b.gru(x, w16, r, 2, 5, labelled!(GruOptions)));
     let x2 = input(&mut b, F32, &[2, 3]);
-    type_error(b.gru(x2, w, r, 2, 5, gru_opts()));
+    type_error(b.gru(x2, w, r, 2, 5, labelled!(GruOptions)));
     let w20 = input(&mut b, F32, &[1, 20, 4]);
-    type_error(b.gru(x, w20, r, 2, 5, gru_opts()));
+    type_error(b.gru(x, w20, r, 2, 5, labelled!(GruOptions)));
     let r_bad = input(&mut b, F32, &[1, 15, 4]);
-    type_error(b.gru(x, w, r_bad, 2, 5, gru_opts()));
+    type_error(b.gru(x, w, r_bad, 2, 5, labelled!(GruOptions)));
     // numDirections 2 needs weights of 2 directions.
-    type_error(b.gru(x, w, r, 2, 5, GruOptions { direction: RecurrentDirection::Both, ..gru_opts() }));
+    type_error(b.gru(x, w, r, 2, 5, labelled!(GruOptions { direction: RecurrentDirection::Both })));
     let three = vec![RecurrentActivation::Sigmoid, RecurrentActivation::Tanh, RecurrentActivation::Relu];
-    type_error(b.gru(x, w, r, 2, 5, GruOptions { activations: Some(three), ..gru_opts() }));
+    type_error(b.gru(x, w, r, 2, 5, labelled!(GruOptions { activations: Some(three) })));
     for shape in [&[1u32][..], &[1, 5], &[2, 15]] {
         let bias = input(&mut b, F32, shape);
-        type_error(b.gru(x, w, r, 2, 5, GruOptions { bias: Some(bias), ..gru_opts() }));
-        type_error(b.gru(x, w, r, 2, 5, GruOptions { recurrent_bias: Some(bias), ..gru_opts() }));
+        type_error(b.gru(x, w, r, 2, 5, labelled!(GruOptions { bias: Some(bias) })));
+        type_error(b.gru(x, w, r, 2, 5, labelled!(GruOptions { recurrent_bias: Some(bias) })));
     }
     let bias16 = input(&mut b, F16, &[1, 15]);
-    type_error(b.gru(x, w, r, 2, 5, GruOptions { bias: Some(bias16), ..gru_opts() }));
+    type_error(b.gru(x, w, r, 2, 5, labelled!(GruOptions { bias: Some(bias16) })));
     for (dt, shape) in [(F32, &[1u32, 3][..]), (F32, &[1, 3, 15]), (DataType::Uint64, &[1, 3, 5])] {
         let h0 = input(&mut b, dt, shape);
-        type_error(b.gru(x, w, r, 2, 5, GruOptions { initial_hidden_state: Some(h0), ..gru_opts() }));
+        type_error(b.gru(x, w, r, 2, 5, labelled!(GruOptions { initial_hidden_state: Some(h0) })));
     }
 }
 
@@ -114,31 +85,31 @@ fn gru_cell_shapes_and_errors() {
     let r = input(&mut b, F32, &[15, 5]);
     let h = input(&mut b, F32, &[3, 5]);
     let bias = input(&mut b, F32, &[15]);
-    let opts = GruCellOptions { bias: Some(bias), recurrent_bias: Some(bias), ..gru_cell_opts() };
+    let opts = labelled!(GruCellOptions { bias: Some(bias), recurrent_bias: Some(bias) });
     let y = b.gru_cell(x, w, r, h, 5, opts).unwrap();
     assert_eq!(shape_of(&b, y), vec![3, 5]);
 
-    type_error(b.gru_cell(x, w, r, h, 0, gru_cell_opts()));
-    type_error(b.gru_cell(x, w, r, h, u32::MAX, gru_cell_opts()));
+    type_error(b.gru_cell(x, w, r, h, 0, labelled!(GruCellOptions)));
+    type_error(b.gru_cell(x, w, r, h, u32::MAX, labelled!(GruCellOptions)));
     let xi = input(&mut b, DataType::Uint32, &[3, 4]);
-    type_error(b.gru_cell(xi, w, r, h, 5, gru_cell_opts()));
+    type_error(b.gru_cell(xi, w, r, h, 5, labelled!(GruCellOptions)));
     let x_bad = input(&mut b, F32, &[4, 4]);
-    type_error(b.gru_cell(x_bad, w, r, h, 5, gru_cell_opts()));
+    type_error(b.gru_cell(x_bad, w, r, h, 5, labelled!(GruCellOptions)));
     let w_int = input(&mut b, DataType::Int8, &[15, 4]);
-    type_error(b.gru_cell(x, w_int, r, h, 5, gru_cell_opts()));
+    type_error(b.gru_cell(x, w_int, r, h, 5, labelled!(GruCellOptions)));
     let w1 = input(&mut b, F32, &[15]);
-    type_error(b.gru_cell(x, w1, r, h, 5, gru_cell_opts()));
-    type_error(b.gru_cell(x, w, w1, h, 5, gru_cell_opts()));
+    type_error(b.gru_cell(x, w1, r, h, 5, labelled!(GruCellOptions)));
+    type_error(b.gru_cell(x, w, w1, h, 5, labelled!(GruCellOptions)));
     let r_bad = input(&mut b, F32, &[20, 4]);
-    type_error(b.gru_cell(x, w, r_bad, h, 5, gru_cell_opts()));
+    type_error(b.gru_cell(x, w, r_bad, h, 5, labelled!(GruCellOptions)));
     let h_bad = input(&mut b, F32, &[3, 15]);
-    type_error(b.gru_cell(x, w, r, h_bad, 5, gru_cell_opts()));
+    type_error(b.gru_cell(x, w, r, h_bad, 5, labelled!(GruCellOptions)));
     let one = vec![RecurrentActivation::Sigmoid];
-    type_error(b.gru_cell(x, w, r, h, 5, GruCellOptions { activations: Some(one), ..gru_cell_opts() }));
+    type_error(b.gru_cell(x, w, r, h, 5, labelled!(GruCellOptions { activations: Some(one) })));
     for (dt, shape) in [(DataType::Uint8, &[15u32][..]), (F32, &[3, 15]), (F32, &[10]), (F16, &[15])] {
         let bad = input(&mut b, dt, shape);
-        type_error(b.gru_cell(x, w, r, h, 5, GruCellOptions { bias: Some(bad), ..gru_cell_opts() }));
-        type_error(b.gru_cell(x, w, r, h, 5, GruCellOptions { recurrent_bias: Some(bad), ..gru_cell_opts() }));
+        type_error(b.gru_cell(x, w, r, h, 5, labelled!(GruCellOptions { bias: Some(bad) })));
+        type_error(b.gru_cell(x, w, r, h, 5, labelled!(GruCellOptions { recurrent_bias: Some(bad) })));
     }
 }
 
@@ -148,7 +119,7 @@ fn lstm_shapes() {
     let x = input(&mut b, F16, &[10, 5, 3]);
     let w = input(&mut b, F16, &[1, 32, 3]);
     let r = input(&mut b, F16, &[1, 32, 8]);
-    let outs = b.lstm(x, w, r, 10, 8, lstm_opts()).unwrap();
+    let outs = b.lstm(x, w, r, 10, 8, labelled!(LstmOptions)).unwrap();
     assert_eq!(outs.len(), 2);
     assert_eq!(shape_of(&b, outs[0]), vec![1, 5, 8]);
     assert_eq!(shape_of(&b, outs[1]), vec![1, 5, 8]);
@@ -156,7 +127,7 @@ fn lstm_shapes() {
     let x = input(&mut b, F32, &[10, 5, 3]);
     let w = input(&mut b, F32, &[2, 32, 3]);
     let r = input(&mut b, F32, &[2, 32, 8]);
-    let opts = LstmOptions {
+    let opts = labelled!(LstmOptions {
         bias: Some(input(&mut b, F32, &[2, 32])),
         recurrent_bias: Some(input(&mut b, F32, &[2, 32])),
         peephole_weight: Some(input(&mut b, F32, &[2, 24])),
@@ -164,8 +135,7 @@ fn lstm_shapes() {
         initial_cell_state: Some(input(&mut b, F32, &[2, 5, 8])),
         return_sequence: true,
         direction: RecurrentDirection::Both,
-        ..lstm_opts()
-    };
+    });
     let outs = b.lstm(x, w, r, 10, 8, opts).unwrap();
     assert_eq!(outs.len(), 3);
     assert_eq!(shape_of(&b, outs[2]), vec![10, 2, 5, 8]);
@@ -177,31 +147,31 @@ fn lstm_errors() {
     let x = input(&mut b, F32, &[10, 5, 3]);
     let w = input(&mut b, F32, &[1, 32, 3]);
     let r = input(&mut b, F32, &[1, 32, 8]);
-    type_error(b.lstm(x, w, r, 0, 8, lstm_opts()));
-    type_error(b.lstm(x, w, r, 9, 8, lstm_opts()));
-    type_error(b.lstm(x, w, r, 10, 0, lstm_opts()));
-    type_error(b.lstm(x, w, r, 10, u32::MAX, lstm_opts()));
+    type_error(b.lstm(x, w, r, 0, 8, labelled!(LstmOptions)));
+    type_error(b.lstm(x, w, r, 9, 8, labelled!(LstmOptions)));
+    type_error(b.lstm(x, w, r, 10, 0, labelled!(LstmOptions)));
+    type_error(b.lstm(x, w, r, 10, u32::MAX, labelled!(LstmOptions)));
     let w_bad = input(&mut b, F32, &[1, 32, 1000]);
-    type_error(b.lstm(x, w_bad, r, 10, 8, lstm_opts()));
+    type_error(b.lstm(x, w_bad, r, 10, 8, labelled!(LstmOptions)));
     let r2 = input(&mut b, F32, &[1, 32]);
-    type_error(b.lstm(x, w, r2, 10, 8, lstm_opts()));
+    type_error(b.lstm(x, w, r2, 10, 8, labelled!(LstmOptions)));
     let two = vec![RecurrentActivation::Sigmoid, RecurrentActivation::Tanh];
-    type_error(b.lstm(x, w, r, 10, 8, LstmOptions { activations: Some(two), ..lstm_opts() }));
+    type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { activations: Some(two) })));
     for shape in [&[1u32][..], &[1, 1000]] {
         let bad = input(&mut b, F32, shape);
-        type_error(b.lstm(x, w, r, 10, 8, LstmOptions { bias: Some(bad), ..lstm_opts() }));
-        type_error(b.lstm(x, w, r, 10, 8, LstmOptions { recurrent_bias: Some(bad), ..lstm_opts() }));
-        type_error(b.lstm(x, w, r, 10, 8, LstmOptions { peephole_weight: Some(bad), ..lstm_opts() }));
+        type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { bias: Some(bad) })));
+        type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { recurrent_bias: Some(bad) })));
+        type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { peephole_weight: Some(bad) })));
     }
     // peepholeWeight is [numDirections, 3 * hiddenSize], not 4 *.
     let p32 = input(&mut b, F32, &[1, 32]);
-    type_error(b.lstm(x, w, r, 10, 8, LstmOptions { peephole_weight: Some(p32), ..lstm_opts() }));
+    type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { peephole_weight: Some(p32) })));
     let p16 = input(&mut b, F16, &[1, 24]);
-    type_error(b.lstm(x, w, r, 10, 8, LstmOptions { peephole_weight: Some(p16), ..lstm_opts() }));
+    type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { peephole_weight: Some(p16) })));
     for (dt, shape) in [(DataType::Uint64, &[1u32, 5, 8][..]), (F32, &[1, 5, 1000]), (F32, &[2, 5, 8])] {
         let s = input(&mut b, dt, shape);
-        type_error(b.lstm(x, w, r, 10, 8, LstmOptions { initial_hidden_state: Some(s), ..lstm_opts() }));
-        type_error(b.lstm(x, w, r, 10, 8, LstmOptions { initial_cell_state: Some(s), ..lstm_opts() }));
+        type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { initial_hidden_state: Some(s) })));
+        type_error(b.lstm(x, w, r, 10, 8, labelled!(LstmOptions { initial_cell_state: Some(s) })));
     }
 }
 
@@ -213,63 +183,58 @@ fn lstm_cell_shapes_and_errors() {
     let r = input(&mut b, F32, &[20, 5]);
     let h = input(&mut b, F32, &[3, 5]);
     let c = input(&mut b, F32, &[3, 5]);
-    let opts = LstmCellOptions {
+    let opts = labelled!(LstmCellOptions {
         bias: Some(input(&mut b, F32, &[20])),
         recurrent_bias: Some(input(&mut b, F32, &[20])),
         peephole_weight: Some(input(&mut b, F32, &[15])),
-        ..lstm_cell_opts()
-    };
+    });
     let outs = b.lstm_cell(x, w, r, h, c, 5, opts).unwrap();
     assert_eq!(outs.len(), 2);
     assert_eq!(shape_of(&b, outs[0]), vec![3, 5]);
     assert_eq!(shape_of(&b, outs[1]), vec![3, 5]);
 
-    type_error(b.lstm_cell(x, w, r, h, c, 0, lstm_cell_opts()));
-    type_error(b.lstm_cell(x, w, r, h, c, u32::MAX, lstm_cell_opts()));
+    type_error(b.lstm_cell(x, w, r, h, c, 0, labelled!(LstmCellOptions)));
+    type_error(b.lstm_cell(x, w, r, h, c, u32::MAX, labelled!(LstmCellOptions)));
     let xi = input(&mut b, DataType::Uint32, &[3, 4]);
-    type_error(b.lstm_cell(xi, w, r, h, c, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(xi, w, r, h, c, 5, labelled!(LstmCellOptions)));
     let x_bad = input(&mut b, F32, &[3, 1000]);
-    type_error(b.lstm_cell(x_bad, w, r, h, c, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(x_bad, w, r, h, c, 5, labelled!(LstmCellOptions)));
     let w16 = input(&mut b, F16, &[20, 4]);
-    type_error(b.lstm_cell(x, w16, r, h, c, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(x, w16, r, h, c, 5, labelled!(LstmCellOptions)));
     let w3 = input(&mut b, F32, &[20, 4, 1]);
-    type_error(b.lstm_cell(x, w3, r, h, c, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(x, w3, r, h, c, 5, labelled!(LstmCellOptions)));
     let w_bad = input(&mut b, F32, &[1000, 4]);
-    type_error(b.lstm_cell(x, w_bad, r, h, c, 5, lstm_cell_opts()));
-    type_error(b.lstm_cell(x, w, w_bad, h, c, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(x, w_bad, r, h, c, 5, labelled!(LstmCellOptions)));
+    type_error(b.lstm_cell(x, w, w_bad, h, c, 5, labelled!(LstmCellOptions)));
     let s_bad = input(&mut b, F32, &[3, 1000]);
-    type_error(b.lstm_cell(x, w, r, s_bad, c, 5, lstm_cell_opts()));
-    type_error(b.lstm_cell(x, w, r, h, s_bad, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(x, w, r, s_bad, c, 5, labelled!(LstmCellOptions)));
+    type_error(b.lstm_cell(x, w, r, h, s_bad, 5, labelled!(LstmCellOptions)));
     let s_int = input(&mut b, DataType::Int64, &[3, 5]);
-    type_error(b.lstm_cell(x, w, r, s_int, c, 5, lstm_cell_opts()));
-    type_error(b.lstm_cell(x, w, r, h, s_int, 5, lstm_cell_opts()));
+    type_error(b.lstm_cell(x, w, r, s_int, c, 5, labelled!(LstmCellOptions)));
+    type_error(b.lstm_cell(x, w, r, h, s_int, 5, labelled!(LstmCellOptions)));
     let four = vec![RecurrentActivation::Sigmoid; 4];
-    type_error(b.lstm_cell(x, w, r, h, c, 5, LstmCellOptions { activations: Some(four), ..lstm_cell_opts() }));
+    type_error(b.lstm_cell(x, w, r, h, c, 5, labelled!(LstmCellOptions { activations: Some(four) })));
     for (dt, shape) in [(DataType::Int8, &[20u32][..]), (F32, &[20, 1000]), (F32, &[1000]), (F16, &[20])] {
         let bad = input(&mut b, dt, shape);
-        type_error(b.lstm_cell(x, w, r, h, c, 5, LstmCellOptions { bias: Some(bad), ..lstm_cell_opts() }));
-        type_error(b.lstm_cell(x, w, r, h, c, 5, LstmCellOptions { recurrent_bias: Some(bad), ..lstm_cell_opts() }));
+        type_error(b.lstm_cell(x, w, r, h, c, 5, labelled!(LstmCellOptions { bias: Some(bad) })));
+        type_error(b.lstm_cell(x, w, r, h, c, 5, labelled!(LstmCellOptions { recurrent_bias: Some(bad) })));
     }
     for (dt, shape) in [(F16, &[15u32][..]), (F32, &[]), (F32, &[1000]), (F32, &[20])] {
         let bad = input(&mut b, dt, shape);
-        type_error(b.lstm_cell(x, w, r, h, c, 5, LstmCellOptions { peephole_weight: Some(bad), ..lstm_cell_opts() }));
+        type_error(b.lstm_cell(x, w, r, h, c, 5, labelled!(LstmCellOptions { peephole_weight: Some(bad) })));
     }
 }
 
 #[test]
 fn dynamic_batch_passes_through_and_dynamic_steps_is_not_supported() {
     let mut b = GraphBuilder::new();
-    let batch = Dim::Dynamic { name: "batch".into(), max_size: 4 };
-    let x =
-        b.input("x", OperandDescriptor::with_dims(F32, vec![Dim::Static(2), batch.clone(), Dim::Static(4)])).unwrap();
+    let batch = dyn_dim("batch", 4);
+    let x = input_dims(&mut b, F32, vec![Dim::Static(2), batch.clone(), Dim::Static(4)]);
     let w = input(&mut b, F32, &[1, 15, 4]);
     let r = input(&mut b, F32, &[1, 15, 5]);
-    let outs = b.gru(x, w, r, 2, 5, GruOptions { return_sequence: true, ..gru_opts() }).unwrap();
-    let d = b.desc(outs[1]).unwrap();
-    assert_eq!(d.shape, vec![Dim::Static(2), Dim::Static(1), batch, Dim::Static(5)]);
+    let outs = b.gru(x, w, r, 2, 5, labelled!(GruOptions { return_sequence: true })).unwrap();
+    assert_eq!(desc(&b, outs[1]).shape, vec![Dim::Static(2), Dim::Static(1), batch, Dim::Static(5)]);
 
-    let steps = Dim::Dynamic { name: "steps".into(), max_size: 2 };
-    let xs = b.input("xs", OperandDescriptor::with_dims(F32, vec![steps, Dim::Static(3), Dim::Static(4)])).unwrap();
-    let err = b.gru(xs, w, r, 2, 5, gru_opts()).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::NotSupportedError, "{err}");
+    let xs = input_dims(&mut b, F32, vec![dyn_dim("steps", 2), Dim::Static(3), Dim::Static(4)]);
+    error_of(b.gru(xs, w, r, 2, 5, labelled!(GruOptions)), ErrorKind::NotSupportedError);
 }

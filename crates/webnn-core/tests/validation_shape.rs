@@ -1,57 +1,15 @@
 //! Validation of concat, expand, pad, reshape, reverse, slice, split, tile, transpose,
 //! triangular and where.
 
+#[macro_use]
+mod support;
+
+use support::*;
 use webnn_core::ops::{
-    MLNumber, OpOptions, PadOptions, PaddingMode, ReverseOptions, SliceOptions, SplitOptions,
-    Splits, TransposeOptions, TriangularOptions,
+    MLNumber, PadOptions, PaddingMode, ReverseOptions, SliceOptions, SplitOptions, Splits, TransposeOptions,
+    TriangularOptions,
 };
-use webnn_core::{
-    DataType, Dim, Error, ErrorKind, GraphBuilder, Operand, OperandDescriptor, Result,
-};
-
-const LABEL: &str = "mylabel";
-
-fn input(b: &mut GraphBuilder, dt: DataType, shape: &[u32]) -> Operand {
-    let name = format!("in{}", b.graph().operands.len());
-    b.input(&name, OperandDescriptor::new(dt, shape)).unwrap()
-}
-
-fn f32_in(b: &mut GraphBuilder, shape: &[u32]) -> Operand {
-    input(b, DataType::Float32, shape)
-}
-
-fn dynamic_in(b: &mut GraphBuilder, dims: Vec<Dim>) -> Operand {
-    let name = format!("in{}", b.graph().operands.len());
-    b.input(&name, OperandDescriptor::with_dims(DataType::Float32, dims))
-        .unwrap()
-}
-
-fn dyn_dim(name: &str, max_size: u32) -> Dim {
-    Dim::Dynamic {
-        name: name.into(),
-        max_size,
-    }
-}
-
-fn type_error<T: std::fmt::Debug>(r: Result<T>) {
-    let err: Error = r.unwrap_err();
-    assert_eq!(err.kind, ErrorKind::TypeError, "{err}");
-    assert!(err.to_string().contains("[mylabel]"), "{err}");
-}
-
-fn shape_of(b: &GraphBuilder, o: Operand) -> Vec<u32> {
-    b.desc(o).unwrap().static_shape().unwrap()
-}
-
-fn label() -> OpOptions {
-    OpOptions {
-        label: LABEL.into(),
-    }
-}
-
-fn dims(shape: &[u32]) -> Vec<Dim> {
-    shape.iter().map(|&n| Dim::Static(n)).collect()
-}
+use webnn_core::{DataType, Dim, ErrorKind, GraphBuilder};
 
 #[test]
 fn concat_rules() {
@@ -97,37 +55,20 @@ fn expand_rules() {
 fn pad_rules() {
     let mut b = GraphBuilder::new();
     let x = f32_in(&mut b, &[2, 3]);
-    let opts = |mode| PadOptions {
-        mode,
-        value: MLNumber::Double(0.0),
-        label: LABEL.into(),
-    };
-    let y = b
-        .pad(x, vec![1, 2], vec![1, 2], opts(PaddingMode::Constant))
-        .unwrap();
+    let opts = |mode| labelled!(PadOptions { mode, value: MLNumber::Double(0.0) });
+    let y = b.pad(x, vec![1, 2], vec![1, 2], opts(PaddingMode::Constant)).unwrap();
     assert_eq!(shape_of(&b, y), vec![4, 7]);
     type_error(b.pad(x, vec![1], vec![1, 2], opts(PaddingMode::Edge)));
     type_error(b.pad(x, vec![1, 0], vec![1, 2, 0], opts(PaddingMode::Reflection)));
     // Reflection padding must be smaller than the dimension.
     type_error(b.pad(x, vec![2, 0], vec![0, 0], opts(PaddingMode::Reflection)));
     type_error(b.pad(x, vec![0, 0], vec![0, 3], opts(PaddingMode::Reflection)));
-    assert!(b
-        .pad(x, vec![1, 2], vec![1, 2], opts(PaddingMode::Reflection))
-        .is_ok());
-    assert!(b
-        .pad(x, vec![5, 5], vec![5, 5], opts(PaddingMode::Edge))
-        .is_ok());
-    type_error(b.pad(
-        x,
-        vec![u32::MAX, 0],
-        vec![u32::MAX, 2],
-        opts(PaddingMode::Constant),
-    ));
+    assert!(b.pad(x, vec![1, 2], vec![1, 2], opts(PaddingMode::Reflection)).is_ok());
+    assert!(b.pad(x, vec![5, 5], vec![5, 5], opts(PaddingMode::Edge)).is_ok());
+    type_error(b.pad(x, vec![u32::MAX, 0], vec![u32::MAX, 2], opts(PaddingMode::Constant)));
     // The spec allows any rank, so a 0-D input with empty paddings is an identity.
     let s = f32_in(&mut b, &[]);
-    let y = b
-        .pad(s, vec![], vec![], opts(PaddingMode::Constant))
-        .unwrap();
+    let y = b.pad(s, vec![], vec![], opts(PaddingMode::Constant)).unwrap();
     assert_eq!(shape_of(&b, y), Vec::<u32>::new());
 }
 
@@ -149,28 +90,18 @@ fn reshape_rules() {
 #[test]
 fn reshape_keeps_matching_dynamic_dims() {
     let mut b = GraphBuilder::new();
-    let x = dynamic_in(&mut b, vec![dyn_dim("batch", 8), Dim::Static(6)]);
-    let y = b
-        .reshape(
-            x,
-            vec![dyn_dim("batch", 8), Dim::Static(2), Dim::Static(3)],
-            label(),
-        )
-        .unwrap();
-    assert_eq!(b.desc(y).unwrap().shape[0], dyn_dim("batch", 8));
+    let x = input_dims(&mut b, DataType::Float32, vec![dyn_dim("batch", 8), Dim::Static(6)]);
+    let y = b.reshape(x, vec![dyn_dim("batch", 8), Dim::Static(2), Dim::Static(3)], label()).unwrap();
+    assert_eq!(desc(&b, y).shape[0], dyn_dim("batch", 8));
     type_error(b.reshape(x, vec![dyn_dim("batch", 8), Dim::Static(5)], label()));
-    let err = b.reshape(x, dims(&[48]), label()).unwrap_err();
-    assert_eq!(err.kind, ErrorKind::NotSupportedError);
+    error_of(b.reshape(x, dims(&[48]), label()), ErrorKind::NotSupportedError);
 }
 
 #[test]
 fn reverse_rules() {
     let mut b = GraphBuilder::new();
     let x = f32_in(&mut b, &[1, 2, 3, 4]);
-    let opts = |axes: Option<Vec<u32>>| ReverseOptions {
-        axes,
-        label: LABEL.into(),
-    };
+    let opts = |axes: Option<Vec<u32>>| labelled!(ReverseOptions { axes });
     assert!(b.reverse(x, opts(None)).is_ok());
     assert!(b.reverse(x, opts(Some(vec![]))).is_ok());
     type_error(b.reverse(x, opts(Some(vec![4]))));
@@ -181,29 +112,17 @@ fn reverse_rules() {
 fn slice_rules() {
     let mut b = GraphBuilder::new();
     let x = f32_in(&mut b, &[3, 4, 5]);
-    let opts = |strides: Option<Vec<u32>>| SliceOptions {
-        strides,
-        label: LABEL.into(),
-    };
-    let y = b
-        .slice(x, vec![0, 1, 2], vec![1, 2, 3], opts(None))
-        .unwrap();
+    let opts = |strides: Option<Vec<u32>>| labelled!(SliceOptions { strides });
+    let y = b.slice(x, vec![0, 1, 2], vec![1, 2, 3], opts(None)).unwrap();
     assert_eq!(shape_of(&b, y), vec![1, 2, 3]);
-    let y = b
-        .slice(x, vec![0, 0, 0], vec![3, 4, 5], opts(Some(vec![2, 3, 1])))
-        .unwrap();
+    let y = b.slice(x, vec![0, 0, 0], vec![3, 4, 5], opts(Some(vec![2, 3, 1]))).unwrap();
     assert_eq!(shape_of(&b, y), vec![2, 2, 5]);
     type_error(b.slice(x, vec![1, 2, 3], vec![1, 1], opts(None)));
     type_error(b.slice(x, vec![1, 2, 1, 3], vec![1, 1, 1], opts(None)));
     type_error(b.slice(x, vec![0, 4, 4], vec![1, 1, 1], opts(None)));
     type_error(b.slice(x, vec![1, 2, 3], vec![1, 0, 1], opts(None)));
     type_error(b.slice(x, vec![0, 1, 2], vec![3, 4, 1], opts(None)));
-    type_error(b.slice(
-        x,
-        vec![1, 2, 3],
-        vec![1, 1, 1],
-        opts(Some(vec![1, 1, 1, 1])),
-    ));
+    type_error(b.slice(x, vec![1, 2, 3], vec![1, 1, 1], opts(Some(vec![1, 1, 1, 1]))));
     type_error(b.slice(x, vec![1, 2, 3], vec![1, 1, 1], opts(Some(vec![0, 0, 0]))));
     type_error(b.slice(x, vec![2, 0, 0], vec![u32::MAX, 1, 1], opts(None)));
     let s = f32_in(&mut b, &[]);
@@ -214,10 +133,7 @@ fn slice_rules() {
 fn split_rules() {
     let mut b = GraphBuilder::new();
     let x = f32_in(&mut b, &[2, 6]);
-    let opts = |axis| SplitOptions {
-        axis,
-        label: LABEL.into(),
-    };
+    let opts = |axis| labelled!(SplitOptions { axis });
     let ys = b.split(x, Splits::Sizes(vec![1, 2, 3]), opts(1)).unwrap();
     let shapes: Vec<Vec<u32>> = ys.iter().map(|&y| shape_of(&b, y)).collect();
     assert_eq!(shapes, vec![vec![2, 1], vec![2, 2], vec![2, 3]]);
@@ -250,10 +166,7 @@ fn tile_rules() {
 fn transpose_rules() {
     let mut b = GraphBuilder::new();
     let x = f32_in(&mut b, &[1, 2, 3, 4]);
-    let opts = |permutation: Option<Vec<u32>>| TransposeOptions {
-        permutation,
-        label: LABEL.into(),
-    };
+    let opts = |permutation: Option<Vec<u32>>| labelled!(TransposeOptions { permutation });
     let y = b.transpose(x, opts(Some(vec![0, 2, 3, 1]))).unwrap();
     assert_eq!(shape_of(&b, y), vec![1, 3, 4, 2]);
     let y = b.transpose(x, opts(None)).unwrap();
@@ -266,11 +179,7 @@ fn transpose_rules() {
 #[test]
 fn triangular_needs_rank_two() {
     let mut b = GraphBuilder::new();
-    let opts = || TriangularOptions {
-        upper: false,
-        diagonal: -3,
-        label: LABEL.into(),
-    };
+    let opts = || labelled!(TriangularOptions { upper: false, diagonal: -3 });
     let v = f32_in(&mut b, &[4]);
     type_error(b.triangular(v, opts()));
     let m = f32_in(&mut b, &[2, 3, 4]);
@@ -286,7 +195,7 @@ fn where_rules() {
     let f = input(&mut b, DataType::Int32, &[1, 4]);
     let y = b.where_(c, t, f, label()).unwrap();
     assert_eq!(shape_of(&b, y), vec![2, 3, 4]);
-    assert_eq!(b.desc(y).unwrap().data_type, DataType::Int32);
+    assert_eq!(desc(&b, y).data_type, DataType::Int32);
     let c32 = f32_in(&mut b, &[2, 4]);
     let t32 = f32_in(&mut b, &[2, 4]);
     type_error(b.where_(c32, t32, t32, label()));

@@ -28,6 +28,33 @@ fn harness(msg: impl Into<String>) -> Stop {
     Stop::Error(format!("harness: {}", msg.into()))
 }
 
+/// Parses one suite file and takes its top-level array `key` (`cases` or `tables`) out of it.
+/// A broken file is reported as its `(load)` case (when selected), giving `None`.
+pub(crate) fn load_file(
+    suite: Suite,
+    file: &str,
+    json: &str,
+    key: &str,
+    selected: &dyn Fn(&str) -> bool,
+    on_result: &mut dyn FnMut(CaseResult),
+) -> Option<(Value, Vec<Value>)> {
+    let mut fail = |message: String| -> Option<(Value, Vec<Value>)> {
+        if selected(&case_key(suite, file, crate::LOAD_CASE)) {
+            let (name, status, message) = (crate::LOAD_CASE.into(), Status::Error, format!("harness: {message}"));
+            on_result(CaseResult { suite, file: file.to_owned(), name, status, message });
+        }
+        None
+    };
+    let mut root: Value = match serde_json::from_str(json) {
+        Ok(v) => v,
+        Err(e) => return fail(format!("invalid JSON: {e}")),
+    };
+    match root.get_mut(key).and_then(Value::as_array_mut).map(std::mem::take) {
+        Some(items) => Some((root, items)),
+        None => fail(format!("the file has no '{key}' array")),
+    }
+}
+
 /// Runs the selected cases of one conformance file (`json` is its text). `selected` gets each
 /// case's key (`conformance/<file>/<name>`); results are handed to `on_result` as they finish.
 pub fn run_file(
@@ -37,32 +64,12 @@ pub fn run_file(
     selected: &dyn Fn(&str) -> bool,
     on_result: &mut dyn FnMut(CaseResult),
 ) {
-    let result = |name: String, status: Status, message: String| CaseResult {
-        suite: Suite::Conformance,
-        file: file.to_owned(),
-        name,
-        status,
-        message,
-    };
-    let root: Value = match serde_json::from_str(json) {
-        Ok(v) => v,
-        Err(e) => {
-            if selected(&case_key(Suite::Conformance, file, crate::LOAD_CASE)) {
-                on_result(result(crate::LOAD_CASE.into(), Status::Error, format!("harness: invalid JSON: {e}")));
-            }
-            return;
-        }
-    };
-    let Some(cases) = root.get("cases").and_then(Value::as_array) else {
-        if selected(&case_key(Suite::Conformance, file, crate::LOAD_CASE)) {
-            on_result(result(crate::LOAD_CASE.into(), Status::Error, "harness: the file has no 'cases' array".into()));
-        }
-        return;
-    };
+    let suite = Suite::Conformance;
+    let Some((_, cases)) = load_file(suite, file, json, "cases", selected, on_result) else { return };
     let limits = op_support_limits(&backend.capabilities());
     for (i, case) in cases.iter().enumerate() {
         let name = case.get("name").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("(case {i})"));
-        if !selected(&case_key(Suite::Conformance, file, &name)) {
+        if !selected(&case_key(suite, file, &name)) {
             continue;
         }
         let (status, message) = crate::guarded(|| match run_case(backend, &limits, case) {
@@ -71,7 +78,7 @@ pub fn run_file(
             Err(Stop::Error(m)) => (Status::Error, m),
             Err(Stop::Fail(m)) => (Status::Fail, m),
         });
-        on_result(result(name, status, message));
+        on_result(CaseResult { suite, file: file.to_owned(), name, status, message });
     }
 }
 

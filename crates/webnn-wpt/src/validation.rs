@@ -10,8 +10,8 @@ use crate::report::{case_key, CaseResult, Status, Suite};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use webnn_core::{
-    check_view_type, op_support_limits, Backend, DataType, Error, ErrorKind, GraphBuilder, OpKind, OpSupportLimits, Operand,
-    OperandDescriptor, ViewType,
+    check_view_type, op_support_limits, Backend, DataType, Error, ErrorKind, GraphBuilder, OpKind, OpSupportLimits,
+    Operand, OperandDescriptor, ViewType,
 };
 
 /// Files whose rows only expect success when the input data types are in
@@ -54,27 +54,12 @@ pub fn run_file(
     selected: &dyn Fn(&str) -> bool,
     on_result: &mut dyn FnMut(CaseResult),
 ) {
-    let result = |name: String, status: Status, message: String| CaseResult {
-        suite: Suite::Validation,
-        file: file.to_owned(),
-        name,
-        status,
-        message,
-    };
-    let load_error = |message: String, on_result: &mut dyn FnMut(CaseResult)| {
-        if selected(&case_key(Suite::Validation, file, crate::LOAD_CASE)) {
-            on_result(result(crate::LOAD_CASE.into(), Status::Error, format!("harness: {message}")));
-        }
-    };
-    let root: Value = match serde_json::from_str(json) {
-        Ok(v) => v,
-        Err(e) => return load_error(format!("invalid JSON: {e}"), on_result),
-    };
-    let Some(tables) = root.get("tables").and_then(Value::as_array) else {
-        return load_error("the file has no 'tables' array".into(), on_result);
+    let suite = Suite::Validation;
+    let Some((root, tables)) = crate::conformance::load_file(suite, file, json, "tables", selected, on_result) else {
+        return;
     };
     let limits = op_support_limits(&backend.capabilities());
-    for table in tables {
+    for table in &tables {
         let calls = table_calls(file, &root, table);
         let rows = table.get("cases").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
         for (i, row) in rows.iter().enumerate() {
@@ -84,14 +69,14 @@ pub fn run_file(
                 .and_then(Value::as_str)
                 .map(str::to_owned)
                 .unwrap_or_else(|| format!("(row {i})"));
-            if !selected(&case_key(Suite::Validation, file, &name)) {
+            if !selected(&case_key(suite, file, &name)) {
                 continue;
             }
             let (status, message) = crate::guarded(|| match row.as_object() {
                 None => (Status::Error, "harness: the row is not an object".into()),
                 Some(row) => run_row(&limits, file, &calls, row),
             });
-            on_result(result(name, status, message));
+            on_result(CaseResult { suite, file: file.to_owned(), name, status, message });
         }
     }
 }

@@ -77,6 +77,21 @@ fn num_directions(direction: RecurrentDirection) -> u32 {
     }
 }
 
+/// Each present operand of `operands` must have the input's data type and shape `shape`.
+fn check_optional(
+    cx: &Ctx,
+    input: &OperandDescriptor,
+    operands: &[(&str, Option<Operand>)],
+    shape: &[Dim],
+) -> Result<()> {
+    for &(slot, operand) in operands {
+        if let Some(d) = check_opt(cx, slot, operand, input)? {
+            expect_shape(slot, d, shape)?;
+        }
+    }
+    Ok(())
+}
+
 /// What gru and lstm share: the input's sizes and the numbers derived from the options.
 struct Sequence<'a> {
     input: &'a OperandDescriptor,
@@ -85,15 +100,34 @@ struct Sequence<'a> {
     hidden: Dim,
 }
 
+impl Sequence<'_> {
+    /// « numDirections, batchSize, hiddenSize »: every state's shape.
+    fn state_shape(&self) -> [Dim; 3] {
+        [self.num_directions.clone(), self.batch.clone(), self.hidden.clone()]
+    }
+
+    /// `states` outputs of the state shape, then the output sequence « steps, numDirections,
+    /// batchSize, hiddenSize » if `return_sequence`.
+    fn outputs(&self, cx: &Ctx, states: usize, steps: u32, return_sequence: bool) -> Result<Vec<OperandDescriptor>> {
+        let mut outs = vec![desc(self.input.data_type, self.state_shape().to_vec()); states];
+        if return_sequence {
+            let mut seq = vec![Dim::Static(steps)];
+            seq.extend(self.state_shape());
+            outs.push(desc(self.input.data_type, seq));
+        }
+        for (i, d) in outs.iter().enumerate() {
+            cx.check_desc(&format!("output{i}"), d)?;
+        }
+        Ok(outs)
+    }
+}
+
 /// The common steps of gru and lstm up to the weights' shapes: data types and ranks of input,
 /// weight and recurrentWeight, `steps` against input.shape[0], and the weight shapes
 /// « numDirections, gates * hiddenSize, inputSize | hiddenSize ».
-#[allow(clippy::too_many_arguments)]
 fn check_sequence<'a>(
     cx: &Ctx<'a>,
-    input: Operand,
-    weight: Operand,
-    recurrent_weight: Operand,
+    [input, weight, recurrent_weight]: [Operand; 3],
     steps: u32,
     hidden_size: u32,
     gates: u32,
@@ -128,57 +162,57 @@ fn check_sequence<'a>(
     Ok(Sequence { input, batch, num_directions, hidden })
 }
 
+/// The common steps of gruCell and lstmCell: data types of input, weight, recurrentWeight and
+/// the `states`; the shapes « gates * hiddenSize, inputSize | hiddenSize » of the weights and
+/// « batchSize, hiddenSize » of the states; hiddenSize; then bias and recurrentBias
+/// « gates * hiddenSize ». Gives the input and the state shape.
+fn check_cell<'a>(
+    cx: &Ctx<'a>,
+    [input, weight, recurrent_weight]: [Operand; 3],
+    states: &[(&str, Operand)],
+    [bias, recurrent_bias]: [Option<Operand>; 2],
+    hidden_size: u32,
+    gates: u32,
+) -> Result<(&'a OperandDescriptor, [Dim; 2])> {
+    let input = cx.check("input", input)?;
+    let weight = check_like(cx, "weight", weight, input)?;
+    let recurrent_weight = check_like(cx, "recurrentWeight", recurrent_weight, input)?;
+    let state_descs =
+        states.iter().map(|&(slot, o)| Ok((slot, check_like(cx, slot, o, input)?))).collect::<Result<Vec<_>>>()?;
+    let batch = input.shape[0].clone();
+    let input_size = input.shape[1].clone();
+    let gate = gate_dim(gates, hidden_size)?;
+    let hidden = Dim::Static(hidden_size);
+    expect_shape("weight", weight, &[gate.clone(), input_size])?;
+    expect_shape("recurrentWeight", recurrent_weight, &[gate.clone(), hidden.clone()])?;
+    let state_shape = [batch, hidden];
+    for (slot, d) in state_descs {
+        expect_shape(slot, d, &state_shape)?;
+    }
+    check_hidden_size(2 * gates as u64, hidden_size)?;
+    check_optional(cx, input, &[("bias", bias), ("recurrentBias", recurrent_bias)], &[gate])?;
+    Ok((input, state_shape))
+}
+
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru>
 pub(super) fn gru(cx: &Ctx, op: &Gru) -> Result<Vec<OperandDescriptor>> {
     let o = &op.options;
     let h = op.hidden_size;
-    let s = check_sequence(cx, op.input, op.weight, op.recurrent_weight, op.steps, h, 3, o.direction)?;
+    let s = check_sequence(cx, [op.input, op.weight, op.recurrent_weight], op.steps, h, 3, o.direction)?;
     check_hidden_size(6, h)?;
-    let bias_shape = [s.num_directions.clone(), gate_dim(3, h)?];
-    for (slot, operand) in [("bias", o.bias), ("recurrentBias", o.recurrent_bias)] {
-        if let Some(d) = check_opt(cx, slot, operand, s.input)? {
-            expect_shape(slot, d, &bias_shape)?;
-        }
-    }
-    let state_shape = [s.num_directions.clone(), s.batch.clone(), s.hidden.clone()];
-    if let Some(d) = check_opt(cx, "initialHiddenState", o.initial_hidden_state, s.input)? {
-        expect_shape("initialHiddenState", d, &state_shape)?;
-    }
+    let biases = [("bias", o.bias), ("recurrentBias", o.recurrent_bias)];
+    check_optional(cx, s.input, &biases, &[s.num_directions.clone(), gate_dim(3, h)?])?;
+    check_optional(cx, s.input, &[("initialHiddenState", o.initial_hidden_state)], &s.state_shape())?;
     check_activations(o.activations.as_deref(), 2)?;
-    let mut outs = vec![desc(s.input.data_type, state_shape.to_vec())];
-    cx.check_desc("output0", &outs[0])?;
-    if o.return_sequence {
-        let mut seq = vec![Dim::Static(op.steps)];
-        seq.extend(state_shape);
-        let d = desc(s.input.data_type, seq);
-        cx.check_desc("output1", &d)?;
-        outs.push(d);
-    }
-    Ok(outs)
+    s.outputs(cx, 1, op.steps, o.return_sequence)
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell>
 pub(super) fn gru_cell(cx: &Ctx, op: &GruCell) -> Result<OperandDescriptor> {
     let o = &op.options;
-    let h = op.hidden_size;
-    let input = cx.check("input", op.input)?;
-    let weight = check_like(cx, "weight", op.weight, input)?;
-    let recurrent_weight = check_like(cx, "recurrentWeight", op.recurrent_weight, input)?;
-    let hidden_state = check_like(cx, "hiddenState", op.hidden_state, input)?;
-    let batch = input.shape[0].clone();
-    let input_size = input.shape[1].clone();
-    let gate = gate_dim(3, h)?;
-    let hidden = Dim::Static(h);
-    expect_shape("weight", weight, &[gate.clone(), input_size])?;
-    expect_shape("recurrentWeight", recurrent_weight, &[gate.clone(), hidden.clone()])?;
-    let state_shape = [batch, hidden];
-    expect_shape("hiddenState", hidden_state, &state_shape)?;
-    check_hidden_size(6, h)?;
-    for (slot, operand) in [("bias", o.bias), ("recurrentBias", o.recurrent_bias)] {
-        if let Some(d) = check_opt(cx, slot, operand, input)? {
-            expect_shape(slot, d, std::slice::from_ref(&gate))?;
-        }
-    }
+    let weights = [op.input, op.weight, op.recurrent_weight];
+    let states = [("hiddenState", op.hidden_state)];
+    let (input, state_shape) = check_cell(cx, weights, &states, [o.bias, o.recurrent_bias], op.hidden_size, 3)?;
     check_activations(o.activations.as_deref(), 2)?;
     let out = desc(input.data_type, state_shape.to_vec());
     cx.check_desc("output", &out)?;
@@ -189,66 +223,26 @@ pub(super) fn gru_cell(cx: &Ctx, op: &GruCell) -> Result<OperandDescriptor> {
 pub(super) fn lstm(cx: &Ctx, op: &Lstm) -> Result<Vec<OperandDescriptor>> {
     let o = &op.options;
     let h = op.hidden_size;
-    let s = check_sequence(cx, op.input, op.weight, op.recurrent_weight, op.steps, h, 4, o.direction)?;
+    let s = check_sequence(cx, [op.input, op.weight, op.recurrent_weight], op.steps, h, 4, o.direction)?;
     check_hidden_size(8, h)?;
-    let bias_shape = [s.num_directions.clone(), gate_dim(4, h)?];
-    for (slot, operand) in [("bias", o.bias), ("recurrentBias", o.recurrent_bias)] {
-        if let Some(d) = check_opt(cx, slot, operand, s.input)? {
-            expect_shape(slot, d, &bias_shape)?;
-        }
-    }
-    if let Some(d) = check_opt(cx, "peepholeWeight", o.peephole_weight, s.input)? {
-        expect_shape("peepholeWeight", d, &[s.num_directions.clone(), gate_dim(3, h)?])?;
-    }
-    let state_shape = [s.num_directions.clone(), s.batch.clone(), s.hidden.clone()];
+    let biases = [("bias", o.bias), ("recurrentBias", o.recurrent_bias)];
+    check_optional(cx, s.input, &biases, &[s.num_directions.clone(), gate_dim(4, h)?])?;
+    let peephole = [("peepholeWeight", o.peephole_weight)];
+    check_optional(cx, s.input, &peephole, &[s.num_directions.clone(), gate_dim(3, h)?])?;
     let states = [("initialHiddenState", o.initial_hidden_state), ("initialCellState", o.initial_cell_state)];
-    for (slot, operand) in states {
-        if let Some(d) = check_opt(cx, slot, operand, s.input)? {
-            expect_shape(slot, d, &state_shape)?;
-        }
-    }
+    check_optional(cx, s.input, &states, &s.state_shape())?;
     check_activations(o.activations.as_deref(), 3)?;
-    let state = desc(s.input.data_type, state_shape.to_vec());
-    cx.check_desc("output0", &state)?;
-    cx.check_desc("output1", &state)?;
-    let mut outs = vec![state.clone(), state];
-    if o.return_sequence {
-        let mut seq = vec![Dim::Static(op.steps)];
-        seq.extend(state_shape);
-        let d = desc(s.input.data_type, seq);
-        cx.check_desc("output2", &d)?;
-        outs.push(d);
-    }
-    Ok(outs)
+    s.outputs(cx, 2, op.steps, o.return_sequence)
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell>
 pub(super) fn lstm_cell(cx: &Ctx, op: &LstmCell) -> Result<Vec<OperandDescriptor>> {
     let o = &op.options;
     let h = op.hidden_size;
-    let input = cx.check("input", op.input)?;
-    let weight = check_like(cx, "weight", op.weight, input)?;
-    let recurrent_weight = check_like(cx, "recurrentWeight", op.recurrent_weight, input)?;
-    let hidden_state = check_like(cx, "hiddenState", op.hidden_state, input)?;
-    let cell_state = check_like(cx, "cellState", op.cell_state, input)?;
-    let batch = input.shape[0].clone();
-    let input_size = input.shape[1].clone();
-    let gate = gate_dim(4, h)?;
-    let hidden = Dim::Static(h);
-    expect_shape("weight", weight, &[gate.clone(), input_size])?;
-    expect_shape("recurrentWeight", recurrent_weight, &[gate.clone(), hidden.clone()])?;
-    let state_shape = [batch, hidden];
-    expect_shape("hiddenState", hidden_state, &state_shape)?;
-    expect_shape("cellState", cell_state, &state_shape)?;
-    check_hidden_size(8, h)?;
-    for (slot, operand) in [("bias", o.bias), ("recurrentBias", o.recurrent_bias)] {
-        if let Some(d) = check_opt(cx, slot, operand, input)? {
-            expect_shape(slot, d, std::slice::from_ref(&gate))?;
-        }
-    }
-    if let Some(d) = check_opt(cx, "peepholeWeight", o.peephole_weight, input)? {
-        expect_shape("peepholeWeight", d, &[gate_dim(3, h)?])?;
-    }
+    let weights = [op.input, op.weight, op.recurrent_weight];
+    let states = [("hiddenState", op.hidden_state), ("cellState", op.cell_state)];
+    let (input, state_shape) = check_cell(cx, weights, &states, [o.bias, o.recurrent_bias], h, 4)?;
+    check_optional(cx, input, &[("peepholeWeight", o.peephole_weight)], &[gate_dim(3, h)?])?;
     check_activations(o.activations.as_deref(), 3)?;
     let state = desc(input.data_type, state_shape.to_vec());
     cx.check_desc("output0", &state)?;

@@ -7,33 +7,15 @@
 
 use crate::eval::Cx;
 use crate::tensor::Tensor;
+use std::ops::Range;
 use webnn_core::ops::*;
-use webnn_core::Result;
+use webnn_core::{Operand, Result};
 
 /// Reorders a 4-D array: axis `k` of the result is axis `perm[k]` of `src` (shape `shape`).
-pub(crate) fn permute4<T: Copy>(
-    src: &[T],
-    shape: [usize; 4],
-    perm: [usize; 4],
-) -> (Vec<T>, [usize; 4]) {
-    let strides = [
-        shape[1] * shape[2] * shape[3],
-        shape[2] * shape[3],
-        shape[3],
-        1,
-    ];
-    let out_shape = [
-        shape[perm[0]],
-        shape[perm[1]],
-        shape[perm[2]],
-        shape[perm[3]],
-    ];
-    let s = [
-        strides[perm[0]],
-        strides[perm[1]],
-        strides[perm[2]],
-        strides[perm[3]],
-    ];
+pub(crate) fn permute4<T: Copy>(src: &[T], shape: [usize; 4], perm: [usize; 4]) -> (Vec<T>, [usize; 4]) {
+    let strides = [shape[1] * shape[2] * shape[3], shape[2] * shape[3], shape[3], 1];
+    let out_shape = [shape[perm[0]], shape[perm[1]], shape[perm[2]], shape[perm[3]]];
+    let s = [strides[perm[0]], strides[perm[1]], strides[perm[2]], strides[perm[3]]];
     if perm == [0, 1, 2, 3] {
         return (src.to_vec(), out_shape);
     }
@@ -75,12 +57,7 @@ pub(crate) fn shape4(shape: &[usize]) -> [usize; 4] {
 }
 
 /// The `k` in `0..count` for which `k * stride + offset` lies in `0..limit`, as a range.
-pub(crate) fn span(
-    offset: i64,
-    stride: usize,
-    limit: usize,
-    count: usize,
-) -> std::ops::Range<usize> {
+pub(crate) fn span(offset: i64, stride: usize, limit: usize, count: usize) -> std::ops::Range<usize> {
     let s = stride.max(1) as i64;
     // Smallest k with k*s + offset >= 0, largest k with k*s + offset <= limit - 1.
     let lo = (-offset).div_euclid(s) + i64::from((-offset).rem_euclid(s) != 0);
@@ -112,12 +89,7 @@ impl Geometry {
             Some(p) if p.len() == 4 => (p[0] as i64, p[2] as i64),
             _ => (0, 0),
         };
-        Geometry {
-            pad_top,
-            pad_left,
-            strides: two(strides),
-            dilations: two(dilations),
-        }
+        Geometry { pad_top, pad_left, strides: two(strides), dilations: two(dilations) }
     }
 }
 
@@ -126,9 +98,7 @@ fn axpy(y: &mut [f64], a: f64, x: &[f64], stride: usize) {
     if stride == 1 {
         y.iter_mut().zip(x).for_each(|(y, x)| *y += a * x);
     } else {
-        y.iter_mut()
-            .zip(x.iter().step_by(stride))
-            .for_each(|(y, x)| *y += a * x);
+        y.iter_mut().zip(x.iter().step_by(stride)).for_each(|(y, x)| *y += a * x);
     }
 }
 
@@ -137,21 +107,12 @@ fn scatter_axpy(y: &mut [f64], a: f64, x: &[f64], stride: usize) {
     if stride == 1 {
         y.iter_mut().zip(x).for_each(|(y, x)| *y += a * x);
     } else {
-        y.iter_mut()
-            .step_by(stride)
-            .zip(x)
-            .for_each(|(y, x)| *y += a * x);
+        y.iter_mut().step_by(stride).zip(x).for_each(|(y, x)| *y += a * x);
     }
 }
 
 /// Adds the bias per channel of an NCHW buffer, permutes it to `layout` and rounds once.
-fn finish(
-    cx: &Cx,
-    mut y: Vec<f64>,
-    shape: [usize; 4],
-    bias: Option<&Tensor>,
-    layout: InputLayout,
-) -> Result<Tensor> {
+fn finish(cx: &Cx, mut y: Vec<f64>, shape: [usize; 4], bias: Option<&Tensor>, layout: InputLayout) -> Result<Tensor> {
     if let Some(bias) = bias {
         let b = bias.to_f64();
         let plane = shape[2] * shape[3];
@@ -165,33 +126,82 @@ fn finish(
 }
 
 /// Output height and width from the output shape inferred at build.
-fn out_hw(cx: &Cx, layout: InputLayout) -> (usize, usize) {
+pub(crate) fn out_hw(cx: &Cx, layout: InputLayout) -> [usize; 2] {
     let s = shape4(&cx.out_shape(0));
     match layout {
-        InputLayout::Nchw => (s[2], s[3]),
-        InputLayout::Nhwc => (s[1], s[2]),
+        InputLayout::Nchw => [s[2], s[3]],
+        InputLayout::Nhwc => [s[1], s[2]],
+    }
+}
+
+/// What both convolutions start from: the input as NCHW and the filter in its canonical
+/// layout (OIHW for conv2d, IOHW for convTranspose2d), both as f64, with their shapes.
+struct ConvOperands<'a> {
+    x: Vec<f64>,
+    x_shape: [usize; 4],
+    f: Vec<f64>,
+    f_shape: [usize; 4],
+    bias: Option<&'a Tensor>,
+    out_hw: [usize; 2],
+}
+
+fn conv_operands<'a>(
+    cx: &Cx<'a>,
+    [input, filter]: [Operand; 2],
+    bias: Option<Operand>,
+    layout: InputLayout,
+    filter_perm: [usize; 4],
+) -> Result<ConvOperands<'a>> {
+    let (input, filter) = (cx.t(input)?, cx.t(filter)?);
+    let (x, x_shape) = permute4(&input.to_f64(), shape4(&input.shape), to_nchw(layout));
+    let (f, f_shape) = permute4(&filter.to_f64(), shape4(&filter.shape), filter_perm);
+    Ok(ConvOperands { x, x_shape, f, f_shape, bias: cx.opt(bias)?, out_hw: out_hw(cx, layout) })
+}
+
+/// Walks the filter taps `(r, q)` linking one plane pair of a convolution: position `k` of the
+/// dense plane (`dense_hw`; the output for conv2d, the input for convTranspose2d) meets
+/// position `k * stride + tap * dilation - pad` of the strided plane (`strided_hw`). For each
+/// tap, with weight `weight(r, q)`, and each row pair it links, calls
+/// `row(weight, dense_row, strided_row, dense_cols, strided_col0)`: the in-bounds dense columns
+/// and the strided column the first of them meets.
+fn for_each_tap(
+    g: &Geometry,
+    [kh, kw]: [usize; 2],
+    [dh, dw]: [usize; 2],
+    [sh, sw]: [usize; 2],
+    weight: impl Fn(usize, usize) -> f64,
+    mut row: impl FnMut(f64, usize, usize, Range<usize>, usize),
+) {
+    for r in 0..kh {
+        let row_off = (r * g.dilations[0]) as i64 - g.pad_top;
+        let rows = span(row_off, g.strides[0], sh, dh);
+        for q in 0..kw {
+            let col_off = (q * g.dilations[1]) as i64 - g.pad_left;
+            let cols = span(col_off, g.strides[1], sw, dw);
+            if cols.is_empty() {
+                continue;
+            }
+            let wv = weight(r, q);
+            let col0 = ((cols.start * g.strides[1]) as i64 + col_off) as usize;
+            for k in rows.clone() {
+                let strided_row = ((k * g.strides[0]) as i64 + row_off) as usize;
+                row(wv, k, strided_row, cols.clone(), col0);
+            }
+        }
     }
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d>
 pub fn conv2d(cx: &Cx, op: &Conv2d) -> Result<Tensor> {
     let o = &op.options;
-    let input = cx.t(op.input)?;
-    let filter = cx.t(op.filter)?;
-    let bias = cx.opt(o.bias)?;
-    let (x, [n, c, h, w]) = permute4(
-        &input.to_f64(),
-        shape4(&input.shape),
-        to_nchw(o.input_layout),
-    );
     let filter_perm = match o.filter_layout {
         Conv2dFilterLayout::Oihw => [0, 1, 2, 3],
         Conv2dFilterLayout::Hwio => [3, 2, 0, 1],
         Conv2dFilterLayout::Ohwi => [0, 3, 1, 2],
         Conv2dFilterLayout::Ihwo => [3, 0, 1, 2],
     };
-    let (f, [oc, icg, kh, kw]) = permute4(&filter.to_f64(), shape4(&filter.shape), filter_perm);
-    let (oh, ow) = out_hw(cx, o.input_layout);
+    let p = conv_operands(cx, [op.input, op.filter], o.bias, o.input_layout, filter_perm)?;
+    let ([n, c, h, w], [oc, icg, kh, kw], [oh, ow]) = (p.x_shape, p.f_shape, p.out_hw);
     let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
     let groups = (o.groups as usize).max(1);
     let ocg = (oc / groups).max(1);
@@ -205,51 +215,29 @@ pub fn conv2d(cx: &Cx, op: &Conv2d) -> Result<Tensor> {
                 if in_c >= c {
                     continue;
                 }
-                let x_plane = &x[(b * c + in_c) * h * w..][..h * w];
-                for r in 0..kh {
-                    let row_off = (r * g.dilations[0]) as i64 - g.pad_top;
-                    let rows = span(row_off, g.strides[0], h, oh);
-                    for q in 0..kw {
-                        let wv = f[((out_c * icg + i) * kh + r) * kw + q];
-                        let col_off = (q * g.dilations[1]) as i64 - g.pad_left;
-                        let cols = span(col_off, g.strides[1], w, ow);
-                        if cols.is_empty() {
-                            continue;
-                        }
-                        let ix0 = ((cols.start * g.strides[1]) as i64 + col_off) as usize;
-                        for oy in rows.clone() {
-                            let iy = ((oy * g.strides[0]) as i64 + row_off) as usize;
-                            let x_row = &x_plane[iy * w..][..w];
-                            let y_row = &mut y_plane[oy * ow..][..ow];
-                            axpy(&mut y_row[cols.clone()], wv, &x_row[ix0..], g.strides[1]);
-                        }
-                    }
-                }
+                let x_plane = &p.x[(b * c + in_c) * h * w..][..h * w];
+                let weight = |r, q| p.f[((out_c * icg + i) * kh + r) * kw + q];
+                for_each_tap(&g, [kh, kw], [oh, ow], [h, w], weight, |wv, oy, iy, cols, ix0| {
+                    let x_row = &x_plane[iy * w..][..w];
+                    axpy(&mut y_plane[oy * ow..][..ow][cols], wv, &x_row[ix0..], g.strides[1]);
+                });
             }
         }
     }
-    finish(cx, y, [n, oc, oh, ow], bias, o.input_layout)
+    finish(cx, y, [n, oc, oh, ow], p.bias, o.input_layout)
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d>: every input element
 /// scatters `value * filter` into the output window it maps to.
 pub fn conv_transpose2d(cx: &Cx, op: &ConvTranspose2d) -> Result<Tensor> {
     let o = &op.options;
-    let input = cx.t(op.input)?;
-    let filter = cx.t(op.filter)?;
-    let bias = cx.opt(o.bias)?;
-    let (x, [n, c, h, w]) = permute4(
-        &input.to_f64(),
-        shape4(&input.shape),
-        to_nchw(o.input_layout),
-    );
     let filter_perm = match o.filter_layout {
         ConvTranspose2dFilterLayout::Iohw => [0, 1, 2, 3],
         ConvTranspose2dFilterLayout::Hwoi => [3, 2, 0, 1],
         ConvTranspose2dFilterLayout::Ohwi => [3, 0, 1, 2],
     };
-    let (f, [_, ocg, kh, kw]) = permute4(&filter.to_f64(), shape4(&filter.shape), filter_perm);
-    let (oh, ow) = out_hw(cx, o.input_layout);
+    let p = conv_operands(cx, [op.input, op.filter], o.bias, o.input_layout, filter_perm)?;
+    let ([n, c, h, w], [_, ocg, kh, kw], [oh, ow]) = (p.x_shape, p.f_shape, p.out_hw);
     let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
     let groups = (o.groups as usize).max(1);
     let oc = ocg * groups;
@@ -264,36 +252,17 @@ pub fn conv_transpose2d(cx: &Cx, op: &ConvTranspose2d) -> Result<Tensor> {
                 let y_plane = &mut y[(b * oc + out_c) * oh * ow..][..oh * ow];
                 for i in 0..icg {
                     let in_c = group * icg + i;
-                    let x_plane = &x[(b * c + in_c) * h * w..][..h * w];
-                    for r in 0..kh {
-                        let row_off = (r * g.dilations[0]) as i64 - g.pad_top;
-                        let rows = span(row_off, g.strides[0], oh, h);
-                        for q in 0..kw {
-                            let wv = f[((in_c * ocg + oc_l) * kh + r) * kw + q];
-                            let col_off = (q * g.dilations[1]) as i64 - g.pad_left;
-                            let cols = span(col_off, g.strides[1], ow, w);
-                            if cols.is_empty() {
-                                continue;
-                            }
-                            let ox0 = ((cols.start * g.strides[1]) as i64 + col_off) as usize;
-                            for iy in rows.clone() {
-                                let oy = ((iy * g.strides[0]) as i64 + row_off) as usize;
-                                let x_row = &x_plane[iy * w..][..w];
-                                let y_row = &mut y_plane[oy * ow..][..ow];
-                                scatter_axpy(
-                                    &mut y_row[ox0..],
-                                    wv,
-                                    &x_row[cols.clone()],
-                                    g.strides[1],
-                                );
-                            }
-                        }
-                    }
+                    let x_plane = &p.x[(b * c + in_c) * h * w..][..h * w];
+                    let weight = |r, q| p.f[((in_c * ocg + oc_l) * kh + r) * kw + q];
+                    for_each_tap(&g, [kh, kw], [h, w], [oh, ow], weight, |wv, iy, oy, cols, ox0| {
+                        let x_row = &x_plane[iy * w..][..w];
+                        scatter_axpy(&mut y_plane[oy * ow..][..ow][ox0..], wv, &x_row[cols], g.strides[1]);
+                    });
                 }
             }
         }
     }
-    finish(cx, y, [n, oc, oh, ow], bias, o.input_layout)
+    finish(cx, y, [n, oc, oh, ow], p.bias, o.input_layout)
 }
 
 #[cfg(test)]
@@ -313,10 +282,7 @@ mod tests {
                             })
                             .collect();
                         let got: Vec<usize> = span(offset, stride, limit, count).collect();
-                        assert_eq!(
-                            got, want,
-                            "offset {offset} stride {stride} limit {limit} count {count}"
-                        );
+                        assert_eq!(got, want, "offset {offset} stride {stride} limit {limit} count {count}");
                     }
                 }
             }
@@ -328,9 +294,7 @@ mod tests {
     use webnn_core::{DataType, GraphBuilder, Operand, OperandDescriptor};
 
     fn data(n: usize, seed: usize) -> Vec<f64> {
-        (0..n)
-            .map(|i| ((i * 7 + seed * 13) % 17) as f64 - 8.0)
-            .collect()
+        (0..n).map(|i| ((i * 7 + seed * 13) % 17) as f64 - 8.0).collect()
     }
 
     /// Builds `f(builder, x, filter)` over an NCHW input and an OIHW/IOHW constant filter and runs it.
@@ -341,42 +305,19 @@ mod tests {
     ) -> Tensor {
         let u = |s: [usize; 4]| s.map(|d| d as u32);
         let mut b = GraphBuilder::new();
-        let x = b
-            .input("x", OperandDescriptor::new(DataType::Float32, &u(x_shape)))
-            .unwrap();
-        let ft = Tensor::from_f64(
-            DataType::Float32,
-            f_shape.to_vec(),
-            &data(f_shape.iter().product(), 1),
-        );
-        let filter = b
-            .constant(
-                OperandDescriptor::new(DataType::Float32, &u(f_shape)),
-                ft.to_bytes(),
-            )
-            .unwrap();
+        let x = b.input("x", OperandDescriptor::new(DataType::Float32, &u(x_shape))).unwrap();
+        let ft = Tensor::from_f64(DataType::Float32, f_shape.to_vec(), &data(f_shape.iter().product(), 1));
+        let filter = b.constant(OperandDescriptor::new(DataType::Float32, &u(f_shape)), ft.to_bytes()).unwrap();
         let y = f(&mut b, x, filter);
         let g = CpuGraph::new(b.build(&[("y", y)]).unwrap()).unwrap();
-        let xt = Tensor::from_f64(
-            DataType::Float32,
-            x_shape.to_vec(),
-            &data(x_shape.iter().product(), 0),
-        );
+        let xt = Tensor::from_f64(DataType::Float32, x_shape.to_vec(), &data(x_shape.iter().product(), 0));
         let mut feeds = HashMap::new();
         feeds.insert("x".to_owned(), xt);
         g.run(&feeds).unwrap().remove(0).1
     }
 
     /// (input [n,c,h,w], filter spatial, groups, out channels, padding, strides, dilations)
-    type Case = (
-        [usize; 4],
-        [usize; 2],
-        usize,
-        usize,
-        [u32; 4],
-        [u32; 2],
-        [u32; 2],
-    );
+    type Case = ([usize; 4], [usize; 2], usize, usize, [u32; 4], [u32; 2], [u32; 2]);
     const CASES: &[Case] = &[
         ([1, 2, 7, 6], [3, 2], 1, 3, [1, 0, 2, 1], [2, 1], [1, 2]),
         ([2, 4, 5, 5], [2, 3], 2, 4, [0, 1, 1, 0], [1, 3], [2, 1]),
@@ -397,19 +338,10 @@ mod tests {
             };
             let y = run(xs, fs, |b, x, f| b.conv2d(x, f, opts).unwrap());
             let [_, _, oh, ow] = shape4(&y.shape);
-            let (x, f, got) = (
-                data(xs.iter().product(), 0),
-                data(fs.iter().product(), 1),
-                y.to_f64(),
-            );
+            let (x, f, got) = (data(xs.iter().product(), 0), data(fs.iter().product(), 1), y.to_f64());
             let [n, c, h, w] = xs;
             for (idx, &g) in got.iter().enumerate() {
-                let (b, o, oy, ox) = (
-                    idx / (oc * oh * ow),
-                    idx / (oh * ow) % oc,
-                    idx / ow % oh,
-                    idx % ow,
-                );
+                let (b, o, oy, ox) = (idx / (oc * oh * ow), idx / (oh * ow) % oc, idx / ow % oh, idx % ow);
                 let mut want = 0.0;
                 for i in 0..icg {
                     for r in 0..kh {
@@ -456,18 +388,11 @@ mod tests {
                             for ix in 0..w {
                                 for r in 0..kh {
                                     for q in 0..kw {
-                                        let oy = (iy * s[0] as usize + r * d[0] as usize) as i64
-                                            - p[0] as i64;
-                                        let ox = (ix * s[1] as usize + q * d[1] as usize) as i64
-                                            - p[2] as i64;
-                                        if oy >= 0
-                                            && ox >= 0
-                                            && (oy as usize) < oh
-                                            && (ox as usize) < ow
-                                        {
+                                        let oy = (iy * s[0] as usize + r * d[0] as usize) as i64 - p[0] as i64;
+                                        let ox = (ix * s[1] as usize + q * d[1] as usize) as i64 - p[2] as i64;
+                                        if oy >= 0 && ox >= 0 && (oy as usize) < oh && (ox as usize) < ow {
                                             let o = group * ocg + ol;
-                                            want[((b * oc + o) * oh + oy as usize) * ow
-                                                + ox as usize] += x
+                                            want[((b * oc + o) * oh + oy as usize) * ow + ox as usize] += x
                                                 [((b * c + ic) * h + iy) * w + ix]
                                                 * f[((ic * ocg + ol) * kh + r) * kw + q];
                                         }

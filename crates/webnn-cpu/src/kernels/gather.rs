@@ -35,29 +35,22 @@ pub fn gather(cx: &Cx, op: &Gather) -> Result<Tensor> {
     Ok(Tensor::new(cx.out_shape(0), input.data.gather(&map)))
 }
 
-/// For each element of a tensor shaped like `indices_shape` (the input's shape but along
-/// `axis`), the flat input index it addresses: its own coordinates with the one along `axis`
-/// replaced by its index value.
-fn element_targets(
-    input_shape: &[usize],
-    indices_shape: &[usize],
-    indices: &[i128],
-    axis: usize,
-) -> Vec<usize> {
+/// gatherElements/scatterElements: for each element of `indices` (shaped like the input but
+/// along `axis`), the flat input index it addresses: its own coordinates with the one along
+/// `axis` replaced by its index value.
+fn element_targets(input: &Tensor, indices: &Tensor, axis: u32) -> Vec<usize> {
+    let (input_shape, indices_shape, axis) = (&input.shape, &indices.shape, axis as usize);
     let in_strides = strides(input_shape);
     let idx_strides = strides(indices_shape);
     let n = input_shape[axis];
     indices
+        .to_i128()
         .iter()
         .enumerate()
         .map(|(k, &i)| {
             let mut src = 0;
             for d in 0..indices_shape.len() {
-                let c = if d == axis {
-                    resolve(i, n)
-                } else {
-                    k / idx_strides[d] % indices_shape[d]
-                };
+                let c = if d == axis { resolve(i, n) } else { k / idx_strides[d] % indices_shape[d] };
                 src += c * in_strides[d];
             }
             src
@@ -68,57 +61,35 @@ fn element_targets(
 pub fn gather_elements(cx: &Cx, op: &Gather) -> Result<Tensor> {
     let input = cx.t(op.input)?;
     let indices = cx.t(op.indices)?;
-    let map = element_targets(
-        &input.shape,
-        &indices.shape,
-        &indices.to_i128(),
-        op.options.axis as usize,
-    );
+    let map = element_targets(input, indices, op.options.axis);
     Ok(Tensor::new(indices.shape.clone(), input.data.gather(&map)))
 }
 
-/// gatherND/scatterND: for each coordinate tuple (the last indices dimension), the flat
-/// input offset of the slice it addresses, and the slice length.
-fn nd_offsets(input_shape: &[usize], indices: &Tensor) -> (Vec<usize>, usize) {
+/// gatherND/scatterND: the flat input indices of the slices the coordinate tuples (the last
+/// indices dimension) address, slice after slice.
+fn nd_targets(input_shape: &[usize], indices: &Tensor) -> Vec<usize> {
     let q = indices.shape.last().copied().unwrap_or(1);
     let in_strides = strides(input_shape);
     let slice: usize = input_shape[q..].iter().product();
     let values = indices.to_i128();
-    let offsets = values
-        .chunks_exact(q.max(1))
-        .map(|coords| {
-            coords
-                .iter()
-                .take(q)
-                .enumerate()
-                .map(|(d, &c)| resolve(c, input_shape[d]) * in_strides[d])
-                .sum()
-        })
-        .collect();
-    (offsets, slice)
+    let offsets = values.chunks_exact(q.max(1)).map(|coords| {
+        coords.iter().take(q).enumerate().map(|(d, &c)| resolve(c, input_shape[d]) * in_strides[d]).sum::<usize>()
+    });
+    offsets.flat_map(|off| off..off + slice).collect()
 }
 
 pub fn gather_nd(cx: &Cx, op: &GatherNd) -> Result<Tensor> {
     let input = cx.t(op.input)?;
-    let indices = cx.t(op.indices)?;
-    let (offsets, slice) = nd_offsets(&input.shape, indices);
-    let mut map = Vec::with_capacity(offsets.len() * slice);
-    for off in offsets {
-        map.extend(off..off + slice);
-    }
+    let map = nd_targets(&input.shape, cx.t(op.indices)?);
     Ok(Tensor::new(cx.out_shape(0), input.data.gather(&map)))
 }
 
 /// The input with `updates[k]` written at `targets[k]`, in order (a later update to the same
 /// element wins): the identity map with the targets redirected to the updates, which follow
 /// the input's elements.
-fn scatter(
-    input: &Tensor,
-    updates: &Tensor,
-    targets: impl Iterator<Item = usize>,
-) -> Result<Tensor> {
+fn scatter(input: &Tensor, updates: &Tensor, targets: &[usize]) -> Result<Tensor> {
     let mut map: Vec<usize> = (0..input.len()).collect();
-    for (k, t) in targets.enumerate() {
+    for (k, &t) in targets.iter().enumerate() {
         map[t] = input.len() + k;
     }
     let data = joined(&[&input.data, &updates.data])?;
@@ -127,27 +98,14 @@ fn scatter(
 
 pub fn scatter_elements(cx: &Cx, op: &ScatterElements) -> Result<Tensor> {
     let input = cx.t(op.input)?;
-    let indices = cx.t(op.indices)?;
-    let updates = cx.t(op.updates)?;
-    let targets = element_targets(
-        &input.shape,
-        &indices.shape,
-        &indices.to_i128(),
-        op.options.axis as usize,
-    );
-    scatter(input, updates, targets.into_iter())
+    let targets = element_targets(input, cx.t(op.indices)?, op.options.axis);
+    scatter(input, cx.t(op.updates)?, &targets)
 }
 
 pub fn scatter_nd(cx: &Cx, op: &ScatterNd) -> Result<Tensor> {
     let input = cx.t(op.input)?;
-    let indices = cx.t(op.indices)?;
-    let updates = cx.t(op.updates)?;
-    let (offsets, slice) = nd_offsets(&input.shape, indices);
-    scatter(
-        input,
-        updates,
-        offsets.into_iter().flat_map(|off| off..off + slice),
-    )
+    let targets = nd_targets(&input.shape, cx.t(op.indices)?);
+    scatter(input, cx.t(op.updates)?, &targets)
 }
 
 #[cfg(test)]
@@ -168,7 +126,7 @@ mod tests {
         use crate::tensor::Data;
         let input = Tensor::new(vec![3], Data::I4(vec![0, 0, 0]));
         let updates = Tensor::new(vec![2], Data::I4(vec![-8, 7]));
-        let out = scatter(&input, &updates, [1, 1].into_iter()).unwrap();
+        let out = scatter(&input, &updates, &[1, 1]).unwrap();
         assert_eq!(out.data, Data::I4(vec![0, 7, 0]));
     }
 }

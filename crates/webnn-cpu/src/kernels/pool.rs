@@ -1,48 +1,53 @@
 //! Pooling and resample2d.
 
-use super::conv::{from_nchw, permute4, shape4, span, to_nchw, Geometry};
+use super::conv::{from_nchw, out_hw, permute4, shape4, span, to_nchw, Geometry};
 use crate::eval::Cx;
 use crate::tensor::Tensor;
 use webnn_core::ops::*;
 use webnn_core::{OpKind, Result};
 
-/// Folds every window of an NCHW array (`s` = its shape) into one value per output element:
-/// `step` sees the in-bounds elements (padding is excluded), `finish` gets the accumulator
-/// and how many elements it saw. The result is NCHW `[n, c, oh, ow]`.
-#[allow(clippy::too_many_arguments)]
-fn fold_windows<T: Copy, A: Copy, R>(
-    x: &[T],
+/// The pooling windows over an NCHW array of shape `s`, giving an NCHW `[n, c, oh, ow]`.
+struct Windows {
     s: [usize; 4],
     window: [usize; 2],
-    g: &Geometry,
-    (oh, ow): (usize, usize),
-    init: A,
-    step: impl Fn(A, T) -> A,
-    finish: impl Fn(A, usize) -> R,
-) -> Vec<R> {
-    let [n, c, h, w] = s;
-    let mut out = Vec::with_capacity(n * c * oh * ow);
-    for plane in 0..n * c {
-        let x_plane = &x[plane * h * w..][..h * w];
-        for oy in 0..oh {
-            let top = (oy * g.strides[0]) as i64 - g.pad_top;
-            let rows = span(top, g.dilations[0], h, window[0]);
-            for ox in 0..ow {
-                let left = (ox * g.strides[1]) as i64 - g.pad_left;
-                let cols = span(left, g.dilations[1], w, window[1]);
-                let mut acc = init;
-                for r in rows.clone() {
-                    let iy = (top + (r * g.dilations[0]) as i64) as usize;
-                    let x_row = &x_plane[iy * w..][..w];
-                    for q in cols.clone() {
-                        acc = step(acc, x_row[(left + (q * g.dilations[1]) as i64) as usize]);
+    g: Geometry,
+    out_hw: [usize; 2],
+}
+
+impl Windows {
+    /// Folds every window of `x` into one value per output element: `step` sees the in-bounds
+    /// elements (padding is excluded), `finish` gets the accumulator and how many it saw.
+    fn fold<T: Copy, A: Copy, R>(
+        &self,
+        x: &[T],
+        init: A,
+        step: impl Fn(A, T) -> A,
+        finish: impl Fn(A, usize) -> R,
+    ) -> Vec<R> {
+        let ([n, c, h, w], [oh, ow], g, window) = (self.s, self.out_hw, &self.g, self.window);
+        let mut out = Vec::with_capacity(n * c * oh * ow);
+        for plane in 0..n * c {
+            let x_plane = &x[plane * h * w..][..h * w];
+            for oy in 0..oh {
+                let top = (oy * g.strides[0]) as i64 - g.pad_top;
+                let rows = span(top, g.dilations[0], h, window[0]);
+                for ox in 0..ow {
+                    let left = (ox * g.strides[1]) as i64 - g.pad_left;
+                    let cols = span(left, g.dilations[1], w, window[1]);
+                    let mut acc = init;
+                    for r in rows.clone() {
+                        let iy = (top + (r * g.dilations[0]) as i64) as usize;
+                        let x_row = &x_plane[iy * w..][..w];
+                        for q in cols.clone() {
+                            acc = step(acc, x_row[(left + (q * g.dilations[1]) as i64) as usize]);
+                        }
                     }
+                    out.push(finish(acc, rows.len() * cols.len()));
                 }
-                out.push(finish(acc, rows.len() * cols.len()));
             }
         }
+        out
     }
-    out
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d>. Elements of the padding (and of
@@ -54,78 +59,30 @@ pub fn pool2d(cx: &Cx, kind: OpKind, op: &Pool2d) -> Result<Tensor> {
     let o = &op.options;
     let input = cx.t(op.input)?;
     let s = shape4(&input.shape);
-    let out = shape4(&cx.out_shape(0));
-    let (oh, ow) = match o.layout {
-        InputLayout::Nchw => (out[2], out[3]),
-        InputLayout::Nhwc => (out[1], out[2]),
-    };
-    let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
-    let (nchw_shape, in_h, in_w) = {
-        let p = to_nchw(o.layout);
-        let t = [s[p[0]], s[p[1]], s[p[2]], s[p[3]]];
-        (t, t[2], t[3])
-    };
+    let [oh, ow] = out_hw(cx, o.layout);
+    let p = to_nchw(o.layout);
+    let nchw_shape = [s[p[0]], s[p[1]], s[p[2]], s[p[3]]];
     let window = match &o.window_dimensions {
         Some(v) if v.len() == 2 => [v[0] as usize, v[1] as usize],
-        _ => [in_h, in_w],
+        _ => [nchw_shape[2], nchw_shape[3]],
     };
+    let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
+    let windows = Windows { s: nchw_shape, window, g, out_hw: [oh, ow] };
     let out_nchw = [nchw_shape[0], nchw_shape[1], oh, ow];
     let dt = cx.out_type(0);
     if !dt.is_float() {
         // Only maxPool2d accepts integer types; i128 holds every one exactly.
-        let (x, _) = permute4(&input.to_i128(), s, to_nchw(o.layout));
-        let y = fold_windows(
-            &x,
-            nchw_shape,
-            window,
-            &g,
-            (oh, ow),
-            i128::MIN,
-            i128::max,
-            |m, _| m,
-        );
+        let (x, _) = permute4(&input.to_i128(), s, p);
+        let y = windows.fold(&x, i128::MIN, i128::max, |m, _| m);
         let (y, shape) = permute4(&y, out_nchw, from_nchw(o.layout));
         return Ok(Tensor::from_i128(dt, shape.to_vec(), &y));
     }
-    let (x, _) = permute4(&input.to_f64(), s, to_nchw(o.layout));
+    let (x, _) = permute4(&input.to_f64(), s, p);
     let y = match kind {
-        OpKind::AveragePool2d => fold_windows(
-            &x,
-            nchw_shape,
-            window,
-            &g,
-            (oh, ow),
-            0.0,
-            |a, v| a + v,
-            |a, n| {
-                if n == 0 {
-                    0.0
-                } else {
-                    a / n as f64
-                }
-            },
-        ),
-        OpKind::L2Pool2d => fold_windows(
-            &x,
-            nchw_shape,
-            window,
-            &g,
-            (oh, ow),
-            0.0,
-            |a, v| a + v * v,
-            |a, _| a.sqrt(),
-        ),
+        OpKind::AveragePool2d => windows.fold(&x, 0.0, |a, v| a + v, |a, n| if n == 0 { 0.0 } else { a / n as f64 }),
+        OpKind::L2Pool2d => windows.fold(&x, 0.0, |a, v| a + v * v, |a, _| a.sqrt()),
         // NaN is sticky: once seen it wins, as in every other max reduction.
-        _ => fold_windows(
-            &x,
-            nchw_shape,
-            window,
-            &g,
-            (oh, ow),
-            f64::NEG_INFINITY,
-            |m: f64, v: f64| if v.is_nan() || v > m { v } else { m },
-            |m, _| m,
-        ),
+        _ => windows.fold(&x, f64::NEG_INFINITY, |m: f64, v: f64| if v.is_nan() || v > m { v } else { m }, |m, _| m),
     };
     let (y, shape) = permute4(&y, out_nchw, from_nchw(o.layout));
     Ok(Tensor::from_f64(dt, shape.to_vec(), &y))
@@ -133,11 +90,7 @@ pub fn pool2d(cx: &Cx, kind: OpKind, op: &Pool2d) -> Result<Tensor> {
 
 /// Per output coordinate along one axis: the two input indices to blend and the weight of
 /// the second (`x0 == x1`, weight 0 for nearest-neighbor and unresampled axes).
-fn axis_taps(
-    in_size: usize,
-    out_size: usize,
-    mode: Option<InterpolationMode>,
-) -> Vec<(usize, usize, f64)> {
+fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode>) -> Vec<(usize, usize, f64)> {
     let last = in_size.saturating_sub(1);
     (0..out_size)
         .map(|o| {
@@ -145,8 +98,7 @@ fn axis_taps(
                 return (o.min(last), o.min(last), 0.0);
             };
             // Half-pixel mapping: (o + 0.5) / scale - 0.5 with scale = out / in.
-            let coord =
-                ((o as f64 + 0.5) * in_size as f64 / out_size as f64 - 0.5).clamp(0.0, last as f64);
+            let coord = ((o as f64 + 0.5) * in_size as f64 / out_size as f64 - 0.5).clamp(0.0, last as f64);
             match mode {
                 InterpolationMode::NearestNeighbor => {
                     let i = ((coord - 0.5).ceil().max(0.0) as usize).min(last);
@@ -183,9 +135,8 @@ pub fn resample2d(cx: &Cx, op: &Resample2d) -> Result<Tensor> {
         Some(a) if a.len() == 2 => [a[0] as usize, a[1] as usize],
         _ => [2, 3],
     };
-    let taps: Vec<Vec<(usize, usize, f64)>> = (0..4)
-        .map(|d| axis_taps(s[d], out[d], axes.contains(&d).then_some(o.mode)))
-        .collect();
+    let taps: Vec<Vec<(usize, usize, f64)>> =
+        (0..4).map(|d| axis_taps(s[d], out[d], axes.contains(&d).then_some(o.mode))).collect();
     let strides = [s[1] * s[2] * s[3], s[2] * s[3], s[3], 1];
     let x = input.to_f64();
     let (ya, yb) = (axes[0].min(3), axes[1].min(3));
@@ -208,11 +159,7 @@ pub fn resample2d(cx: &Cx, op: &Resample2d) -> Result<Tensor> {
                     let (a0, a1, ta) = taps[ya][idx[ya]];
                     let (b0, b1, tb) = taps[yb][idx[yb]];
                     let at = |i: usize, j: usize| x[base + i * strides[ya] + j * strides[yb]];
-                    y.push(lerp(
-                        lerp(at(a0, b0), at(a1, b0), ta),
-                        lerp(at(a0, b1), at(a1, b1), ta),
-                        tb,
-                    ));
+                    y.push(lerp(lerp(at(a0, b0), at(a1, b0), ta), lerp(at(a0, b1), at(a1, b1), ta), tb));
                 }
             }
         }
@@ -234,9 +181,7 @@ mod tests {
     fn run(x: Tensor, f: impl FnOnce(&mut GraphBuilder, Operand) -> Operand) -> Tensor {
         let shape: Vec<u32> = x.shape.iter().map(|&d| d as u32).collect();
         let mut b = GraphBuilder::new();
-        let input = b
-            .input("x", OperandDescriptor::new(x.data_type(), &shape))
-            .unwrap();
+        let input = b.input("x", OperandDescriptor::new(x.data_type(), &shape)).unwrap();
         let y = f(&mut b, input);
         let g = CpuGraph::new(b.build(&[("y", y)]).unwrap()).unwrap();
         let mut feeds = HashMap::new();
@@ -270,10 +215,7 @@ mod tests {
         let avg = run(x.clone(), |b, x| b.average_pool2d(x, opts()).unwrap());
         assert_eq!(avg.to_f64(), vec![0.0, 0.0, 0.0, 5.0]);
         let max = run(x, |b, x| b.max_pool2d(x, opts()).unwrap());
-        assert_eq!(
-            max.to_f64(),
-            vec![f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY, 5.0]
-        );
+        assert_eq!(max.to_f64(), vec![f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY, 5.0]);
     }
 
     #[test]
@@ -286,22 +228,12 @@ mod tests {
     #[test]
     fn resample_linear_matches_the_spec_example() {
         let row = [0.0, 1.0, 2.0, 3.0];
-        let rows: Vec<f64> = [0.0, 0.0, 12.0, 12.0]
-            .iter()
-            .flat_map(|&r| row.map(|v| v + r))
-            .collect();
+        let rows: Vec<f64> = [0.0, 0.0, 12.0, 12.0].iter().flat_map(|&r| row.map(|v| v + r)).collect();
         let x = Tensor::from_f64(DataType::Float32, vec![1, 1, 4, 4], &rows);
-        let opts = Resample2dOptions {
-            mode: InterpolationMode::Linear,
-            sizes: Some(vec![8, 8]),
-            ..Default::default()
-        };
+        let opts = Resample2dOptions { mode: InterpolationMode::Linear, sizes: Some(vec![8, 8]), ..Default::default() };
         let y = run(x, |b, x| b.resample2d(x, opts).unwrap()).to_f64();
         let first = [0.0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3.0];
-        for (r, add) in [0.0, 0.0, 0.0, 3.0, 9.0, 12.0, 12.0, 12.0]
-            .iter()
-            .enumerate()
-        {
+        for (r, add) in [0.0, 0.0, 0.0, 3.0, 9.0, 12.0, 12.0, 12.0].iter().enumerate() {
             let want: Vec<f64> = first.iter().map(|v| v + add).collect();
             assert_eq!(&y[r * 8..][..8], &want[..], "row {r}");
         }
@@ -311,11 +243,7 @@ mod tests {
     fn resample_nearest_on_separated_axes_and_int8() {
         // Axes [1, 3] (not adjacent), downscale then upscale, int8 data.
         let x = Tensor::from_i128(DataType::Int8, vec![1, 4, 1, 2], &[1, 2, 3, 4, 5, 6, 7, 8]);
-        let opts = Resample2dOptions {
-            sizes: Some(vec![2, 4]),
-            axes: Some(vec![1, 3]),
-            ..Default::default()
-        };
+        let opts = Resample2dOptions { sizes: Some(vec![2, 4]), axes: Some(vec![1, 3]), ..Default::default() };
         let y = run(x, |b, x| b.resample2d(x, opts).unwrap());
         assert_eq!(y.shape, vec![1, 2, 1, 4]);
         // Channel coordinates (o + 0.5) * 2 - 0.5 = 0.5, 2.5 -> ceil(c - 0.5) = 0, 2.

@@ -6,7 +6,7 @@
 use crate::eval::Cx;
 use crate::tensor::Tensor;
 use webnn_core::ops::*;
-use webnn_core::{Error, Result};
+use webnn_core::{DataType, Error, Operand, Result};
 
 fn activate(a: RecurrentActivation, x: f64) -> f64 {
     match a {
@@ -69,6 +69,53 @@ impl Weights<'_> {
     /// (bias + recurrentBias) + (x·W + h·R) for one gate row.
     fn gate(&self, row: usize, x: &[f64], h: &[f64]) -> f64 {
         (self.bias(row) + self.recurrent_bias(row)) + (self.wx(row, x) + self.rh(row, h))
+    }
+}
+
+/// Weight, recurrentWeight and the optional biases of every direction, checked and as f64.
+struct AllWeights {
+    w: Vec<f64>,
+    r: Vec<f64>,
+    bias: Option<Vec<f64>>,
+    recurrent_bias: Option<Vec<f64>>,
+    /// Rows per direction: gate count * hidden.
+    gates: usize,
+    input_size: usize,
+    hidden: usize,
+}
+
+impl AllWeights {
+    fn load(
+        cx: &Cx,
+        [weight, recurrent_weight]: [Operand; 2],
+        [bias, recurrent_bias]: [Option<Operand>; 2],
+        nd: usize,
+        gates: usize,
+        input_size: usize,
+        hidden: usize,
+    ) -> Result<AllWeights> {
+        Ok(AllWeights {
+            w: values(cx.t(weight)?, nd * gates * input_size, "weight")?,
+            r: values(cx.t(recurrent_weight)?, nd * gates * hidden, "recurrentWeight")?,
+            bias: opt_values(cx.opt(bias)?, nd * gates, "bias")?,
+            recurrent_bias: opt_values(cx.opt(recurrent_bias)?, nd * gates, "recurrentBias")?,
+            gates,
+            input_size,
+            hidden,
+        })
+    }
+
+    /// Direction `dir`'s slices.
+    fn dir(&self, dir: usize) -> Weights<'_> {
+        let (g, is, hs) = (self.gates, self.input_size, self.hidden);
+        Weights {
+            w: &self.w[dir * g * is..(dir + 1) * g * is],
+            r: &self.r[dir * g * hs..(dir + 1) * g * hs],
+            bias: self.bias.as_deref().map(|b| &b[dir * g..(dir + 1) * g]),
+            recurrent_bias: self.recurrent_bias.as_deref().map(|b| &b[dir * g..(dir + 1) * g]),
+            input_size: is,
+            hidden: hs,
+        }
     }
 }
 
@@ -186,101 +233,122 @@ impl LstmCfg {
     }
 }
 
-/// Sizes of a cell op: input [batch, inputSize].
-fn cell_sizes(input: &Tensor) -> Result<(usize, usize)> {
-    match input.shape.as_slice() {
-        &[batch, input_size] => Ok((batch, input_size)),
-        s => Err(Error::operation_error(format!("cell input has shape {s:?}, expected rank 2"))),
-    }
+/// A cell op's input [batch, inputSize] as f64, its batch size, and its weights of `gates`
+/// rows.
+fn cell_operands(
+    cx: &Cx,
+    input: Operand,
+    weights: [Operand; 2],
+    biases: [Option<Operand>; 2],
+    gates: usize,
+    hidden: usize,
+) -> Result<(Vec<f64>, usize, AllWeights)> {
+    let input = cx.t(input)?;
+    let (batch, input_size) = match input.shape.as_slice() {
+        &[batch, input_size] => (batch, input_size),
+        s => return Err(Error::operation_error(format!("cell input has shape {s:?}, expected rank 2"))),
+    };
+    let x = values(input, batch * input_size, "input")?;
+    Ok((x, batch, AllWeights::load(cx, weights, biases, 1, gates, input_size, hidden)?))
 }
 
-/// Sizes of a sequence op: input [steps, batch, inputSize].
-fn sequence_sizes(input: &Tensor) -> Result<(usize, usize, usize)> {
-    match input.shape.as_slice() {
-        &[steps, batch, input_size] => Ok((steps, batch, input_size)),
-        s => Err(Error::operation_error(format!("sequence input has shape {s:?}, expected rank 3"))),
-    }
+/// The time-step walk of gru and lstm over their input `x` [steps, batch, inputSize].
+struct Sequence {
+    x: Vec<f64>,
+    steps: usize,
+    batch: usize,
+    input_size: usize,
+    hidden: usize,
+    nd: usize,
+    direction: RecurrentDirection,
+    return_sequence: bool,
 }
 
-/// Whether direction `dir` of `num_directions` walks the sequence from its end.
-fn is_backward(direction: RecurrentDirection, dir: usize) -> bool {
-    direction == RecurrentDirection::Backward || dir == 1
+impl Sequence {
+    fn new(input: &Tensor, hidden: usize, direction: RecurrentDirection, return_sequence: bool) -> Result<Sequence> {
+        let (steps, batch, input_size) = match input.shape.as_slice() {
+            &[steps, batch, input_size] => (steps, batch, input_size),
+            s => return Err(Error::operation_error(format!("sequence input has shape {s:?}, expected rank 3"))),
+        };
+        let x = values(input, steps * batch * input_size, "input")?;
+        let nd = if direction == RecurrentDirection::Both { 2 } else { 1 };
+        Ok(Sequence { x, steps, batch, input_size, hidden, nd, direction, return_sequence })
+    }
+
+    /// Runs a cell over the steps per direction, as the spec's decompositions do: the `N` states
+    /// (the hidden state first) start from `init` [nd, batch, hidden] or zeros, and
+    /// `step(dir, x_t, states, next)` writes the next ones. Gives each state's final value
+    /// [nd, batch, hidden], then the hidden state of every step [steps, nd, batch, hidden] if
+    /// returnSequence.
+    fn run<const N: usize>(
+        &self,
+        dt: DataType,
+        init: [Option<&[f64]>; N],
+        mut step: impl FnMut(usize, &[f64], &[Vec<f64>; N], &mut [Vec<f64>; N]),
+    ) -> Vec<Tensor> {
+        let (steps, nd, state) = (self.steps, self.nd, self.batch * self.hidden);
+        let x_len = self.batch * self.input_size;
+        let mut finals: [Vec<f64>; N] = std::array::from_fn(|_| vec![0.0; nd * state]);
+        let mut seq = if self.return_sequence { vec![0.0; steps * nd * state] } else { Vec::new() };
+        let mut cur: [Vec<f64>; N] = std::array::from_fn(|_| vec![0.0; state]);
+        let mut next = cur.clone();
+        for dir in 0..nd {
+            for (s, init) in cur.iter_mut().zip(init) {
+                match init {
+                    Some(v) => s.copy_from_slice(&v[dir * state..(dir + 1) * state]),
+                    None => s.fill(0.0),
+                }
+            }
+            // The backward pass (the second of two directions) walks from the end.
+            let backward = self.direction == RecurrentDirection::Backward || dir == 1;
+            for i in 0..steps {
+                let t = if backward { steps - 1 - i } else { i };
+                step(dir, &self.x[t * x_len..(t + 1) * x_len], &cur, &mut next);
+                std::mem::swap(&mut cur, &mut next);
+                if self.return_sequence {
+                    // outputSequence[t][dir]: the backward pass lands at its input's time index.
+                    let at = (t * nd + dir) * state;
+                    seq[at..at + state].copy_from_slice(&cur[0]);
+                }
+            }
+            for (f, s) in finals.iter_mut().zip(&cur) {
+                f[dir * state..(dir + 1) * state].copy_from_slice(s);
+            }
+        }
+        let shape = vec![nd, self.batch, self.hidden];
+        let mut outs: Vec<Tensor> = finals.iter().map(|f| Tensor::from_f64(dt, shape.clone(), f)).collect();
+        if self.return_sequence {
+            outs.push(Tensor::from_f64(dt, vec![steps, nd, self.batch, self.hidden], &seq));
+        }
+        outs
+    }
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gru>: gruCell over the steps, per direction.
 pub fn gru(cx: &Cx, op: &Gru) -> Result<Vec<Tensor>> {
     let o = &op.options;
-    let input = cx.t(op.input)?;
-    let (steps, batch, is) = sequence_sizes(input)?;
     let hs = op.hidden_size as usize;
-    let nd = if o.direction == RecurrentDirection::Both { 2 } else { 1 };
-    let gates = 3 * hs;
-    let x = values(input, steps * batch * is, "input")?;
-    let w = values(cx.t(op.weight)?, nd * gates * is, "weight")?;
-    let r = values(cx.t(op.recurrent_weight)?, nd * gates * hs, "recurrentWeight")?;
-    let bias = opt_values(cx.opt(o.bias)?, nd * gates, "bias")?;
-    let rbias = opt_values(cx.opt(o.recurrent_bias)?, nd * gates, "recurrentBias")?;
-    let state = batch * hs;
-    let init = opt_values(cx.opt(o.initial_hidden_state)?, nd * state, "initialHiddenState")?;
+    let seq = Sequence::new(cx.t(op.input)?, hs, o.direction, o.return_sequence)?;
+    let (nd, batch, is) = (seq.nd, seq.batch, seq.input_size);
+    let wts = AllWeights::load(cx, [op.weight, op.recurrent_weight], [o.bias, o.recurrent_bias], nd, 3 * hs, is, hs)?;
+    let init = opt_values(cx.opt(o.initial_hidden_state)?, nd * batch * hs, "initialHiddenState")?;
     let cfg = GruCfg::new(o.layout, o.reset_after, o.activations.as_deref());
-
-    let mut out = vec![0.0; nd * state];
-    let mut seq = if o.return_sequence { vec![0.0; steps * nd * state] } else { Vec::new() };
-    let mut h = vec![0.0; state];
-    let mut next = vec![0.0; state];
     let mut scratch = vec![0.0; 3 * hs];
-    for dir in 0..nd {
-        let wt = Weights {
-            w: &w[dir * gates * is..(dir + 1) * gates * is],
-            r: &r[dir * gates * hs..(dir + 1) * gates * hs],
-            bias: bias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
-            recurrent_bias: rbias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
-            input_size: is,
-            hidden: hs,
-        };
-        match &init {
-            Some(v) => h.copy_from_slice(&v[dir * state..(dir + 1) * state]),
-            None => h.fill(0.0),
-        }
-        for step in 0..steps {
-            let t = if is_backward(o.direction, dir) { steps - 1 - step } else { step };
-            let xt = &x[t * batch * is..(t + 1) * batch * is];
-            cfg.step(&wt, xt, &h, &mut next, &mut scratch);
-            std::mem::swap(&mut h, &mut next);
-            if o.return_sequence {
-                // outputSequence[t][dir]: the backward pass lands at its input's time index.
-                let at = (t * nd + dir) * state;
-                seq[at..at + state].copy_from_slice(&h);
-            }
-        }
-        out[dir * state..(dir + 1) * state].copy_from_slice(&h);
-    }
-    let dt = cx.out_type(0);
-    let mut outs = vec![Tensor::from_f64(dt, vec![nd, batch, hs], &out)];
-    if o.return_sequence {
-        outs.push(Tensor::from_f64(dt, vec![steps, nd, batch, hs], &seq));
-    }
-    Ok(outs)
+    Ok(seq.run(cx.out_type(0), [init.as_deref()], |dir, xt, [h], [next]| {
+        cfg.step(&wts.dir(dir), xt, h, next, &mut scratch)
+    }))
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-grucell>
 pub fn gru_cell(cx: &Cx, op: &GruCell) -> Result<Tensor> {
     let o = &op.options;
-    let input = cx.t(op.input)?;
-    let (batch, is) = cell_sizes(input)?;
     let hs = op.hidden_size as usize;
-    let gates = 3 * hs;
-    let x = values(input, batch * is, "input")?;
-    let w = values(cx.t(op.weight)?, gates * is, "weight")?;
-    let r = values(cx.t(op.recurrent_weight)?, gates * hs, "recurrentWeight")?;
-    let bias = opt_values(cx.opt(o.bias)?, gates, "bias")?;
-    let rbias = opt_values(cx.opt(o.recurrent_bias)?, gates, "recurrentBias")?;
+    let weights = [op.weight, op.recurrent_weight];
+    let (x, batch, wts) = cell_operands(cx, op.input, weights, [o.bias, o.recurrent_bias], 3 * hs, hs)?;
     let h = values(cx.t(op.hidden_state)?, batch * hs, "hiddenState")?;
-    let wt =
-        Weights { w: &w, r: &r, bias: bias.as_deref(), recurrent_bias: rbias.as_deref(), input_size: is, hidden: hs };
     let cfg = GruCfg::new(o.layout, o.reset_after, o.activations.as_deref());
     let mut out = vec![0.0; batch * hs];
-    cfg.step(&wt, &x, &h, &mut out, &mut vec![0.0; 3 * hs]);
+    cfg.step(&wts.dir(0), &x, &h, &mut out, &mut vec![0.0; 3 * hs]);
     Ok(Tensor::from_f64(cx.out_type(0), vec![batch, hs], &out))
 }
 
@@ -288,86 +356,33 @@ pub fn gru_cell(cx: &Cx, op: &GruCell) -> Result<Tensor> {
 /// direction.
 pub fn lstm(cx: &Cx, op: &Lstm) -> Result<Vec<Tensor>> {
     let o = &op.options;
-    let input = cx.t(op.input)?;
-    let (steps, batch, is) = sequence_sizes(input)?;
     let hs = op.hidden_size as usize;
-    let nd = if o.direction == RecurrentDirection::Both { 2 } else { 1 };
-    let gates = 4 * hs;
-    let x = values(input, steps * batch * is, "input")?;
-    let w = values(cx.t(op.weight)?, nd * gates * is, "weight")?;
-    let r = values(cx.t(op.recurrent_weight)?, nd * gates * hs, "recurrentWeight")?;
-    let bias = opt_values(cx.opt(o.bias)?, nd * gates, "bias")?;
-    let rbias = opt_values(cx.opt(o.recurrent_bias)?, nd * gates, "recurrentBias")?;
+    let seq = Sequence::new(cx.t(op.input)?, hs, o.direction, o.return_sequence)?;
+    let (nd, batch, is) = (seq.nd, seq.batch, seq.input_size);
+    let wts = AllWeights::load(cx, [op.weight, op.recurrent_weight], [o.bias, o.recurrent_bias], nd, 4 * hs, is, hs)?;
     let peephole = opt_values(cx.opt(o.peephole_weight)?, nd * 3 * hs, "peepholeWeight")?;
     let state = batch * hs;
     let init_h = opt_values(cx.opt(o.initial_hidden_state)?, nd * state, "initialHiddenState")?;
     let init_c = opt_values(cx.opt(o.initial_cell_state)?, nd * state, "initialCellState")?;
     let cfg = LstmCfg::new(o.layout, o.activations.as_deref());
-
-    let mut out_h = vec![0.0; nd * state];
-    let mut out_c = vec![0.0; nd * state];
-    let mut seq = if o.return_sequence { vec![0.0; steps * nd * state] } else { Vec::new() };
-    let (mut h, mut c) = (vec![0.0; state], vec![0.0; state]);
-    let (mut h_next, mut c_next) = (vec![0.0; state], vec![0.0; state]);
-    for dir in 0..nd {
-        let wt = Weights {
-            w: &w[dir * gates * is..(dir + 1) * gates * is],
-            r: &r[dir * gates * hs..(dir + 1) * gates * hs],
-            bias: bias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
-            recurrent_bias: rbias.as_deref().map(|b| &b[dir * gates..(dir + 1) * gates]),
-            input_size: is,
-            hidden: hs,
-        };
+    Ok(seq.run(cx.out_type(0), [init_h.as_deref(), init_c.as_deref()], |dir, xt, [h, c], [h_next, c_next]| {
         let peep = peephole.as_deref().map(|p| &p[dir * 3 * hs..(dir + 1) * 3 * hs]);
-        for (cur, init) in [(&mut h, &init_h), (&mut c, &init_c)] {
-            match init {
-                Some(v) => cur.copy_from_slice(&v[dir * state..(dir + 1) * state]),
-                None => cur.fill(0.0),
-            }
-        }
-        for step in 0..steps {
-            let t = if is_backward(o.direction, dir) { steps - 1 - step } else { step };
-            let xt = &x[t * batch * is..(t + 1) * batch * is];
-            cfg.step(&wt, peep, xt, &h, &c, &mut h_next, &mut c_next);
-            std::mem::swap(&mut h, &mut h_next);
-            std::mem::swap(&mut c, &mut c_next);
-            if o.return_sequence {
-                let at = (t * nd + dir) * state;
-                seq[at..at + state].copy_from_slice(&h);
-            }
-        }
-        out_h[dir * state..(dir + 1) * state].copy_from_slice(&h);
-        out_c[dir * state..(dir + 1) * state].copy_from_slice(&c);
-    }
-    let dt = cx.out_type(0);
-    let mut outs =
-        vec![Tensor::from_f64(dt, vec![nd, batch, hs], &out_h), Tensor::from_f64(dt, vec![nd, batch, hs], &out_c)];
-    if o.return_sequence {
-        outs.push(Tensor::from_f64(dt, vec![steps, nd, batch, hs], &seq));
-    }
-    Ok(outs)
+        cfg.step(&wts.dir(dir), peep, xt, h, c, h_next, c_next)
+    }))
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-lstmcell>
 pub fn lstm_cell(cx: &Cx, op: &LstmCell) -> Result<Vec<Tensor>> {
     let o = &op.options;
-    let input = cx.t(op.input)?;
-    let (batch, is) = cell_sizes(input)?;
     let hs = op.hidden_size as usize;
-    let gates = 4 * hs;
-    let x = values(input, batch * is, "input")?;
-    let w = values(cx.t(op.weight)?, gates * is, "weight")?;
-    let r = values(cx.t(op.recurrent_weight)?, gates * hs, "recurrentWeight")?;
-    let bias = opt_values(cx.opt(o.bias)?, gates, "bias")?;
-    let rbias = opt_values(cx.opt(o.recurrent_bias)?, gates, "recurrentBias")?;
+    let weights = [op.weight, op.recurrent_weight];
+    let (x, batch, wts) = cell_operands(cx, op.input, weights, [o.bias, o.recurrent_bias], 4 * hs, hs)?;
     let peephole = opt_values(cx.opt(o.peephole_weight)?, 3 * hs, "peepholeWeight")?;
     let h = values(cx.t(op.hidden_state)?, batch * hs, "hiddenState")?;
     let c = values(cx.t(op.cell_state)?, batch * hs, "cellState")?;
-    let wt =
-        Weights { w: &w, r: &r, bias: bias.as_deref(), recurrent_bias: rbias.as_deref(), input_size: is, hidden: hs };
     let cfg = LstmCfg::new(o.layout, o.activations.as_deref());
     let (mut h_out, mut c_out) = (vec![0.0; batch * hs], vec![0.0; batch * hs]);
-    cfg.step(&wt, peephole.as_deref(), &x, &h, &c, &mut h_out, &mut c_out);
+    cfg.step(&wts.dir(0), peephole.as_deref(), &x, &h, &c, &mut h_out, &mut c_out);
     let dt = cx.out_type(0);
     Ok(vec![Tensor::from_f64(dt, vec![batch, hs], &h_out), Tensor::from_f64(dt, vec![batch, hs], &c_out)])
 }
