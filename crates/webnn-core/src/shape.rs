@@ -138,9 +138,7 @@ pub fn broadcast_shapes(a: &[Dim], b: &[Dim], bidirectional: bool) -> Option<Vec
             (Some(x), None) => x.clone(),
             (None, Some(y)) => y.clone(),
             (Some(x), Some(y)) => {
-                if x == y {
-                    x.clone()
-                } else if *y == Dim::Static(1) {
+                if x == y || *y == Dim::Static(1) {
                     x.clone()
                 } else if *x == Dim::Static(1) && bidirectional {
                     y.clone()
