@@ -60,7 +60,10 @@ fn parse_args() -> Result<Cli, String> {
 fn make_backend(name: &str) -> Result<Box<dyn Backend>, String> {
     match name {
         "cpu" => Ok(Box::new(webnn_cpu::CpuBackend)),
-        other => Err(format!("unknown backend '{other}' (available: cpu)")),
+        "wgpu" => webnn_wgpu::WgpuBackend::new()
+            .map(|b| Box::new(b) as Box<dyn Backend>)
+            .map_err(|e| format!("the wgpu backend cannot start: {e}")),
+        other => Err(format!("unknown backend '{other}' (available: cpu, wgpu)")),
     }
 }
 

@@ -1,0 +1,139 @@
+//! Shader modules, bind group layouts and compute pipelines, created once per key and shared
+//! by every graph the backend compiles.
+
+use crate::gpu::Gpu;
+use crate::kernel::{KernelKey, ModuleKey};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use webnn_core::{Error, Result};
+
+/// A pipeline with the bind group layout its bind groups are made from.
+#[derive(Clone)]
+pub struct Pipeline {
+    pub pipeline: Arc<wgpu::ComputePipeline>,
+    pub layout: Arc<wgpu::BindGroupLayout>,
+}
+
+#[derive(Default)]
+struct Inner {
+    modules: HashMap<ModuleKey, Arc<wgpu::ShaderModule>>,
+    /// Per input count: the bind group layout (uniform, output, inputs) and pipeline layout.
+    layouts: HashMap<u32, (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
+    pipelines: HashMap<KernelKey, Pipeline>,
+}
+
+#[derive(Default)]
+pub struct PipelineCache {
+    inner: Mutex<Inner>,
+}
+
+fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl PipelineCache {
+    /// Pipelines created so far.
+    pub fn len(&self) -> usize {
+        self.inner.lock().map(|i| i.pipelines.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The pipeline of `key`, created (and checked for wgpu errors) on first use.
+    pub fn get(&self, gpu: &Gpu, key: KernelKey) -> Result<Pipeline> {
+        let mut inner = self
+            .inner
+            .lock()
+            .map_err(|_| Error::operation_error("the pipeline cache is poisoned"))?;
+        if let Some(p) = inner.pipelines.get(&key) {
+            return Ok(p.clone());
+        }
+        let module_key = key.module();
+        let device = &gpu.device;
+        let module = match inner.modules.get(&module_key) {
+            Some(m) => m.clone(),
+            None => {
+                let source = module_key.source();
+                let m = gpu.checked(&format!("shader {module_key:?}"), || {
+                    Ok(Arc::new(device.create_shader_module(
+                        wgpu::ShaderModuleDescriptor {
+                            label: Some(&format!("{module_key:?}")),
+                            source: wgpu::ShaderSource::Wgsl(source.into()),
+                        },
+                    )))
+                })?;
+                inner.modules.insert(module_key, m.clone());
+                m
+            }
+        };
+        let inputs = module_key.inputs();
+        let (bind_layout, pipe_layout) = match inner.layouts.get(&inputs) {
+            Some(l) => l.clone(),
+            None => {
+                let mut entries = vec![
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                    storage_entry(1, false),
+                ];
+                entries.extend((0..inputs).map(|k| storage_entry(2 + k, true)));
+                let bgl = Arc::new(device.create_bind_group_layout(
+                    &wgpu::BindGroupLayoutDescriptor {
+                        label: Some("webnn elementwise"),
+                        entries: &entries,
+                    },
+                ));
+                let pl = Arc::new(
+                    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some("webnn elementwise"),
+                        bind_group_layouts: &[Some(&*bgl)],
+                        immediate_size: 0,
+                    }),
+                );
+                inner.layouts.insert(inputs, (bgl.clone(), pl.clone()));
+                (bgl, pl)
+            }
+        };
+        let constants = key.constants();
+        let label = key.label();
+        let pipeline = gpu.checked(&format!("pipeline {label}"), || {
+            Ok(Arc::new(device.create_compute_pipeline(
+                &wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: Some(&pipe_layout),
+                    module: &module,
+                    entry_point: Some("main"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        zero_initialize_workgroup_memory: false,
+                    },
+                    cache: None,
+                },
+            )))
+        })?;
+        let p = Pipeline {
+            pipeline,
+            layout: bind_layout,
+        };
+        inner.pipelines.insert(key, p.clone());
+        Ok(p)
+    }
+}

@@ -1,0 +1,125 @@
+//! The device: adapter and device creation, captured wgpu errors, and blocking on wgpu's
+//! futures (native only: the browser cannot block, so the wasm build reports it instead).
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use webnn_core::{Error, Result};
+
+/// An open device and what it offers.
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    /// `shader-f16` is enabled (kernels do not use it yet: float16 is packed in u32 words).
+    pub shader_f16: bool,
+    /// `timestamp-query` is enabled (for profiling).
+    pub timestamps: bool,
+    /// Errors wgpu reported outside any error scope; never a panic.
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+/// Runs a wgpu future to completion.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn block_on<F: Future>(f: F) -> Result<F::Output> {
+    Ok(pollster::block_on(f))
+}
+
+/// The browser's event loop delivers wgpu's results, so nothing may block on them there.
+#[cfg(target_arch = "wasm32")]
+pub fn block_on<F: Future>(_f: F) -> Result<F::Output> {
+    Err(Error::not_supported(
+        "the synchronous wgpu backend needs a native target",
+    ))
+}
+
+fn gpu_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::operation_error(format!("{what}: {e}"))
+}
+
+impl Gpu {
+    /// Opens the first adapter wgpu offers on the platform's primary API (Vulkan on Linux,
+    /// where Mesa's lavapipe is a software adapter), asking for `shader-f16` and
+    /// `timestamp-query` where available and the adapter's own limits.
+    pub fn new() -> Result<Gpu> {
+        block_on(Gpu::open())?
+    }
+
+    pub async fn open() -> Result<Gpu> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::PRIMARY;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                force_fallback_adapter: false,
+                compatible_surface: None,
+                apply_limit_buckets: false,
+            })
+            .await
+            .map_err(|e| Error::not_supported(format!("no WebGPU adapter: {e}")))?;
+        let offered = adapter.features();
+        let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::TIMESTAMP_QUERY;
+        let required_features = offered & wanted;
+        let limits = adapter.limits();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("webnn"),
+                required_features,
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| Error::not_supported(format!("cannot open the WebGPU device: {e}")))?;
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = uncaptured.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        Ok(Gpu {
+            device,
+            queue,
+            info: adapter.get_info(),
+            limits,
+            shader_f16: required_features.contains(wgpu::Features::SHADER_F16),
+            timestamps: required_features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            uncaptured,
+        })
+    }
+
+    /// The largest tensor one buffer binding can hold.
+    pub fn max_binding(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes and turns what they caught
+    /// (and any uncaptured error) into an OperationError naming `what`.
+    pub fn checked<T>(&self, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        let v = block_on(validation.pop())?;
+        let o = block_on(oom.pop())?;
+        if let Some(e) = v.or(o) {
+            return Err(gpu_error(what, e));
+        }
+        self.take_uncaptured(what)?;
+        value
+    }
+
+    /// An error for anything wgpu reported outside an error scope since the last call.
+    pub fn take_uncaptured(&self, what: &str) -> Result<()> {
+        let errors: Vec<String> = match self.uncaptured.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(_) => Vec::new(),
+        };
+        match errors.first() {
+            Some(e) => Err(gpu_error(what, e)),
+            None => Ok(()),
+        }
+    }
+}

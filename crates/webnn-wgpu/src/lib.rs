@@ -1,0 +1,84 @@
+//! webnn-wgpu: the WebGPU backend. Graphs run as WGSL compute pipelines through wgpu (Vulkan,
+//! Metal, DX12 natively; WebGPU in the browser later).
+//!
+//! `compile()` checks every op against the support table (`support::supported`), lowers each
+//! node to a buffer alias or a kernel call (`lower`), plans buffers with liveness-based reuse
+//! (`plan`), uploads constants, and creates pipelines (cached by `KernelKey`), uniforms and bind
+//! groups. `dispatch()` uploads inputs, records one command encoder, submits once and reads
+//! the outputs back. RECIPE: a new kernel is a body in `shaders/`, a `KernelId`, its keys in
+//! `KernelKey::all()` (validated by tests/naga.rs), a lowering arm and a `supported` entry.
+
+pub mod cache;
+pub mod exec;
+pub mod gpu;
+pub mod kernel;
+pub mod lower;
+pub mod params;
+pub mod plan;
+pub mod storage;
+pub mod support;
+pub mod window;
+
+use std::sync::Arc;
+use webnn_core::{Backend, Capabilities, Executable, Graph, Result};
+
+pub use exec::WgpuGraph;
+pub use gpu::Gpu;
+pub use support::supported;
+
+/// The wgpu backend: one device and the pipelines compiled on it.
+pub struct WgpuBackend {
+    gpu: Arc<Gpu>,
+    cache: cache::PipelineCache,
+    /// The largest buffer binding kernels use (the device's, or less for tests).
+    max_binding: u64,
+}
+
+impl WgpuBackend {
+    /// Opens the default adapter; a NotSupportedError when there is none.
+    pub fn new() -> Result<WgpuBackend> {
+        Ok(WgpuBackend::with_gpu(Arc::new(Gpu::new()?)))
+    }
+
+    pub fn with_gpu(gpu: Arc<Gpu>) -> WgpuBackend {
+        let max_binding = gpu.max_binding();
+        WgpuBackend {
+            gpu,
+            cache: cache::PipelineCache::default(),
+            max_binding,
+        }
+    }
+
+    /// Limits buffer bindings below the device's, so tests reach the split dispatches
+    /// without tensors of hundreds of megabytes.
+    pub fn with_max_binding(mut self, bytes: u64) -> WgpuBackend {
+        self.max_binding = bytes.min(self.gpu.max_binding());
+        self
+    }
+
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// Compiles to the concrete graph type (tests inspect its buffer plan).
+    pub fn compile_graph(&self, graph: &Graph) -> Result<WgpuGraph> {
+        WgpuGraph::new(self.gpu.clone(), &self.cache, graph, self.max_binding)
+    }
+
+    /// Pipelines created so far.
+    pub fn pipelines(&self) -> usize {
+        self.cache.len()
+    }
+}
+
+impl Backend for WgpuBackend {
+    fn name(&self) -> &'static str {
+        "wgpu"
+    }
+    fn capabilities(&self) -> Capabilities {
+        support::capabilities(self.gpu.limits.max_buffer_size)
+    }
+    fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
+        Ok(Box::new(self.compile_graph(graph)?))
+    }
+}

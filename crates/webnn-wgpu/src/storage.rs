@@ -1,0 +1,195 @@
+//! How each data type lives in GPU memory (arrays of u32 words) and the typed preamble that
+//! binds a kernel's `InT`/`OutT` and `in_*`/`out_*` functions to the per-type functions of
+//! `shaders/storage.wgsl`. The preamble is generated from this table, never from op names.
+
+use webnn_core::DataType;
+
+/// The WGSL type a data type computes in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Domain {
+    /// float32 and float16: f32.
+    Float,
+    /// int32, int8, int4: i32, sign-extended.
+    Sint,
+    /// uint32, uint8, uint4: u32.
+    Uint,
+    /// int64: vec2<u32>, two's complement.
+    S64,
+    /// uint64: vec2<u32>.
+    U64,
+}
+
+impl Domain {
+    pub fn of(t: DataType) -> Domain {
+        match t {
+            DataType::Float32 | DataType::Float16 => Domain::Float,
+            DataType::Int32 | DataType::Int8 | DataType::Int4 => Domain::Sint,
+            DataType::Uint32 | DataType::Uint8 | DataType::Uint4 => Domain::Uint,
+            DataType::Int64 => Domain::S64,
+            DataType::Uint64 => Domain::U64,
+        }
+    }
+
+    fn wgsl_type(self) -> &'static str {
+        match self {
+            Domain::Float => "f32",
+            Domain::Sint => "i32",
+            Domain::Uint => "u32",
+            Domain::S64 | Domain::U64 => "vec2<u32>",
+        }
+    }
+
+    /// Prefixes of the domain's conversions in storage.wgsl: `<a>_to_float`, `<b>_to_int` and
+    /// `<c>_from_int`.
+    fn conversions(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Domain::Float => ("float", "float", "float"),
+            Domain::Sint => ("sint", "sint", "sint"),
+            Domain::Uint => ("uint", "uint", "uint"),
+            Domain::S64 => ("s64", "x64", "x64"),
+            Domain::U64 => ("u64", "x64", "x64"),
+        }
+    }
+}
+
+/// The storage layout of one data type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Storage {
+    pub data_type: DataType,
+    /// Elements per u32 word (1 for 32- and 64-bit types).
+    pub per_word: u32,
+    /// Bits per element inside a word (32 for 32- and 64-bit types).
+    pub bits: u32,
+    /// Two words per element (int64, uint64).
+    pub wide: bool,
+}
+
+impl Storage {
+    pub fn of(data_type: DataType) -> Storage {
+        let bits = data_type.bits();
+        let wide = bits == 64;
+        let per_word = if bits >= 32 { 1 } else { 32 / bits };
+        Storage {
+            data_type,
+            per_word,
+            bits: bits.min(32),
+            wide,
+        }
+    }
+
+    /// The suffix of the type's decode/encode/from_float functions in storage.wgsl.
+    fn tag(self) -> &'static str {
+        match self.data_type {
+            DataType::Float32 => "f32",
+            DataType::Float16 => "f16",
+            DataType::Int32 => "i32",
+            DataType::Uint32 => "u32",
+            DataType::Int64 => "i64",
+            DataType::Uint64 => "u64",
+            DataType::Int8 => "i8",
+            DataType::Uint8 => "u8",
+            DataType::Int4 => "i4",
+            DataType::Uint4 => "u4",
+        }
+    }
+
+    fn codec_tag(self) -> &'static str {
+        if self.wide {
+            "x64"
+        } else {
+            self.tag()
+        }
+    }
+
+    /// Work units of an output of `elements` elements: one per element for 32/64-bit types,
+    /// one per word otherwise.
+    pub fn units(self, elements: u64) -> u64 {
+        elements.div_ceil(self.per_word as u64)
+    }
+
+    /// Bytes of a GPU buffer holding `elements` elements: whole words, at least one.
+    pub fn buffer_bytes(self, elements: u64) -> Option<u64> {
+        let words = if self.wide {
+            elements.checked_mul(2)?
+        } else {
+            elements.div_ceil(self.per_word as u64)
+        };
+        words.max(1).checked_mul(4)
+    }
+
+    /// The preamble binding `InT` and `in_word`/`in_decode`/`in_to_float`/`in_to_int`.
+    pub fn input_preamble(self) -> String {
+        let d = Domain::of(self.data_type);
+        let (to, to_int, _) = d.conversions();
+        let word = if self.wide {
+            "i * 2u".to_owned()
+        } else if self.per_word == 1 {
+            "i".to_owned()
+        } else {
+            format!("i / {}u", self.per_word)
+        };
+        format!(
+            "// Input type: {dt}.\n\
+             alias InT = {ty};\n\
+             const IN_WIDE: bool = {wide};\n\
+             const IN_FLOAT: bool = {float};\n\
+             const IN_SIGNED: bool = {signed};\n\
+             fn in_word(i: u32) -> u32 {{ return {word}; }}\n\
+             fn in_decode(lo: u32, hi: u32, i: u32) -> InT {{ return decode_{codec}(lo, hi, i); }}\n\
+             fn in_to_float(x: InT) -> f32 {{ return {to}_to_float(x); }}\n\
+             fn in_to_int(x: InT) -> vec2<u32> {{ return {to_int}_to_int(x); }}\n",
+            dt = self.data_type,
+            ty = d.wgsl_type(),
+            wide = self.wide,
+            float = self.data_type.is_float(),
+            signed = self.data_type.is_signed(),
+            codec = self.codec_tag(),
+        )
+    }
+
+    /// The preamble binding `OutT` and `out_encode`/`out_from_float`/`out_from_int`.
+    pub fn output_preamble(self) -> String {
+        let d = Domain::of(self.data_type);
+        let from_float = match d {
+            Domain::Float => "f32",
+            _ => self.tag(),
+        };
+        format!(
+            "// Output type: {dt}.\n\
+             alias OutT = {ty};\n\
+             const OUT_WIDE: bool = {wide};\n\
+             const OUT_PER_WORD: u32 = {per_word}u;\n\
+             const OUT_BITS: u32 = {bits}u;\n\
+             fn out_encode(v: OutT) -> vec2<u32> {{ return encode_{codec}(v); }}\n\
+             fn out_from_float(x: f32) -> OutT {{ return {from_float}_from_float(x); }}\n\
+             fn out_from_int(v: vec2<u32>, signed: bool) -> OutT {{ return {from_int}_from_int(v, signed); }}\n",
+            dt = self.data_type,
+            ty = d.wgsl_type(),
+            wide = self.wide,
+            per_word = self.per_word,
+            bits = self.bits,
+            codec = self.codec_tag(),
+            from_int = d.conversions().2,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts() {
+        let f16 = Storage::of(DataType::Float16);
+        assert_eq!((f16.per_word, f16.bits, f16.wide), (2, 16, false));
+        assert_eq!(f16.buffer_bytes(3), Some(8));
+        let i4 = Storage::of(DataType::Int4);
+        assert_eq!((i4.per_word, i4.bits), (8, 4));
+        assert_eq!(i4.units(9), 2);
+        let i64 = Storage::of(DataType::Int64);
+        assert!(i64.wide);
+        assert_eq!(i64.units(3), 3);
+        assert_eq!(i64.buffer_bytes(3), Some(24));
+        assert_eq!(Storage::of(DataType::Uint8).buffer_bytes(1), Some(4));
+    }
+}

@@ -1,0 +1,138 @@
+//! Shared by the GPU tests: one backend per test binary (an adapter is required: CI installs
+//! Mesa's lavapipe), and comparison of a graph's outputs with the cpu backend's.
+
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+use webnn_core::{Backend, DataType, Graph, HostTensor};
+use webnn_cpu::CpuBackend;
+use webnn_wgpu::WgpuBackend;
+
+pub fn gpu() -> &'static WgpuBackend {
+    static B: OnceLock<WgpuBackend> = OnceLock::new();
+    B.get_or_init(|| {
+        WgpuBackend::new().unwrap_or_else(|e| {
+            panic!("these tests need a WebGPU adapter (on Linux: apt install mesa-vulkan-drivers): {e}")
+        })
+    })
+}
+
+/// Runs `graph` on both backends and returns (wgpu, cpu) outputs.
+pub fn run_both(graph: &Graph, inputs: &[(&str, &HostTensor)]) -> Vec<(HostTensor, HostTensor)> {
+    let mut exe = gpu()
+        .compile(graph)
+        .unwrap_or_else(|e| panic!("wgpu compile: {e}"));
+    let got = exe
+        .dispatch(inputs)
+        .unwrap_or_else(|e| panic!("wgpu dispatch: {e}"));
+    let mut cpu = CpuBackend.compile(graph).expect("cpu compile");
+    let want = cpu.dispatch(inputs).expect("cpu dispatch");
+    assert_eq!(got.len(), want.len());
+    got.into_iter()
+        .zip(want)
+        .map(|((n1, g), (n2, w))| {
+            assert_eq!(n1, n2);
+            assert_eq!(g.desc, w.desc, "output {n1}");
+            (g, w)
+        })
+        .collect()
+}
+
+/// Distance in units in the last place between two floats of `t` (sign-magnitude order), 0
+/// for two NaNs.
+pub fn ulp(t: DataType, a: &[u8], b: &[u8]) -> u64 {
+    let key = |bits: u64, sign: u64| -> i64 {
+        if bits & sign != 0 {
+            -((bits & !sign) as i64)
+        } else {
+            bits as i64
+        }
+    };
+    match t {
+        DataType::Float32 => {
+            let (x, y) = (
+                f32::from_le_bytes(a.try_into().unwrap()),
+                f32::from_le_bytes(b.try_into().unwrap()),
+            );
+            if x.is_nan() && y.is_nan() {
+                return 0;
+            }
+            if x.is_nan() || y.is_nan() {
+                return u64::MAX;
+            }
+            let s = 1u64 << 31;
+            key(x.to_bits() as u64, s).abs_diff(key(y.to_bits() as u64, s))
+        }
+        DataType::Float16 => {
+            let (x, y) = (
+                half::f16::from_le_bytes(a.try_into().unwrap()),
+                half::f16::from_le_bytes(b.try_into().unwrap()),
+            );
+            if x.is_nan() && y.is_nan() {
+                return 0;
+            }
+            if x.is_nan() || y.is_nan() {
+                return u64::MAX;
+            }
+            let s = 1u64 << 15;
+            key(x.to_bits() as u64, s).abs_diff(key(y.to_bits() as u64, s))
+        }
+        _ => u64::from(a != b) * u64::MAX,
+    }
+}
+
+/// Asserts every element is within `max_ulp` (floats) or equal (other types).
+pub fn assert_close(what: &str, got: &HostTensor, want: &HostTensor, max_ulp: u64) {
+    let t = got.desc.data_type;
+    let size = (t.bits() as usize / 8).max(1);
+    if t.bits() < 8 {
+        assert_eq!(got.bytes, want.bytes, "{what}");
+        return;
+    }
+    assert_eq!(got.bytes.len(), want.bytes.len(), "{what}");
+    let mut worst = 0;
+    for (k, (g, w)) in got
+        .bytes
+        .chunks(size)
+        .zip(want.bytes.chunks(size))
+        .enumerate()
+    {
+        let d = ulp(t, g, w);
+        assert!(
+            d <= max_ulp,
+            "{what}: element {k}: wgpu {g:?} vs cpu {w:?} ({d} ulp > {max_ulp})"
+        );
+        worst = worst.max(d);
+    }
+    let _ = worst;
+}
+
+pub fn f32_tensor(shape: &[u32], v: &[f32]) -> HostTensor {
+    HostTensor {
+        desc: webnn_core::OperandDescriptor::new(DataType::Float32, shape),
+        bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    }
+}
+
+pub fn f16_tensor(shape: &[u32], v: &[f32]) -> HostTensor {
+    HostTensor {
+        desc: webnn_core::OperandDescriptor::new(DataType::Float16, shape),
+        bytes: v
+            .iter()
+            .flat_map(|x| half::f16::from_f32(*x).to_le_bytes())
+            .collect(),
+    }
+}
+
+/// Deterministic pseudo-random floats in [lo, hi).
+pub fn values(n: usize, lo: f32, hi: f32, seed: u32) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(2654435761).max(1);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            lo + (hi - lo) * (s as f32 / u32::MAX as f32)
+        })
+        .collect()
+}

@@ -1,0 +1,205 @@
+//! End-to-end graphs on the GPU, compared with the cpu backend's results.
+
+mod common;
+
+use common::*;
+use webnn_core::ops::*;
+use webnn_core::{Backend, DataType, ErrorKind, GraphBuilder, HostTensor, OperandDescriptor};
+
+fn desc(t: DataType, shape: &[u32]) -> OperandDescriptor {
+    OperandDescriptor::new(t, shape)
+}
+
+#[test]
+fn broadcast_add_f32() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Float32, &[2, 3, 4])).unwrap();
+    let y = b.input("y", desc(DataType::Float32, &[3, 1])).unwrap();
+    let z = b.add(x, y, OpOptions::default()).unwrap();
+    let g = b.build(&[("z", z)]).unwrap();
+    let xv = f32_tensor(&[2, 3, 4], &values(24, -10.0, 10.0, 1));
+    let yv = f32_tensor(&[3, 1], &values(3, -10.0, 10.0, 2));
+    for (got, want) in run_both(&g, &[("x", &xv), ("y", &yv)]) {
+        assert_close("add", &got, &want, 0);
+    }
+}
+
+#[test]
+fn f16_unary_chain() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Float16, &[5, 7])).unwrap();
+    let o = OpOptions::default;
+    let e = b.exp(x, o()).unwrap();
+    let n = b.neg(e, o()).unwrap();
+    let a = b.abs(n, o()).unwrap();
+    let s = b.sqrt(a, o()).unwrap();
+    let c = b.ceil(s, o()).unwrap();
+    let g = b.build(&[("s", s), ("c", c)]).unwrap();
+    // 35 elements: an odd count, so the last packed word is half full.
+    let xv = f16_tensor(&[5, 7], &values(35, -4.0, 4.0, 3));
+    for (got, want) in run_both(&g, &[("x", &xv)]) {
+        assert_close("f16 chain", &got, &want, 1);
+    }
+}
+
+#[test]
+fn int32_compare_broadcast() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Int32, &[3, 5])).unwrap();
+    let y = b.input("y", desc(DataType::Int32, &[5])).unwrap();
+    let o = OpOptions::default;
+    let gt = b.greater(x, y, o()).unwrap();
+    let eq = b.equal(x, y, o()).unwrap();
+    let le = b.lesser_or_equal(y, x, o()).unwrap();
+    let g = b.build(&[("gt", gt), ("eq", eq), ("le", le)]).unwrap();
+    let xs: Vec<i32> = vec![-3, 0, 7, i32::MIN, i32::MAX, 1, 2, 3, 4, 5, -1, -2, 9, 9, 9];
+    let ys: Vec<i32> = vec![-3, 1, 7, i32::MAX, i32::MIN];
+    let t = |shape: &[u32], v: &[i32]| HostTensor {
+        desc: desc(DataType::Int32, shape),
+        bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    };
+    for (got, want) in run_both(&g, &[("x", &t(&[3, 5], &xs)), ("y", &t(&[5], &ys))]) {
+        assert_eq!(got.bytes, want.bytes);
+    }
+}
+
+#[test]
+fn transpose_every_layout() {
+    for t in [
+        DataType::Float32,
+        DataType::Float16,
+        DataType::Int8,
+        DataType::Uint8,
+        DataType::Int64,
+        DataType::Int32,
+    ] {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", desc(t, &[2, 3, 5])).unwrap();
+        let options = TransposeOptions {
+            permutation: Some(vec![2, 0, 1]),
+            ..Default::default()
+        };
+        let y = b.transpose(x, options).unwrap();
+        let z = b.transpose(x, TransposeOptions::default()).unwrap();
+        let g = b.build(&[("y", y), ("z", z)]).unwrap();
+        let bytes = (0..30 * t.bits() as usize / 8)
+            .map(|k| (k * 37 % 251) as u8)
+            .collect();
+        let xv = HostTensor {
+            desc: desc(t, &[2, 3, 5]),
+            bytes,
+        };
+        for (got, want) in run_both(&g, &[("x", &xv)]) {
+            if t.is_float() {
+                assert_close("transpose", &got, &want, 0);
+            } else {
+                assert_eq!(got.bytes, want.bytes, "transpose {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn intermediates_reuse_buffers() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Float32, &[64])).unwrap();
+    let o = OpOptions::default;
+    let mut v = x;
+    for k in 0..8 {
+        v = if k % 2 == 0 {
+            b.sigmoid(v, o()).unwrap()
+        } else {
+            b.mul(v, x, o()).unwrap()
+        };
+    }
+    let r = b.reshape(v, vec![8.into(), 8.into()], o()).unwrap();
+    let g = b.build(&[("r", r)]).unwrap();
+    let exe = gpu().compile_graph(&g).unwrap();
+    assert_eq!(exe.plan.intermediates, 7);
+    assert!(
+        exe.slot_count() < exe.plan.intermediates,
+        "{} slots",
+        exe.slot_count()
+    );
+    assert_eq!(exe.slot_count(), 2);
+    let xv = f32_tensor(&[64], &values(64, -3.0, 3.0, 4));
+    for (got, want) in run_both(&g, &[("x", &xv)]) {
+        assert_close("chain", &got, &want, 16);
+    }
+}
+
+#[test]
+fn unsupported_op_is_a_not_supported_error() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Float32, &[2, 2])).unwrap();
+    let y = b.matmul(x, x, OpOptions { label: "mm".into() }).unwrap();
+    let g = b.build(&[("y", y)]).unwrap();
+    let err = gpu()
+        .compile(&g)
+        .err()
+        .expect("matmul must not compile yet");
+    assert_eq!(err.kind, ErrorKind::NotSupportedError);
+    assert!(err.to_string().contains("matmul"), "{err}");
+    assert!(err.to_string().contains("[mm]"), "{err}");
+    // Capabilities say so too.
+    let limits = webnn_core::op_support_limits(&gpu().capabilities());
+    assert!(!limits.supports(webnn_core::OpKind::Matmul, "a", DataType::Float32));
+    assert!(limits.supports(webnn_core::OpKind::Add, "a", DataType::Int64));
+}
+
+#[test]
+fn outputs_may_alias_inputs_and_constants() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Uint8, &[3])).unwrap();
+    let c = b
+        .constant(
+            desc(DataType::Int64, &[2]),
+            [5i64, -7].iter().flat_map(|v| v.to_le_bytes()).collect(),
+        )
+        .unwrap();
+    let r = b
+        .reshape(x, vec![1.into(), 3.into()], OpOptions::default())
+        .unwrap();
+    let i = b.identity(c, OpOptions::default()).unwrap();
+    let g = b.build(&[("r", r), ("i", i)]).unwrap();
+    let xv = HostTensor {
+        desc: desc(DataType::Uint8, &[3]),
+        bytes: vec![1, 2, 3],
+    };
+    for (got, want) in run_both(&g, &[("x", &xv)]) {
+        assert_eq!(got.bytes, want.bytes);
+    }
+}
+
+#[test]
+fn large_tensors_dispatch_in_windows() {
+    // A 4 KiB binding limit splits these 12 KiB (int64) and 1.5 KiB (uint8) tensors.
+    let small = webnn_wgpu::WgpuBackend::with_gpu(gpu().gpu().clone()).with_max_binding(4096);
+    let n = 1500u32;
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Int64, &[n])).unwrap();
+    let y = b.input("y", desc(DataType::Int64, &[n])).unwrap();
+    let s = b.add(x, y, OpOptions::default()).unwrap();
+    let e = b.greater(x, y, OpOptions::default()).unwrap();
+    let c = b.cast(s, DataType::Int8, OpOptions::default()).unwrap();
+    let g = b.build(&[("e", e), ("c", c)]).unwrap();
+    let t = |seed: i64| HostTensor {
+        desc: desc(DataType::Int64, &[n]),
+        bytes: (0..n as i64)
+            .flat_map(|k| (k * seed % 1001 - 500).to_le_bytes())
+            .collect(),
+    };
+    let (xv, yv) = (t(7), t(13));
+    let mut exe = small.compile(&g).unwrap();
+    let got = exe.dispatch(&[("x", &xv), ("y", &yv)]).unwrap();
+    let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+    let want = cpu.dispatch(&[("x", &xv), ("y", &yv)]).unwrap();
+    assert_eq!(got, want);
+    // A transpose cannot be split: a clear NotSupportedError.
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Float32, &[40, 40])).unwrap();
+    let y = b.transpose(x, TransposeOptions::default()).unwrap();
+    let g = b.build(&[("y", y)]).unwrap();
+    let err = small.compile(&g).err().expect("too large to bind");
+    assert_eq!(err.kind, ErrorKind::NotSupportedError);
+}

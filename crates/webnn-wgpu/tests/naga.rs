@@ -1,0 +1,255 @@
+//! Every kernel variant the crate can create is parsed by naga's WGSL front end, validated,
+//! specialised with its pipeline constants and lowered to SPIR-V, without a GPU.
+
+use naga::back::PipelineConstants;
+use naga::valid::{Capabilities, ValidationFlags, Validator};
+use std::collections::BTreeMap;
+use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, UnaryOp};
+use webnn_wgpu::params::Params;
+
+fn parse(key: &str, source: &str) -> naga::Module {
+    naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{key}: WGSL parse error:\n{}", e.emit_to_string(source)))
+}
+
+fn validate(key: &str, module: &naga::Module, source: &str) -> naga::valid::ModuleInfo {
+    Validator::new(ValidationFlags::all(), Capabilities::empty())
+        .validate(module)
+        .unwrap_or_else(|e| panic!("{key}: invalid module:\n{}", e.emit_to_string(source)))
+}
+
+#[test]
+fn every_kernel_variant_validates_and_lowers_to_spirv() {
+    let keys = KernelKey::all();
+    let mut modules: BTreeMap<ModuleKey, (String, naga::Module, naga::valid::ModuleInfo)> =
+        BTreeMap::new();
+    for key in &keys {
+        let mk = key.module();
+        let (source, module, info) = modules.entry(mk).or_insert_with(|| {
+            let source = mk.source();
+            let name = format!("{mk:?}");
+            let module = parse(&name, &source);
+            let info = validate(&name, &module, &source);
+            (source, module, info)
+        });
+        let mut constants = PipelineConstants::default();
+        for (name, value) in key.constants() {
+            constants.insert(name.to_owned(), value);
+        }
+        let label = key.label();
+        let (specialised, spec_info) = naga::back::pipeline_constants::process_overrides(
+            module,
+            info,
+            Some((naga::ShaderStage::Compute, "main")),
+            &constants,
+        )
+        .unwrap_or_else(|e| panic!("{label}: overrides: {e}\n{source}"));
+        let pipeline = naga::back::spv::PipelineOptions {
+            shader_stage: naga::ShaderStage::Compute,
+            entry_point: "main".into(),
+        };
+        naga::back::spv::write_vec(
+            &specialised,
+            &spec_info,
+            &naga::back::spv::Options::default(),
+            Some(&pipeline),
+        )
+        .unwrap_or_else(|e| panic!("{label}: SPIR-V: {e}"));
+    }
+    // The enumeration covers every op on every type the ops list, and casts between all types.
+    assert!(keys.len() > 300, "{} keys", keys.len());
+    assert!(modules.len() > 90, "{} modules", modules.len());
+}
+
+/// The numeric value of a `const NAME: u32 = Nu;` of a module.
+fn constants(module: &naga::Module) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    for (_, c) in module.constants.iter() {
+        if let (Some(name), naga::Expression::Literal(naga::Literal::U32(v))) =
+            (&c.name, &module.global_expressions[c.init])
+        {
+            out.insert(name.clone(), *v);
+        }
+    }
+    out
+}
+
+#[test]
+fn op_codes_agree_with_codes_wgsl() {
+    let source = include_str!("../shaders/codes.wgsl");
+    let module = parse("codes.wgsl", source);
+    let codes = constants(&module);
+    for op in UnaryOp::ALL {
+        assert_eq!(codes.get(op.wgsl_name()), Some(&op.code()), "{op:?}");
+    }
+    for op in BinaryOp::ALL {
+        assert_eq!(codes.get(op.wgsl_name()), Some(&op.code()), "{op:?}");
+    }
+    assert_eq!(codes.len(), UnaryOp::ALL.len() + BinaryOp::ALL.len());
+}
+
+#[test]
+fn params_struct_matches_rust() {
+    let key = KernelKey::all()[0].module();
+    let source = key.source();
+    let module = parse("params", &source);
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layout");
+    let (handle, ty) = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("Params"))
+        .expect("struct Params");
+    let naga::TypeInner::Struct { members, span } = &ty.inner else {
+        panic!("Params is not a struct")
+    };
+    assert_eq!(*span as usize, std::mem::size_of::<Params>());
+    assert_eq!(
+        layouter[handle].size as usize,
+        std::mem::size_of::<Params>()
+    );
+    let rust = [
+        ("n", std::mem::offset_of!(Params, n)),
+        ("units", std::mem::offset_of!(Params, units)),
+        ("rank", std::mem::offset_of!(Params, rank)),
+        ("pad0", std::mem::offset_of!(Params, pad0)),
+        ("shape", std::mem::offset_of!(Params, shape)),
+        ("a_strides", std::mem::offset_of!(Params, a_strides)),
+        ("b_strides", std::mem::offset_of!(Params, b_strides)),
+        ("f", std::mem::offset_of!(Params, f)),
+        ("i", std::mem::offset_of!(Params, i)),
+    ];
+    assert_eq!(members.len(), rust.len());
+    for (m, (name, offset)) in members.iter().zip(rust) {
+        assert_eq!(m.name.as_deref(), Some(name));
+        assert_eq!(m.offset as usize, offset, "{name}");
+    }
+}
+
+/// A one-node graph of `kind` on inputs of type `t`, for the element-wise and movement ops.
+fn one_node(kind: webnn_core::OpKind, t: webnn_core::DataType) -> Option<webnn_core::Graph> {
+    use webnn_core::ops::*;
+    use webnn_core::{GraphBuilder, OpKind::*, OperandDescriptor};
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::new(t, &[2, 3])).ok()?;
+    let y = b.input("y", OperandDescriptor::new(t, &[3])).ok()?;
+    let o = OpOptions::default;
+    let out = match kind {
+        Add => b.add(x, y, o()),
+        Sub => b.sub(x, y, o()),
+        Mul => b.mul(x, y, o()),
+        Div => b.div(x, y, o()),
+        Max => b.max(x, y, o()),
+        Min => b.min(x, y, o()),
+        Pow => b.pow(x, y, o()),
+        Equal => b.equal(x, y, o()),
+        NotEqual => b.not_equal(x, y, o()),
+        Greater => b.greater(x, y, o()),
+        GreaterOrEqual => b.greater_or_equal(x, y, o()),
+        Lesser => b.lesser(x, y, o()),
+        LesserOrEqual => b.lesser_or_equal(x, y, o()),
+        LogicalAnd => b.logical_and(x, y, o()),
+        LogicalOr => b.logical_or(x, y, o()),
+        LogicalXor => b.logical_xor(x, y, o()),
+        LogicalNot => b.logical_not(x, o()),
+        IsNaN => b.is_nan(x, o()),
+        IsInfinite => b.is_infinite(x, o()),
+        Abs => b.abs(x, o()),
+        Ceil => b.ceil(x, o()),
+        Cos => b.cos(x, o()),
+        Erf => b.erf(x, o()),
+        Exp => b.exp(x, o()),
+        Floor => b.floor(x, o()),
+        Identity => b.identity(x, o()),
+        Log => b.log(x, o()),
+        Neg => b.neg(x, o()),
+        Reciprocal => b.reciprocal(x, o()),
+        RoundEven => b.round_even(x, o()),
+        Sin => b.sin(x, o()),
+        Sign => b.sign(x, o()),
+        Sqrt => b.sqrt(x, o()),
+        Tan => b.tan(x, o()),
+        Gelu => b.gelu(x, o()),
+        HardSwish => b.hard_swish(x, o()),
+        Relu => b.relu(x, o()),
+        Sigmoid => b.sigmoid(x, o()),
+        Softplus => b.softplus(x, o()),
+        Softsign => b.softsign(x, o()),
+        Tanh => b.tanh(x, o()),
+        Clamp => b.clamp(x, ClampOptions::default()),
+        Elu => b.elu(x, EluOptions::default()),
+        HardSigmoid => b.hard_sigmoid(x, HardSigmoidOptions::default()),
+        LeakyRelu => b.leaky_relu(x, LeakyReluOptions::default()),
+        Linear => b.linear(x, LinearOptions::default()),
+        Transpose => b.transpose(x, TransposeOptions::default()),
+        Reshape => b.reshape(x, vec![6.into()], o()),
+        // Casts are covered below, to every type.
+        _ => return None,
+    }
+    .ok()?;
+    b.build(&[("out", out)]).ok()
+}
+
+#[test]
+fn every_supported_op_and_type_lowers_to_a_validated_key() {
+    use webnn_core::{DataType, OpKind};
+    use webnn_wgpu::lower::{lower, Lowering};
+    let keys: std::collections::HashSet<KernelKey> = KernelKey::all().into_iter().collect();
+    let mut checked = 0;
+    for &kind in OpKind::ALL {
+        for t in webnn_wgpu::supported(kind).iter() {
+            let graphs: Vec<webnn_core::Graph> = if kind == OpKind::Cast {
+                DataType::ALL
+                    .iter()
+                    .filter(|to| webnn_wgpu::supported(kind).contains(**to))
+                    .filter_map(|&to| {
+                        let mut b = webnn_core::GraphBuilder::new();
+                        let x = b
+                            .input("x", webnn_core::OperandDescriptor::new(t, &[4]))
+                            .ok()?;
+                        let c = b.cast(x, to, Default::default()).ok()?;
+                        b.build(&[("c", c)]).ok()
+                    })
+                    .collect()
+            } else {
+                // Types the op table rejects for the input (e.g. uint8 of a predicate's
+                // output) fail to build and are skipped.
+                one_node(kind, t).into_iter().collect()
+            };
+            for g in graphs {
+                match lower(&g, &g.nodes[0]).unwrap_or_else(|e| panic!("{kind:?} {t}: {e}")) {
+                    Lowering::Kernel(call) => {
+                        assert!(keys.contains(&call.key), "{kind:?} {t}: {:?}", call.key)
+                    }
+                    Lowering::Alias(_) => {}
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 200, "{checked}");
+}
+
+/// The generated part of every module, the typed preambles, against a checked-in snapshot.
+/// `UPDATE_SNAPSHOTS=1 cargo test -p webnn-wgpu --test naga` rewrites it after a deliberate
+/// change.
+#[test]
+fn typed_preambles_match_their_snapshot() {
+    use webnn_wgpu::storage::Storage;
+    let mut text = String::from("// Generated by src/storage.rs; checked by tests/naga.rs.\n");
+    for t in webnn_core::DataTypeSet::ALL.iter() {
+        text.push('\n');
+        text.push_str(&Storage::of(t).input_preamble());
+        text.push_str(&Storage::of(t).output_preamble());
+    }
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/preambles.wgsl");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, &text).expect("write snapshot");
+    }
+    let saved = std::fs::read_to_string(&path).expect("tests/snapshots/preambles.wgsl");
+    assert_eq!(
+        saved, text,
+        "the generated preambles changed: review, then rerun with UPDATE_SNAPSHOTS=1"
+    );
+}
