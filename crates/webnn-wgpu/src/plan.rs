@@ -138,6 +138,11 @@ mod tests {
         vec![None; g.nodes.len()]
     }
 
+    /// Per node, the operand a reshape aliases (as lowering decides for reshape).
+    fn reshape_aliases(g: &webnn_core::Graph) -> Vec<Option<Operand>> {
+        g.nodes.iter().map(|n| matches!(n.op, webnn_core::Op::Reshape(_)).then(|| n.op.operands()[0])).collect()
+    }
+
     #[test]
     fn a_chain_reuses_slots() {
         let mut b = GraphBuilder::new();
@@ -196,17 +201,7 @@ mod tests {
         let t3 = b.cast(t2, DataType::Int64, OpOptions::default()).unwrap();
         let y = b.neg(t3, OpOptions::default()).unwrap();
         let g = b.build(&[("y", y)]).unwrap();
-        let alias: Vec<Option<Operand>> = g
-            .nodes
-            .iter()
-            .map(|n| {
-                if n.op.name() == "reshape" {
-                    Some(n.op.operands()[0])
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let alias = reshape_aliases(&g);
         let size = |i: usize| g.operands[i].desc.max_byte_length().unwrap_or(0);
         let p = plan(&g, &alias, &size);
         assert_eq!(p.loc[r.index()], p.loc[t1.index()]);
@@ -226,17 +221,7 @@ mod tests {
         let r = b.reshape(t, vec![4.into()], OpOptions::default()).unwrap();
         let y = b.exp(t, OpOptions::default()).unwrap();
         let g = b.build(&[("r", r), ("y", y)]).unwrap();
-        let alias: Vec<Option<Operand>> = g
-            .nodes
-            .iter()
-            .map(|n| {
-                if n.op.name() == "reshape" {
-                    Some(n.op.operands()[0])
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let alias = reshape_aliases(&g);
         let p = plan(&g, &alias, &|_| 16);
         assert_eq!(p.loc[r.index()], Some(Loc::Output(0)));
         assert_eq!(p.loc[t.index()], Some(Loc::Output(0)));
