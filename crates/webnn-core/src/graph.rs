@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// A handle to an operand of one builder (`MLOperand`). It names its builder so an operand
 /// passed to another builder is rejected instead of silently aliasing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Operand {
     pub(crate) builder: u32,
     pub(crate) index: u32,

@@ -26,6 +26,9 @@ fn binary_op(x: f32, y: f32) -> f32 {
         }
         return select(x, y, y < x);
     }
+    if (OP == OP_PRELU) {
+        return select(x, y * x, x < 0.0);
+    }
     return pow_f(x, y);
 }
 

@@ -19,6 +19,9 @@ fn binary_op(x: vec2<u32>, y: vec2<u32>) -> vec2<u32> {
     if (OP == OP_MIN) {
         return select(x, y, lt_s64(y, x));
     }
+    if (OP == OP_PRELU) {
+        return select(x, mul64(y, x), is_neg64(x));
+    }
     return pow64(x, y, true);
 }
 

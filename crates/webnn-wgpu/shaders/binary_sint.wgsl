@@ -45,6 +45,9 @@ fn binary_op(x: i32, y: i32) -> i32 {
         }
         return x / y;
     }
+    if (OP == OP_PRELU) {
+        return select(x, y * x, x < 0);
+    }
     if (OP == OP_MAX) {
         return max(x, y);
     }

@@ -41,6 +41,7 @@ const OP_DIV: u32 = 3u;
 const OP_MAX: u32 = 4u;
 const OP_MIN: u32 = 5u;
 const OP_POW: u32 = 6u;
+const OP_PRELU: u32 = 16u;
 // Binary predicates (`binary_test`), uint8 0/1 results.
 const OP_EQUAL: u32 = 7u;
 const OP_NOT_EQUAL: u32 = 8u;
@@ -51,3 +52,16 @@ const OP_LESSER_OR_EQUAL: u32 = 12u;
 const OP_LOGICAL_AND: u32 = 13u;
 const OP_LOGICAL_OR: u32 = 14u;
 const OP_LOGICAL_XOR: u32 = 15u;
+
+// Folds of the row kernels (reduce_*.wgsl): the ten reductions, which pooling reuses (max,
+// mean for average, l2), softmax and the normalizations (max, sum).
+const OP_REDUCE_SUM: u32 = 0u;
+const OP_REDUCE_MEAN: u32 = 1u;
+const OP_REDUCE_L1: u32 = 2u;
+const OP_REDUCE_L2: u32 = 3u;
+const OP_REDUCE_LOG_SUM: u32 = 4u;
+const OP_REDUCE_LOG_SUM_EXP: u32 = 5u;
+const OP_REDUCE_MAX: u32 = 6u;
+const OP_REDUCE_MIN: u32 = 7u;
+const OP_REDUCE_PRODUCT: u32 = 8u;
+const OP_REDUCE_SUM_SQUARE: u32 = 9u;

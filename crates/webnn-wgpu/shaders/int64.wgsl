@@ -178,3 +178,20 @@ fn f32_to_u64(x: f32) -> vec2<u32> {
     }
     return trunc_to_u64(t);
 }
+
+// An index value (64-bit two's complement bits, `signed` for int32/int64 sources) into a
+// dimension of size n: negative values count from the end, then the result is clamped into
+// 0..n, as on the cpu backend (the spec leaves out-of-range indices to the implementation).
+fn resolve_index(v: vec2<u32>, signed: bool, n: u32) -> u32 {
+    if (signed && is_neg64(v)) {
+        let m = neg64(v);
+        if (m.y != 0u || m.x >= n) {
+            return 0u;
+        }
+        return n - m.x;
+    }
+    if (v.y != 0u || v.x >= n) {
+        return n - 1u;
+    }
+    return v.x;
+}

@@ -4,9 +4,9 @@
 
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;
-use crate::kernel::WORKGROUP_SIZE;
+use crate::kernel::{KernelId, KernelKey, ROW_WORKGROUP, TILE, WORKGROUP_SIZE};
 use crate::lower::{lower, KernelCall, Lowering};
-use crate::params::Params;
+use crate::params::{Uniform, MAX_BLOCK};
 use crate::plan::{plan, BufferPlan, Loc};
 use crate::storage::Storage;
 use crate::support::supported;
@@ -18,7 +18,7 @@ use webnn_core::{Error, Executable, Graph, HostTensor, OperandDescriptor, Result
 struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
     bind_group: wgpu::BindGroup,
-    groups: (u32, u32),
+    groups: [u32; 3],
 }
 
 /// A graph output: where it is read from and where it lands in the staging buffer.
@@ -52,6 +52,36 @@ pub fn workgroups(units: u32) -> (u32, u32) {
     let x = groups.min(65535);
     let y = groups.div_ceil(x).min(512);
     (x, y)
+}
+
+/// Invocations per row of a row kernel.
+fn lanes(key: KernelKey) -> u32 {
+    match key.kernel {
+        KernelId::Reduce { lanes, .. }
+        | KernelId::ArgReduce { lanes, .. }
+        | KernelId::Softmax { lanes }
+        | KernelId::Normalize { lanes, .. }
+        | KernelId::Pool { lanes, .. } => lanes,
+        _ => ROW_WORKGROUP,
+    }
+}
+
+/// The workgroup grid of one dispatch of `key` with block `uniform`.
+fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
+    let rows = |rows: u32| {
+        let (x, y) = workgroups((rows.div_ceil(ROW_WORKGROUP / lanes(key))).saturating_mul(WORKGROUP_SIZE));
+        [x, y, 1]
+    };
+    match uniform {
+        Uniform::Params(p) => {
+            let (x, y) = workgroups(p.units);
+            [x, y, 1]
+        }
+        Uniform::Rows(r) => rows(r.rows),
+        Uniform::Pool(p) => rows(p.rows),
+        Uniform::Matmul(m) => [m.n.div_ceil(TILE), m.m.div_ceil(TILE), m.pad0],
+        Uniform::Conv(c) => [c.n.div_ceil(TILE), c.m.div_ceil(TILE), c.groups],
+    }
 }
 
 fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer {
@@ -125,12 +155,9 @@ impl WgpuGraph {
         }
         let alias: Vec<_> = lowered
             .iter()
-            .map(|l| {
-                if let Lowering::Alias(o) = l {
-                    Some(*o)
-                } else {
-                    None
-                }
+            .map(|l| match l {
+                Lowering::Alias(o) => Some(*o),
+                Lowering::Kernels(_) => None,
             })
             .collect();
         let plan = plan(graph, &alias, &|i| sizes[i]);
@@ -179,12 +206,9 @@ impl WgpuGraph {
         let calls: Vec<(usize, &KernelCall)> = lowered
             .iter()
             .enumerate()
-            .filter_map(|(n, l)| {
-                if let Lowering::Kernel(k) = l {
-                    Some((n, k))
-                } else {
-                    None
-                }
+            .flat_map(|(n, l)| match l {
+                Lowering::Kernels(calls) => calls.iter().map(|c| (n, c)).collect(),
+                Lowering::Alias(_) => Vec::new(),
             })
             .collect();
         let locate = |i: usize| {
@@ -193,7 +217,7 @@ impl WgpuGraph {
         // Per call: the bound buffers (output first) and the windows it is dispatched in.
         let mut dispatches = Vec::with_capacity(calls.len());
         for (n, call) in &calls {
-            let out = graph.nodes[*n].outputs[0].index();
+            let out = call.output.index();
             let mut bound = vec![locate(out)?];
             let mut bytes = vec![sizes[out]];
             for o in &call.inputs {
@@ -211,18 +235,18 @@ impl WgpuGraph {
             dispatches.push((*call, bound, wins));
         }
         // Each block at an offset the device accepts for a uniform binding.
-        let block = std::mem::size_of::<Params>() as u64;
-        let align =
-            block.next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
-        let blocks: Vec<&Params> = dispatches
+        let stride =
+            MAX_BLOCK.next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
+        let blocks: Vec<&Uniform> = dispatches
             .iter()
-            .flat_map(|(_, _, w)| w.iter().map(|w| &w.params))
+            .flat_map(|(_, _, w)| w.iter().map(|w| &w.uniform))
             .collect();
         let uniforms = (!blocks.is_empty()).then(|| {
-            let mut bytes = vec![0u8; blocks.len() * align as usize];
-            for (k, p) in blocks.iter().enumerate() {
-                let at = k * align as usize;
-                bytes[at..at + block as usize].copy_from_slice(bytemuck::bytes_of(*p));
+            let mut bytes = vec![0u8; blocks.len() * stride as usize];
+            for (k, u) in blocks.iter().enumerate() {
+                let b = u.bytes();
+                let at = k * stride as usize;
+                bytes[at..at + b.len()].copy_from_slice(b);
             }
             let b = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("params"),
@@ -254,8 +278,8 @@ impl WgpuGraph {
                     binding: 0,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                         buffer: uniform,
-                        offset: k * align,
-                        size: wgpu::BufferSize::new(block),
+                        offset: k * stride,
+                        size: wgpu::BufferSize::new(win.uniform.bytes().len() as u64),
                     }),
                 }];
                 k += 1;
@@ -277,7 +301,7 @@ impl WgpuGraph {
                 steps.push(Step {
                     pipeline: pipeline.pipeline.clone(),
                     bind_group,
-                    groups: workgroups(win.params.units),
+                    groups: grid(call.key, &win.uniform),
                 });
             }
         }
@@ -373,7 +397,7 @@ impl WgpuGraph {
             for s in &self.steps {
                 pass.set_pipeline(&s.pipeline);
                 pass.set_bind_group(0, &s.bind_group, &[]);
-                pass.dispatch_workgroups(s.groups.0, s.groups.1, 1);
+                pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
             }
         }
         for o in &self.outputs {

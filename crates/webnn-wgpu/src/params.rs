@@ -7,20 +7,169 @@ use webnn_core::{Error, Result};
 /// The largest rank the uniform block holds (the op table's MAX_RANK).
 pub const MAX_RANK: usize = 8;
 
-/// Mirrors `struct Params` of common.wgsl (144 bytes, std140-compatible).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-pub struct Params {
-    pub n: u32,
-    pub units: u32,
-    pub rank: u32,
-    pub pad0: u32,
-    pub shape: [u32; MAX_RANK],
-    pub a_strides: [u32; MAX_RANK],
-    pub b_strides: [u32; MAX_RANK],
-    pub f: [f32; 4],
-    pub i: [u32; 4],
+/// Declares a uniform block mirrored by a WGSL struct of the same name: `#[repr(C)]`, `Pod`,
+/// with its field names and offsets listed for the layout test (tests/naga.rs).
+macro_rules! uniform_block {
+    ($(#[$m:meta])* $name:ident => $wgsl:literal { $($(#[$fm:meta])* $field:ident : $ty:ty,)* }) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+        pub struct $name {
+            $($(#[$fm])* pub $field: $ty,)*
+        }
+        impl $name {
+            /// The WGSL struct's name.
+            pub const WGSL: &'static str = $wgsl;
+            /// (field, byte offset) in declaration order.
+            pub fn fields() -> Vec<(&'static str, usize)> {
+                vec![$((stringify!($field), std::mem::offset_of!($name, $field)),)*]
+            }
+        }
+    };
 }
+
+uniform_block! {
+    /// The block of the element-wise and scatter frames (`Params` in shaders/params.wgsl,
+    /// which says what each field holds).
+    Params => "Params" {
+        n: u32,
+        units: u32,
+        rank: u32,
+        base: u32,
+        shape: [u32; MAX_RANK],
+        a_strides: [u32; MAX_RANK],
+        b_strides: [u32; MAX_RANK],
+        c_strides: [u32; MAX_RANK],
+        dims: [u32; MAX_RANK],
+        lo: [u32; MAX_RANK],
+        f: [f32; 4],
+        i: [u32; 4],
+        j: [u32; 4],
+    }
+}
+
+uniform_block! {
+    /// The block of row kernels over an input's axes (`Rows` in shaders/rows_params.wgsl).
+    Rows => "Rows" {
+        rows: u32,
+        len: u32,
+        outer_rank: u32,
+        inner_rank: u32,
+        outer_shape: [u32; MAX_RANK],
+        outer_strides: [u32; MAX_RANK],
+        inner_shape: [u32; MAX_RANK],
+        inner_strides: [u32; MAX_RANK],
+        f: [f32; 4],
+        i: [u32; 4],
+    }
+}
+
+uniform_block! {
+    /// Pooling windows (`Pool` in shaders/pool.wgsl).
+    PoolParams => "Pool" {
+        rows: u32,
+        len: u32,
+        kh: u32,
+        kw: u32,
+        oh: u32,
+        ow: u32,
+        channels: u32,
+        nhwc: u32,
+        ih: u32,
+        iw: u32,
+        stride_h: u32,
+        stride_w: u32,
+        dilation_h: u32,
+        dilation_w: u32,
+        pad_top: u32,
+        pad_left: u32,
+        sn: u32,
+        sc: u32,
+        sh: u32,
+        sw: u32,
+    }
+}
+
+uniform_block! {
+    /// Batched matrix products (`Matmul` in shaders/matmul.wgsl).
+    MatmulParams => "Matmul" {
+        m: u32,
+        n: u32,
+        k: u32,
+        batch_rank: u32,
+        a_m: u32,
+        a_k: u32,
+        b_k: u32,
+        b_n: u32,
+        c_m: u32,
+        c_n: u32,
+        /// Products in the batch (the dispatch's z; unused by the shader).
+        pad0: u32,
+        pad1: u32,
+        alpha: f32,
+        beta: f32,
+        pad2: u32,
+        pad3: u32,
+        batch_shape: [u32; MAX_RANK],
+        a_batch: [u32; MAX_RANK],
+        b_batch: [u32; MAX_RANK],
+    }
+}
+
+uniform_block! {
+    /// Convolutions as implicit products (`Conv` in shaders/conv.wgsl).
+    ConvParams => "Conv" {
+        m: u32,
+        n: u32,
+        k: u32,
+        groups: u32,
+        kh: u32,
+        kw: u32,
+        oh: u32,
+        ow: u32,
+        ih: u32,
+        iw: u32,
+        icg: u32,
+        pad0: u32,
+        stride_h: u32,
+        stride_w: u32,
+        dilation_h: u32,
+        dilation_w: u32,
+        pad_top: u32,
+        pad_left: u32,
+        clamp_low: f32,
+        clamp_high: f32,
+        in_strides: [u32; 4],
+        filter_strides: [u32; 4],
+        out_strides: [u32; 4],
+    }
+}
+
+/// The uniform block of one dispatch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Uniform {
+    Params(Params),
+    Rows(Rows),
+    Pool(PoolParams),
+    Matmul(MatmulParams),
+    Conv(ConvParams),
+}
+
+impl Uniform {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Uniform::Params(p) => bytemuck::bytes_of(p),
+            Uniform::Rows(p) => bytemuck::bytes_of(p),
+            Uniform::Pool(p) => bytemuck::bytes_of(p),
+            Uniform::Matmul(p) => bytemuck::bytes_of(p),
+            Uniform::Conv(p) => bytemuck::bytes_of(p),
+        }
+    }
+}
+
+/// The largest uniform block (each dispatch's block takes this much, aligned, in the shared
+/// uniform buffer).
+pub const MAX_BLOCK: u64 = 256;
 
 /// Row-major strides of a shape.
 pub fn strides(shape: &[u32]) -> Vec<u64> {
@@ -106,7 +255,16 @@ mod tests {
 
     #[test]
     fn layout_matches_wgsl() {
-        assert_eq!(std::mem::size_of::<Params>(), 144);
+        assert_eq!(std::mem::size_of::<Params>(), 256);
+        for size in [
+            std::mem::size_of::<Params>(),
+            std::mem::size_of::<Rows>(),
+            std::mem::size_of::<PoolParams>(),
+            std::mem::size_of::<MatmulParams>(),
+            std::mem::size_of::<ConvParams>(),
+        ] {
+            assert!(size as u64 <= MAX_BLOCK && size % 16 == 0, "{size}");
+        }
     }
 
     #[test]

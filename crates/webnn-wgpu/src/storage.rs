@@ -117,59 +117,59 @@ impl Storage {
         words.max(1).checked_mul(4)
     }
 
-    /// The preamble binding `InT` and `in_word`/`in_decode`/`in_to_float`/`in_to_int`.
-    pub fn input_preamble(self) -> String {
+    /// The typed preamble of one role of a kernel (`in`/`InT`, `out`/`OutT`, `ix`/`IxT`):
+    /// the alias, layout constants and conversions, bound to this type's functions in
+    /// storage.wgsl.
+    pub fn preamble(self, prefix: &str, alias: &str) -> String {
         let d = Domain::of(self.data_type);
-        let (to, to_int, _) = d.conversions();
-        let word = if self.wide {
-            "i * 2u".to_owned()
-        } else if self.per_word == 1 {
-            "i".to_owned()
-        } else {
-            format!("i / {}u", self.per_word)
+        let (to_float, to_int, from_int) = d.conversions();
+        let from_float = match d {
+            Domain::Float => "f32",
+            _ => self.tag(),
         };
+        let p = prefix.to_uppercase();
         format!(
-            "// Input type: {dt}.\n\
-             alias InT = {ty};\n\
-             const IN_WIDE: bool = {wide};\n\
-             const IN_FLOAT: bool = {float};\n\
-             const IN_SIGNED: bool = {signed};\n\
-             fn in_word(i: u32) -> u32 {{ return {word}; }}\n\
-             fn in_decode(lo: u32, hi: u32, i: u32) -> InT {{ return decode_{codec}(lo, hi, i); }}\n\
-             fn in_to_float(x: InT) -> f32 {{ return {to}_to_float(x); }}\n\
-             fn in_to_int(x: InT) -> vec2<u32> {{ return {to_int}_to_int(x); }}\n",
+            "// {alias}: {dt}.\n\
+             alias {alias} = {ty};\n\
+             const {p}_WIDE: bool = {wide};\n\
+             const {p}_FLOAT: bool = {float};\n\
+             const {p}_SIGNED: bool = {signed};\n\
+             const {p}_PER_WORD: u32 = {per_word}u;\n\
+             const {p}_BITS: u32 = {bits}u;\n\
+             fn {prefix}_decode(lo: u32, hi: u32, i: u32) -> {alias} {{ return decode_{codec}(lo, hi, i); }}\n\
+             fn {prefix}_encode(v: {alias}) -> vec2<u32> {{ return encode_{codec}(v); }}\n\
+             fn {prefix}_to_float(x: {alias}) -> f32 {{ return {to_float}_to_float(x); }}\n\
+             fn {prefix}_to_int(x: {alias}) -> vec2<u32> {{ return {to_int}_to_int(x); }}\n\
+             fn {prefix}_from_float(x: f32) -> {alias} {{ return {from_float}_from_float(x); }}\n\
+             fn {prefix}_from_int(v: vec2<u32>, signed: bool) -> {alias} {{ return {from_int}_from_int(v, signed); }}\n",
             dt = self.data_type,
             ty = d.wgsl_type(),
             wide = self.wide,
             float = self.data_type.is_float(),
             signed = self.data_type.is_signed(),
+            per_word = self.per_word,
+            bits = self.bits,
             codec = self.codec_tag(),
         )
     }
 
-    /// The preamble binding `OutT` and `out_encode`/`out_from_float`/`out_from_int`.
-    pub fn output_preamble(self) -> String {
-        let d = Domain::of(self.data_type);
-        let from_float = match d {
-            Domain::Float => "f32",
-            _ => self.tag(),
+    /// Input binding `binding` named `name` and its loader `load_<name>(i)`, which returns
+    /// element i in the type's compute domain.
+    pub fn loader(self, binding: u32, name: &str) -> String {
+        let ty = Domain::of(self.data_type).wgsl_type();
+        let (word, hi) = if self.wide {
+            ("2u * i".to_owned(), format!("{name}[2u * i + 1u]"))
+        } else if self.per_word == 1 {
+            ("i".to_owned(), "0u".to_owned())
+        } else {
+            (format!("i / {}u", self.per_word), "0u".to_owned())
         };
         format!(
-            "// Output type: {dt}.\n\
-             alias OutT = {ty};\n\
-             const OUT_WIDE: bool = {wide};\n\
-             const OUT_PER_WORD: u32 = {per_word}u;\n\
-             const OUT_BITS: u32 = {bits}u;\n\
-             fn out_encode(v: OutT) -> vec2<u32> {{ return encode_{codec}(v); }}\n\
-             fn out_from_float(x: f32) -> OutT {{ return {from_float}_from_float(x); }}\n\
-             fn out_from_int(v: vec2<u32>, signed: bool) -> OutT {{ return {from_int}_from_int(v, signed); }}\n",
+            "// Input {name}: {dt}.\n\
+             @group(0) @binding({binding}) var<storage, read> {name}: array<u32>;\n\
+             fn load_{name}(i: u32) -> {ty} {{ return decode_{codec}({name}[{word}], {hi}, i); }}\n",
             dt = self.data_type,
-            ty = d.wgsl_type(),
-            wide = self.wide,
-            per_word = self.per_word,
-            bits = self.bits,
             codec = self.codec_tag(),
-            from_int = d.conversions().2,
         )
     }
 }

@@ -2,17 +2,19 @@
 //! makes before it plans anything. An op or data type outside this table is a
 //! NotSupportedError at compile, never a CPU fallback inside a GPU graph.
 
-use crate::kernel::{BinaryOp, UnaryOp};
+use crate::kernel::{BinaryOp, ReduceOp, UnaryOp};
 use webnn_core::ops::InputLayout;
 use webnn_core::{Capabilities, DataTypeSet, OpKind};
 
 const NONE: DataTypeSet = DataTypeSet::NONE;
+const F: DataTypeSet = DataTypeSet::FLOAT;
 
 /// The data types the backend runs `kind` on: every slot of the op (inputs and outputs) is
 /// limited to the op table's types intersected with this set.
 pub fn supported(kind: OpKind) -> DataTypeSet {
     use OpKind::*;
     let unary = |op: UnaryOp| op.types();
+    let reduce = |op: ReduceOp| op.types();
     // Predicates write uint8.
     let test = |op: UnaryOp| op.types() | DataTypeSet::U8;
     let binary = |op: BinaryOp| {
@@ -72,20 +74,33 @@ pub fn supported(kind: OpKind) -> DataTypeSet {
         Softplus => unary(UnaryOp::Softplus),
         Softsign => unary(UnaryOp::Softsign),
         Tanh => unary(UnaryOp::Tanh),
-        // Data movement: reshape is an alias, transpose a strided gather of any type.
-        Reshape | Transpose => DataTypeSet::SPEC,
-        // Not implemented on the GPU yet.
-        Prelu | Softmax => NONE,
-        ArgMin | ArgMax | CumulativeSum => NONE,
-        ReduceL1 | ReduceL2 | ReduceLogSum | ReduceLogSumExp | ReduceMax | ReduceMean
-        | ReduceMin | ReduceProduct | ReduceSum | ReduceSumSquare => NONE,
-        Conv2d | ConvTranspose2d | AveragePool2d | L2Pool2d | MaxPool2d | Resample2d => NONE,
-        BatchNormalization | InstanceNormalization | LayerNormalization => NONE,
-        Matmul | Gemm => NONE,
-        Gru | GruCell | Lstm | LstmCell => NONE,
-        Gather | GatherElements | GatherNd | ScatterElements | ScatterNd => NONE,
-        Concat | Expand | Pad | Reverse | Slice | Split | Tile | Triangular | Where => NONE,
-        QuantizeLinear | DequantizeLinear => NONE,
+        Prelu => binary(BinaryOp::Prelu),
+        // Data movement and selection: index maps of any type.
+        Reshape | Transpose | Concat | Expand | Pad | Reverse | Slice | Split | Tile
+        | Triangular | Where => DataTypeSet::SPEC,
+        // Any data; int32, uint32 or int64 indices.
+        Gather | GatherElements | GatherNd | ScatterElements | ScatterNd => DataTypeSet::SPEC,
+        ReduceL1 => reduce(ReduceOp::L1),
+        ReduceL2 => reduce(ReduceOp::L2),
+        ReduceLogSum => reduce(ReduceOp::LogSum),
+        ReduceLogSumExp => reduce(ReduceOp::LogSumExp),
+        ReduceMax => reduce(ReduceOp::Max),
+        ReduceMean => reduce(ReduceOp::Mean),
+        ReduceMin => reduce(ReduceOp::Min),
+        ReduceProduct => reduce(ReduceOp::Product),
+        ReduceSum => reduce(ReduceOp::Sum),
+        ReduceSumSquare => reduce(ReduceOp::SumSquare),
+        // Any input; int32 or int64 positions.
+        ArgMin | ArgMax => DataTypeSet::SPEC,
+        CumulativeSum => DataTypeSet::FLOAT_INT32_64,
+        Softmax | LayerNormalization | InstanceNormalization | BatchNormalization => F,
+        Conv2d | ConvTranspose2d | AveragePool2d | L2Pool2d | Matmul | Gemm => F,
+        MaxPool2d => reduce(ReduceOp::Max),
+        Resample2d => F | DataTypeSet::U8 | DataTypeSet::I8,
+        // Expanded into matmul and element-wise ops before lowering.
+        Gru | GruCell | Lstm | LstmCell => F,
+        // Float values; int4, uint4, int8, uint8, int32, uint32 quantized values.
+        QuantizeLinear | DequantizeLinear => DataTypeSet::ALL,
     }
 }
 

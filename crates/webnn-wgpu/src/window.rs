@@ -4,7 +4,7 @@
 
 use crate::kernel::KernelId;
 use crate::lower::KernelCall;
-use crate::params::Params;
+use crate::params::{Params, Uniform};
 use crate::storage::Storage;
 use webnn_core::{Error, Result};
 
@@ -12,17 +12,28 @@ use webnn_core::{Error, Result};
 /// the byte range it binds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Window {
-    pub params: Params,
+    pub uniform: Uniform,
     pub ranges: Vec<(u64, u64)>,
 }
 
 /// Whether element i of the output reads element i of each input and nothing else.
 fn same_index(call: &KernelCall) -> bool {
+    use KernelId::*;
     match call.key.kernel {
-        KernelId::Unary(_) | KernelId::Cast => true,
-        KernelId::Binary(_) => !call.key.broadcast,
-        KernelId::Gather => false,
+        Unary(_) | Cast => true,
+        Binary(_) => !call.key.broadcast,
+        Strided | Remap(_) | Where | Triangular | Gather { .. } | GatherNd { .. } | Place
+        | ScatterElements { .. } | ScatterNd { .. } | BatchNorm { .. } | Quantize | Dequantize
+        | Resample(_) | Reduce { .. } | ArgReduce { .. } | Softmax { .. } | Normalize { .. }
+        | CumSum | Pool { .. } | Matmul { .. } | Conv { .. } => false,
     }
+}
+
+fn too_big(call: &KernelCall, max_binding: u64) -> Error {
+    Error::not_supported(format!(
+        "{} needs a buffer binding above the device's {max_binding} bytes",
+        call.key.label()
+    ))
 }
 
 /// The windows of `call`, whose bound buffers have `sizes` bytes (output first). One window
@@ -35,15 +46,15 @@ pub fn windows(
 ) -> Result<Vec<Window>> {
     if sizes.iter().all(|&s| s <= max_binding) {
         return Ok(vec![Window {
-            params: call.params,
+            uniform: call.uniform,
             ranges: sizes.iter().map(|&s| (0, s)).collect(),
         }]);
     }
+    let Uniform::Params(whole) = call.uniform else {
+        return Err(too_big(call, max_binding));
+    };
     if !same_index(call) {
-        return Err(Error::not_supported(format!(
-            "{} needs a buffer binding above the device's {max_binding} bytes",
-            call.key.label()
-        )));
+        return Err(too_big(call, max_binding));
     }
     let mut types = vec![call.key.out];
     types.extend(std::iter::repeat_n(
@@ -66,7 +77,7 @@ pub fn windows(
             "the device's buffer bindings are too small to split a tensor",
         ));
     }
-    let n = call.params.n as u64;
+    let n = whole.n as u64;
     let mut out = Vec::new();
     let mut start = 0u64;
     while start < n {
@@ -82,9 +93,12 @@ pub fn windows(
             })
             .collect();
         let mut params = Params::new(&[count as u32], Storage::of(call.key.out).units(count))?;
-        params.f = call.params.f;
-        params.i = call.params.i;
-        out.push(Window { params, ranges });
+        params.f = whole.f;
+        params.i = whole.i;
+        out.push(Window {
+            uniform: Uniform::Params(params),
+            ranges,
+        });
         start += count;
     }
     Ok(out)
@@ -113,7 +127,8 @@ mod tests {
         KernelCall {
             key,
             inputs: Vec::new(),
-            params: Params::new(&[n], units).unwrap(),
+            output: webnn_core::Operand::default(),
+            uniform: Uniform::Params(Params::new(&[n], units).unwrap()),
         }
     }
 
@@ -152,7 +167,8 @@ mod tests {
                 assert!(*size <= 16_384);
                 assert!(offset + size <= sizes[k]);
             }
-            total += win.params.n;
+            let Uniform::Params(p) = win.uniform else { panic!() };
+            total += p.n;
         }
         assert_eq!(total, n);
         assert_eq!(w[1].ranges[0], (2048, 2048));

@@ -4,7 +4,7 @@
 use naga::back::PipelineConstants;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::BTreeMap;
-use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, UnaryOp};
+use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, ReduceOp, UnaryOp};
 use webnn_wgpu::params::Params;
 
 fn parse(key: &str, source: &str) -> naga::Module {
@@ -85,45 +85,53 @@ fn op_codes_agree_with_codes_wgsl() {
     for op in BinaryOp::ALL {
         assert_eq!(codes.get(op.wgsl_name()), Some(&op.code()), "{op:?}");
     }
-    assert_eq!(codes.len(), UnaryOp::ALL.len() + BinaryOp::ALL.len());
+    for op in ReduceOp::ALL {
+        assert_eq!(codes.get(op.wgsl_name()), Some(&op.code()), "{op:?}");
+    }
+    assert_eq!(
+        codes.len(),
+        UnaryOp::ALL.len() + BinaryOp::ALL.len() + ReduceOp::ALL.len()
+    );
 }
 
-#[test]
-fn params_struct_matches_rust() {
-    let key = KernelKey::all()[0].module();
-    let source = key.source();
-    let module = parse("params", &source);
+/// Checks WGSL struct `name` of a module against the Rust block's size and field offsets.
+fn check_layout(module_of: KernelKey, name: &str, size: usize, rust: Vec<(&str, usize)>) {
+    let source = module_of.module().source();
+    let module = parse(name, &source);
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(module.to_ctx()).expect("layout");
     let (handle, ty) = module
         .types
         .iter()
-        .find(|(_, t)| t.name.as_deref() == Some("Params"))
-        .expect("struct Params");
+        .find(|(_, t)| t.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("struct {name}"));
     let naga::TypeInner::Struct { members, span } = &ty.inner else {
-        panic!("Params is not a struct")
+        panic!("{name} is not a struct")
     };
-    assert_eq!(*span as usize, std::mem::size_of::<Params>());
-    assert_eq!(
-        layouter[handle].size as usize,
-        std::mem::size_of::<Params>()
-    );
-    let rust = [
-        ("n", std::mem::offset_of!(Params, n)),
-        ("units", std::mem::offset_of!(Params, units)),
-        ("rank", std::mem::offset_of!(Params, rank)),
-        ("pad0", std::mem::offset_of!(Params, pad0)),
-        ("shape", std::mem::offset_of!(Params, shape)),
-        ("a_strides", std::mem::offset_of!(Params, a_strides)),
-        ("b_strides", std::mem::offset_of!(Params, b_strides)),
-        ("f", std::mem::offset_of!(Params, f)),
-        ("i", std::mem::offset_of!(Params, i)),
-    ];
-    assert_eq!(members.len(), rust.len());
-    for (m, (name, offset)) in members.iter().zip(rust) {
-        assert_eq!(m.name.as_deref(), Some(name));
-        assert_eq!(m.offset as usize, offset, "{name}");
+    assert_eq!(*span as usize, size, "{name}");
+    assert_eq!(layouter[handle].size as usize, size, "{name}");
+    assert_eq!(members.len(), rust.len(), "{name}");
+    for (m, (field, offset)) in members.iter().zip(rust) {
+        assert_eq!(m.name.as_deref(), Some(field), "{name}");
+        assert_eq!(m.offset as usize, offset, "{name}.{field}");
     }
+}
+
+#[test]
+fn uniform_blocks_match_rust() {
+    use webnn_core::DataType::Float32 as F;
+    use webnn_wgpu::kernel::{KernelId, ReduceOp};
+    use webnn_wgpu::params::{ConvParams, MatmulParams, PoolParams, Rows};
+    let key = |k| KernelKey::new(k, F, F);
+    check_layout(key(KernelId::Binary(BinaryOp::Add)), Params::WGSL, size_of::<Params>(), Params::fields());
+    let reduce = KernelId::Reduce { op: ReduceOp::Sum, lanes: 64 };
+    check_layout(key(reduce), Rows::WGSL, size_of::<Rows>(), Rows::fields());
+    let pool = KernelId::Pool { op: ReduceOp::Max, lanes: 4 };
+    check_layout(key(pool), PoolParams::WGSL, size_of::<PoolParams>(), PoolParams::fields());
+    let matmul = KernelId::Matmul { c: true };
+    check_layout(key(matmul), MatmulParams::WGSL, size_of::<MatmulParams>(), MatmulParams::fields());
+    let conv = KernelId::Conv { transposed: false, bias: true, clamp: false };
+    check_layout(key(conv), ConvParams::WGSL, size_of::<ConvParams>(), ConvParams::fields());
 }
 
 /// A one-node graph of `kind` on inputs of type `t`, for the element-wise and movement ops.
@@ -218,8 +226,10 @@ fn every_supported_op_and_type_lowers_to_a_validated_key() {
             };
             for g in graphs {
                 match lower(&g, &g.nodes[0]).unwrap_or_else(|e| panic!("{kind:?} {t}: {e}")) {
-                    Lowering::Kernel(call) => {
-                        assert!(keys.contains(&call.key), "{kind:?} {t}: {:?}", call.key)
+                    Lowering::Kernels(calls) => {
+                        for call in calls {
+                            assert!(keys.contains(&call.key), "{kind:?} {t}: {:?}", call.key)
+                        }
                     }
                     Lowering::Alias(_) => {}
                 }
@@ -230,7 +240,7 @@ fn every_supported_op_and_type_lowers_to_a_validated_key() {
     assert!(checked > 200, "{checked}");
 }
 
-/// The generated part of every module, the typed preambles, against a checked-in snapshot.
+/// The generated part of every module, the typed preambles and loaders, against a checked-in snapshot.
 /// `UPDATE_SNAPSHOTS=1 cargo test -p webnn-wgpu --test naga` rewrites it after a deliberate
 /// change.
 #[test]
@@ -239,8 +249,8 @@ fn typed_preambles_match_their_snapshot() {
     let mut text = String::from("// Generated by src/storage.rs; checked by tests/naga.rs.\n");
     for t in webnn_core::DataTypeSet::ALL.iter() {
         text.push('\n');
-        text.push_str(&Storage::of(t).input_preamble());
-        text.push_str(&Storage::of(t).output_preamble());
+        text.push_str(&Storage::of(t).preamble("in", "InT"));
+        text.push_str(&Storage::of(t).loader(2, "a"));
     }
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/preambles.wgsl");

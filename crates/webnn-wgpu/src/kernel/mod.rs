@@ -1,0 +1,312 @@
+//! Kernel identities. A `KernelKey` names one pipeline: the kernel (with its op and the
+//! specialisations that are pipeline-override constants), the input and output data types
+//! and whether operands are broadcast. Its WGSL module (`source::ModuleKey`) depends only on
+//! the body and the types, so one module serves every op of a domain.
+
+mod codes;
+pub mod source;
+
+pub use codes::{BinaryOp, ReduceOp, UnaryOp};
+pub use source::{Body, Frame, ModuleKey};
+
+use webnn_core::{DataType, DataTypeSet};
+
+/// Threads per workgroup of the element-wise and scatter frames (the `WG` override).
+pub const WORKGROUP_SIZE: u32 = 64;
+/// Invocations per workgroup of the row frame (`ROW_WG` in shaders/rows.wgsl).
+pub const ROW_WORKGROUP: u32 = 64;
+/// Output tile of the gemm frame (`TILE_M`, `TILE_N` in shaders/gemm.wgsl).
+pub const TILE: u32 = 64;
+
+/// The source coordinate rule of `remap.wgsl` (its `MODE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RemapMode {
+    Constant = 0,
+    Edge = 1,
+    Reflection = 2,
+    Tile = 3,
+}
+
+/// resample2d's interpolation (`MODE` of resample.wgsl).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ResampleMode {
+    Nearest = 0,
+    Linear = 1,
+}
+
+/// Invocations per row for rows of `len` elements: the next power of two, at most a
+/// workgroup (the `LANES` override).
+pub fn lanes_for(len: u32) -> u32 {
+    len.max(1).next_power_of_two().min(ROW_WORKGROUP)
+}
+
+/// What a pipeline computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KernelId {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    /// Conversion between any two types.
+    Cast,
+    /// out[i] = a[base + coordinates . strides]: transpose, expand, slice, reverse, split,
+    /// copies.
+    Strided,
+    /// pad and tile.
+    Remap(RemapMode),
+    Where,
+    Triangular,
+    /// gather and gatherElements, with indices of type `index`.
+    Gather { index: DataType },
+    GatherNd { index: DataType },
+    /// One input of concat written into its region of the output.
+    Place,
+    ScatterElements { index: DataType },
+    ScatterNd { index: DataType },
+    BatchNorm { scale: bool, bias: bool },
+    Quantize,
+    Dequantize,
+    Resample(ResampleMode),
+    Reduce { op: ReduceOp, lanes: u32 },
+    ArgReduce { max: bool, lanes: u32 },
+    Softmax { lanes: u32 },
+    /// layerNormalization and instanceNormalization.
+    Normalize { scale: bool, bias: bool, lanes: u32 },
+    CumSum,
+    /// averagePool2d (mean), l2Pool2d (l2) and maxPool2d (max).
+    Pool { op: ReduceOp, lanes: u32 },
+    /// matmul and gemm (`c`: gemm's addend).
+    Matmul { c: bool },
+    Conv { transposed: bool, bias: bool, clamp: bool },
+}
+
+/// One pipeline of the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KernelKey {
+    pub kernel: KernelId,
+    /// The input data type (of the data inputs; indices and conditions have their own).
+    pub dtype: DataType,
+    /// The output data type.
+    pub out: DataType,
+    /// Binary ops and where: index the inputs through broadcast strides (false when every
+    /// shape agrees).
+    pub broadcast: bool,
+}
+
+fn flag(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+impl KernelKey {
+    /// A key without broadcasting.
+    pub fn new(kernel: KernelId, dtype: DataType, out: DataType) -> KernelKey {
+        KernelKey {
+            kernel,
+            dtype,
+            out,
+            broadcast: false,
+        }
+    }
+
+    pub fn module(self) -> ModuleKey {
+        ModuleKey {
+            body: Body::of(self.kernel),
+            dtype: self.dtype,
+            out: self.out,
+        }
+    }
+
+    /// Override constants of the pipeline: exactly the overrides its module declares.
+    pub fn constants(self) -> Vec<(&'static str, f64)> {
+        use KernelId::*;
+        let mut c = Vec::new();
+        if matches!(self.module().body.frame(), Frame::Elementwise | Frame::Scatter) {
+            c.push(("WG", WORKGROUP_SIZE as f64));
+        }
+        match self.kernel {
+            Unary(op) => c.push(("OP", op.code() as f64)),
+            Binary(op) => {
+                c.push(("OP", op.code() as f64));
+                c.push(("BROADCAST", flag(self.broadcast)));
+            }
+            Where => c.push(("BROADCAST", flag(self.broadcast))),
+            Remap(mode) => c.push(("MODE", mode as u32 as f64)),
+            Resample(mode) => c.push(("MODE", mode as u32 as f64)),
+            BatchNorm { scale, bias } => {
+                c.push(("HAS_SCALE", flag(scale)));
+                c.push(("HAS_BIAS", flag(bias)));
+            }
+            Reduce { op, lanes } | Pool { op, lanes } => {
+                c.push(("LANES", lanes as f64));
+                c.push(("OP", op.code() as f64));
+            }
+            ArgReduce { max, lanes } => {
+                c.push(("LANES", lanes as f64));
+                c.push(("MAX_WANTED", flag(max)));
+            }
+            Softmax { lanes } => c.push(("LANES", lanes as f64)),
+            Normalize { scale, bias, lanes } => {
+                c.push(("LANES", lanes as f64));
+                c.push(("HAS_SCALE", flag(scale)));
+                c.push(("HAS_BIAS", flag(bias)));
+            }
+            CumSum => c.push(("LANES", ROW_WORKGROUP as f64)),
+            Matmul { c: has_c } => c.push(("HAS_C", flag(has_c))),
+            Conv {
+                transposed,
+                bias,
+                clamp,
+            } => {
+                c.push(("TRANSPOSED", flag(transposed)));
+                c.push(("HAS_BIAS", flag(bias)));
+                c.push(("HAS_CLAMP", flag(clamp)));
+            }
+            Cast | Strided | Triangular | Gather { .. } | GatherNd { .. } | Place
+            | ScatterElements { .. } | ScatterNd { .. } | Quantize | Dequantize => {}
+        }
+        c
+    }
+
+    pub fn label(self) -> String {
+        format!(
+            "{:?} {}->{}{}",
+            self.kernel,
+            self.dtype,
+            self.out,
+            if self.broadcast { " broadcast" } else { "" }
+        )
+    }
+
+    /// Every key this crate can create: what the naga test validates.
+    pub fn all() -> Vec<KernelKey> {
+        use KernelId::*;
+        let mut keys = Vec::new();
+        let key = KernelKey::new;
+        let lanes = || (0..=6).map(|p| 1u32 << p);
+        let index_types = [DataType::Int32, DataType::Uint32, DataType::Int64];
+        let any = DataTypeSet::ALL;
+        let float = DataTypeSet::FLOAT;
+        for &op in UnaryOp::ALL {
+            for t in op.types().iter() {
+                let out = if op.is_predicate() { DataType::Uint8 } else { t };
+                keys.push(key(Unary(op), t, out));
+            }
+        }
+        for &op in BinaryOp::ALL {
+            for t in op.types().iter() {
+                let out = if op.is_predicate() { DataType::Uint8 } else { t };
+                for broadcast in [false, true] {
+                    keys.push(KernelKey {
+                        broadcast,
+                        ..key(Binary(op), t, out)
+                    });
+                }
+            }
+        }
+        for from in DataTypeSet::SPEC.iter() {
+            for to in DataTypeSet::SPEC.iter() {
+                keys.push(key(Cast, from, to));
+            }
+        }
+        // Data movement on every storage type, int4/uint4 included, so each preamble and
+        // loader is validated.
+        for t in any.iter() {
+            keys.push(key(Strided, t, t));
+            keys.push(key(Triangular, t, t));
+            keys.push(key(Place, t, t));
+            for mode in [
+                RemapMode::Constant,
+                RemapMode::Edge,
+                RemapMode::Reflection,
+                RemapMode::Tile,
+            ] {
+                keys.push(key(Remap(mode), t, t));
+            }
+            for broadcast in [false, true] {
+                keys.push(KernelKey {
+                    broadcast,
+                    ..key(Where, t, t)
+                });
+            }
+            for index in index_types {
+                keys.push(key(Gather { index }, t, t));
+                keys.push(key(GatherNd { index }, t, t));
+                keys.push(key(ScatterElements { index }, t, t));
+                keys.push(key(ScatterNd { index }, t, t));
+            }
+        }
+        for t in float.iter() {
+            for scale in [false, true] {
+                for bias in [false, true] {
+                    keys.push(key(BatchNorm { scale, bias }, t, t));
+                    for l in lanes() {
+                        keys.push(key(Normalize { scale, bias, lanes: l }, t, t));
+                    }
+                }
+            }
+            for l in lanes() {
+                keys.push(key(Softmax { lanes: l }, t, t));
+            }
+            for c in [false, true] {
+                keys.push(key(Matmul { c }, t, t));
+            }
+            for transposed in [false, true] {
+                for bias in [false, true] {
+                    for clamp in [false, true] {
+                        keys.push(key(Conv { transposed, bias, clamp }, t, t));
+                    }
+                }
+            }
+            for op in [ReduceOp::Mean, ReduceOp::L2, ReduceOp::Max] {
+                for l in lanes() {
+                    keys.push(key(Pool { op, lanes: l }, t, t));
+                }
+            }
+        }
+        let quantized = DataTypeSet(
+            DataTypeSet::I4.0
+                | DataTypeSet::U4.0
+                | DataTypeSet::I8.0
+                | DataTypeSet::U8.0
+                | DataTypeSet::I32.0
+                | DataTypeSet::U32.0,
+        );
+        for f in float.iter() {
+            for q in quantized.iter() {
+                keys.push(key(Quantize, f, q));
+                keys.push(key(Dequantize, q, f));
+            }
+        }
+        for t in (float | DataTypeSet::U8 | DataTypeSet::I8).iter() {
+            keys.push(key(Resample(ResampleMode::Nearest), t, t));
+            keys.push(key(Resample(ResampleMode::Linear), t, t));
+        }
+        for &op in ReduceOp::ALL {
+            for t in op.types().iter() {
+                for l in lanes() {
+                    keys.push(key(Reduce { op, lanes: l }, t, t));
+                }
+            }
+        }
+        for t in DataTypeSet::SPEC.iter() {
+            for l in lanes() {
+                keys.push(key(Pool { op: ReduceOp::Max, lanes: l }, t, t));
+            }
+            for out in [DataType::Int32, DataType::Int64] {
+                for max in [false, true] {
+                    for l in lanes() {
+                        keys.push(key(ArgReduce { max, lanes: l }, t, out));
+                    }
+                }
+            }
+        }
+        for t in DataTypeSet::FLOAT_INT32_64.iter() {
+            keys.push(key(CumSum, t, t));
+        }
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+}

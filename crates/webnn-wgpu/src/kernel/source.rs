@@ -1,0 +1,305 @@
+//! WGSL module assembly. A module is fixed files from `shaders/` plus generated, typed glue:
+//! the `InT`/`OutT`/`IxT` preambles of its data types and one loader per input binding
+//! (`storage.rs`). Op names are never spliced into source: ops are override constants.
+
+use super::KernelId;
+use crate::storage::{Domain, Storage};
+use webnn_core::DataType;
+
+/// How invocations map to work (the frame file a module is built on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Frame {
+    /// One output element per `compute(i)`, whole output words per invocation.
+    Elementwise,
+    /// One source element per `run_unit(u)`, stored where it goes.
+    Scatter,
+    /// LANES invocations per row, with workgroup reductions.
+    Rows,
+    /// Tiled matrix products.
+    Gemm,
+}
+
+/// The body file of a module, with the index type of the bodies that read indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Body {
+    Unary,
+    Predicate,
+    Binary,
+    Compare,
+    Cast,
+    Strided,
+    Remap,
+    Where,
+    Triangular,
+    Gather(DataType),
+    GatherNd(DataType),
+    Place,
+    ScatterElements(DataType),
+    ScatterNd(DataType),
+    BatchNorm,
+    Quantize,
+    Dequantize,
+    Resample,
+    Reduce,
+    ArgReduce,
+    Softmax,
+    Normalize,
+    CumSum,
+    Pool,
+    Matmul,
+    Conv,
+}
+
+/// What a shader module depends on: the key without its op and override values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModuleKey {
+    pub body: Body,
+    pub dtype: DataType,
+    pub out: DataType,
+}
+
+mod src {
+    macro_rules! shaders {
+        ($($name:ident = $file:literal;)*) => {
+            $(pub const $name: &str = include_str!(concat!("../../shaders/", $file));)*
+        };
+    }
+    shaders! {
+        CODES = "codes.wgsl"; BITS = "bits.wgsl"; INT64 = "int64.wgsl";
+        STORAGE = "storage.wgsl"; MATH = "math.wgsl";
+        PARAMS = "params.wgsl"; GRID = "grid.wgsl"; ELEMENTWISE = "elementwise.wgsl";
+        STORE = "store.wgsl"; ROWS = "rows.wgsl"; ROWS_PARAMS = "rows_params.wgsl";
+        LANES = "lanes.wgsl"; GEMM = "gemm.wgsl";
+        UNARY_FLOAT = "unary_float.wgsl"; UNARY_SINT = "unary_sint.wgsl";
+        UNARY_UINT = "unary_uint.wgsl"; UNARY_S64 = "unary_s64.wgsl"; UNARY_U64 = "unary_u64.wgsl";
+        BINARY_FLOAT = "binary_float.wgsl"; BINARY_SINT = "binary_sint.wgsl";
+        BINARY_UINT = "binary_uint.wgsl"; BINARY_S64 = "binary_s64.wgsl";
+        BINARY_U64 = "binary_u64.wgsl";
+        REDUCE_FLOAT = "reduce_float.wgsl"; REDUCE_SINT = "reduce_sint.wgsl";
+        REDUCE_UINT = "reduce_uint.wgsl"; REDUCE_64 = "reduce_64.wgsl";
+        UNARY = "unary.wgsl"; PREDICATE = "predicate.wgsl"; BINARY = "binary.wgsl";
+        COMPARE = "compare.wgsl"; CAST = "cast.wgsl"; STRIDED = "strided.wgsl";
+        REMAP = "remap.wgsl"; WHERE = "where.wgsl"; TRIANGULAR = "triangular.wgsl";
+        GATHER = "gather.wgsl"; GATHER_ND = "gather_nd.wgsl"; PLACE = "place.wgsl";
+        SCATTER_ELEMENTS = "scatter_elements.wgsl"; SCATTER_ND = "scatter_nd.wgsl";
+        BATCH_NORM = "batch_norm.wgsl"; QUANTIZE = "quantize.wgsl";
+        DEQUANTIZE = "dequantize.wgsl"; RESAMPLE = "resample.wgsl"; REDUCE = "reduce.wgsl";
+        ARG_REDUCE = "arg_reduce.wgsl"; SOFTMAX = "softmax.wgsl"; NORMALIZE = "normalize.wgsl";
+        CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
+    }
+}
+
+/// Which op file of a domain a body needs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ops {
+    None,
+    Unary,
+    Binary,
+    /// Accumulators of the row kernels (reduce_*.wgsl), with the lane reduction when `lanes`.
+    Fold { lanes: bool },
+    /// The float accumulator whatever the input type.
+    FloatFold,
+}
+
+impl Body {
+    pub fn of(kernel: KernelId) -> Body {
+        use KernelId as K;
+        match kernel {
+            K::Unary(op) if op.is_predicate() => Body::Predicate,
+            K::Unary(_) => Body::Unary,
+            K::Binary(op) if op.is_predicate() => Body::Compare,
+            K::Binary(_) => Body::Binary,
+            K::Cast => Body::Cast,
+            K::Strided => Body::Strided,
+            K::Remap(_) => Body::Remap,
+            K::Where => Body::Where,
+            K::Triangular => Body::Triangular,
+            K::Gather { index } => Body::Gather(index),
+            K::GatherNd { index } => Body::GatherNd(index),
+            K::Place => Body::Place,
+            K::ScatterElements { index } => Body::ScatterElements(index),
+            K::ScatterNd { index } => Body::ScatterNd(index),
+            K::BatchNorm { .. } => Body::BatchNorm,
+            K::Quantize => Body::Quantize,
+            K::Dequantize => Body::Dequantize,
+            K::Resample(_) => Body::Resample,
+            K::Reduce { .. } => Body::Reduce,
+            K::ArgReduce { .. } => Body::ArgReduce,
+            K::Softmax { .. } => Body::Softmax,
+            K::Normalize { .. } => Body::Normalize,
+            K::CumSum => Body::CumSum,
+            K::Pool { .. } => Body::Pool,
+            K::Matmul { .. } => Body::Matmul,
+            K::Conv { .. } => Body::Conv,
+        }
+    }
+
+    pub fn frame(self) -> Frame {
+        use Body::*;
+        match self {
+            Unary | Predicate | Binary | Compare | Cast | Strided | Remap | Where | Triangular
+            | Gather(_) | GatherNd(_) | BatchNorm | Quantize | Dequantize | Resample => {
+                Frame::Elementwise
+            }
+            Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
+            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool => Frame::Rows,
+            Matmul | Conv => Frame::Gemm,
+        }
+    }
+
+    fn file(self) -> &'static str {
+        use Body::*;
+        match self {
+            Unary => src::UNARY,
+            Predicate => src::PREDICATE,
+            Binary => src::BINARY,
+            Compare => src::COMPARE,
+            Cast => src::CAST,
+            Strided => src::STRIDED,
+            Remap => src::REMAP,
+            Where => src::WHERE,
+            Triangular => src::TRIANGULAR,
+            Gather(_) => src::GATHER,
+            GatherNd(_) => src::GATHER_ND,
+            Place => src::PLACE,
+            ScatterElements(_) => src::SCATTER_ELEMENTS,
+            ScatterNd(_) => src::SCATTER_ND,
+            BatchNorm => src::BATCH_NORM,
+            Quantize => src::QUANTIZE,
+            Dequantize => src::DEQUANTIZE,
+            Resample => src::RESAMPLE,
+            Reduce => src::REDUCE,
+            ArgReduce => src::ARG_REDUCE,
+            Softmax => src::SOFTMAX,
+            Normalize => src::NORMALIZE,
+            CumSum => src::CUMSUM,
+            Pool => src::POOL,
+            Matmul => src::MATMUL,
+            Conv => src::CONV,
+        }
+    }
+
+    fn ops(self) -> Ops {
+        use Body::*;
+        match self {
+            Unary | Predicate => Ops::Unary,
+            Binary | Compare => Ops::Binary,
+            Reduce | Pool => Ops::Fold { lanes: true },
+            ArgReduce | CumSum => Ops::Fold { lanes: false },
+            Softmax | Normalize => Ops::FloatFold,
+            Cast | Strided | Remap | Where | Triangular | Gather(_) | GatherNd(_) | Place
+            | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
+            | Matmul | Conv => Ops::None,
+        }
+    }
+
+    /// The index type of bodies that read indices.
+    fn index(self) -> Option<DataType> {
+        match self {
+            Body::Gather(t) | Body::GatherNd(t) | Body::ScatterElements(t) | Body::ScatterNd(t) => {
+                Some(t)
+            }
+            _ => None,
+        }
+    }
+
+    /// The data type of each input binding (a, b, c...), given the key's types.
+    pub fn inputs(self, dtype: DataType, out: DataType) -> Vec<DataType> {
+        use Body::*;
+        match self {
+            Unary | Predicate | Cast | Strided | Remap | Triangular | Place | Resample | Reduce
+            | ArgReduce | Softmax | CumSum | Pool => vec![dtype],
+            Binary | Compare => vec![dtype, dtype],
+            Where => vec![DataType::Uint8, dtype, dtype],
+            Gather(ix) | GatherNd(ix) => vec![dtype, ix],
+            ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
+            BatchNorm => vec![dtype; 5],
+            Normalize | Matmul | Conv => vec![dtype; 3],
+            Quantize => vec![dtype, dtype, out],
+            Dequantize => vec![dtype, out, dtype],
+        }
+    }
+}
+
+/// The op file of `ops` for an input domain.
+fn domain_file(ops: Ops, domain: Domain) -> Option<&'static str> {
+    Some(match (ops, domain) {
+        (Ops::None, _) => return None,
+        (Ops::Unary, Domain::Float) => src::UNARY_FLOAT,
+        (Ops::Unary, Domain::Sint) => src::UNARY_SINT,
+        (Ops::Unary, Domain::Uint) => src::UNARY_UINT,
+        (Ops::Unary, Domain::S64) => src::UNARY_S64,
+        (Ops::Unary, Domain::U64) => src::UNARY_U64,
+        (Ops::Binary, Domain::Float) => src::BINARY_FLOAT,
+        (Ops::Binary, Domain::Sint) => src::BINARY_SINT,
+        (Ops::Binary, Domain::Uint) => src::BINARY_UINT,
+        (Ops::Binary, Domain::S64) => src::BINARY_S64,
+        (Ops::Binary, Domain::U64) => src::BINARY_U64,
+        (Ops::Fold { .. }, Domain::Float) | (Ops::FloatFold, _) => src::REDUCE_FLOAT,
+        (Ops::Fold { .. }, Domain::Sint) => src::REDUCE_SINT,
+        (Ops::Fold { .. }, Domain::Uint) => src::REDUCE_UINT,
+        (Ops::Fold { .. }, Domain::S64 | Domain::U64) => src::REDUCE_64,
+    })
+}
+
+impl ModuleKey {
+    /// Inputs bound after the uniform and the output (bindings 2, 3...).
+    pub fn inputs(self) -> u32 {
+        self.body.inputs(self.dtype, self.out).len() as u32
+    }
+
+    /// The module's WGSL: shared files, typed preambles and loaders, the frame, op files and
+    /// the body.
+    pub fn source(self) -> String {
+        let body = self.body;
+        let frame = body.frame();
+        let ops = body.ops();
+        let op_file = domain_file(ops, Domain::of(self.dtype));
+        let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT);
+        let mut parts: Vec<String> = vec![
+            src::CODES.into(),
+            src::BITS.into(),
+            src::INT64.into(),
+            src::STORAGE.into(),
+            Storage::of(self.dtype).preamble("in", "InT"),
+            Storage::of(self.out).preamble("out", "OutT"),
+        ];
+        if let Some(ix) = body.index() {
+            parts.push(Storage::of(ix).preamble("ix", "IxT"));
+        }
+        for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
+            parts.push(Storage::of(t).loader(2 + k as u32, input_name(k)));
+        }
+        match frame {
+            Frame::Elementwise => {
+                parts.extend([src::PARAMS.into(), src::GRID.into(), src::ELEMENTWISE.into()])
+            }
+            Frame::Scatter => {
+                parts.extend([src::PARAMS.into(), src::GRID.into(), src::STORE.into()])
+            }
+            Frame::Rows => {
+                if body != Body::Pool {
+                    parts.push(src::ROWS_PARAMS.into());
+                }
+                parts.extend([src::ROWS.into(), src::STORE.into()]);
+            }
+            Frame::Gemm => parts.extend([src::GEMM.into(), src::STORE.into()]),
+        }
+        if float_ops {
+            parts.push(src::MATH.into());
+        }
+        if let Some(f) = op_file {
+            parts.push(f.into());
+        }
+        if matches!(ops, Ops::Fold { lanes: true } | Ops::FloatFold) {
+            parts.push(src::LANES.into());
+        }
+        parts.push(body.file().into());
+        parts.join("\n")
+    }
+}
+
+/// The name of input binding k in WGSL (`a`, `b`...; loaded by `load_a`...).
+pub fn input_name(k: usize) -> &'static str {
+    ["a", "b", "c", "d", "e", "f", "g", "h"][k]
+}

@@ -1,0 +1,188 @@
+//! Matrix products and convolutions on the tiled gemm frame.
+
+use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
+use crate::kernel::{KernelId, TILE};
+use crate::params::{ConvParams, MatmulParams, Params, Uniform};
+use bytemuck::Zeroable;
+use webnn_core::ops::*;
+use webnn_core::{Error, Operand, Result};
+
+/// The gemm frame dispatches one workgroup row per 64 outputs and one layer per product.
+fn check_grid(m: u32, n: u32, z: u32) -> Result<()> {
+    let limit = 65535;
+    if n.div_ceil(TILE) > limit || m.div_ceil(TILE) > limit || z > limit {
+        return Err(Error::not_supported(format!(
+            "a {m}x{n} product repeated {z} times exceeds the dispatch limits of one kernel"
+        )));
+    }
+    Ok(())
+}
+
+/// Strides of the leading (batch) dimensions of an operand of shape `s`, broadcast to the
+/// batch shape `batch` (numpy rules, aligned at the end).
+fn batch_strides(s: &[u32], batch: &[u32]) -> Result<Vec<u32>> {
+    let lead = &s[..s.len() - 2];
+    let st = strides32(s)?;
+    let offset = batch.len() - lead.len();
+    Ok((0..batch.len())
+        .map(|d| {
+            if d < offset || lead[d - offset] == 1 {
+                0
+            } else {
+                st[d - offset]
+            }
+        })
+        .collect())
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-matmul>: batch dimensions broadcast.
+pub fn matmul(cx: &Cx, args: &Binary) -> Result<Lowering> {
+    let (sa, sb, so) = (cx.shape(args.a)?, cx.shape(args.b)?, cx.shape(cx.out())?);
+    let r = so.len();
+    let batch = &so[..r - 2];
+    let (m, n, k) = (so[r - 2], so[r - 1], sa[sa.len() - 1]);
+    let batches = u32_of(elements(batch))?;
+    check_grid(m, n, batches)?;
+    let mut p = MatmulParams::zeroed();
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.batch_rank = batch.len() as u32;
+    p.a_m = k;
+    p.a_k = 1;
+    p.b_k = n;
+    p.b_n = 1;
+    p.pad0 = batches;
+    p.alpha = 1.0;
+    p.batch_shape = dims8(batch)?;
+    p.a_batch = dims8(&batch_strides(&sa, batch)?)?;
+    p.b_batch = dims8(&batch_strides(&sb, batch)?)?;
+    cx.one(KernelId::Matmul { c: false }, vec![args.a, args.b, args.a], Uniform::Matmul(p))
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm>: alpha * A' B' + beta * C with the
+/// transposes as strides and C broadcast to the output.
+pub fn gemm(cx: &Cx, args: &Gemm) -> Result<Lowering> {
+    let o = &args.options;
+    let (sa, sb, so) = (cx.shape(args.a)?, cx.shape(args.b)?, cx.shape(cx.out())?);
+    let (m, n) = (so[0], so[1]);
+    check_grid(m, n, 1)?;
+    let mut p = MatmulParams::zeroed();
+    p.m = m;
+    p.n = n;
+    p.k = if o.a_transpose { sa[0] } else { sa[1] };
+    (p.a_m, p.a_k) = if o.a_transpose { (1, sa[1]) } else { (sa[1], 1) };
+    (p.b_k, p.b_n) = if o.b_transpose { (1, sb[1]) } else { (sb[1], 1) };
+    p.pad0 = 1;
+    p.alpha = o.alpha as f32;
+    p.beta = o.beta as f32;
+    if let Some(c) = o.c {
+        let cs = Params::broadcast_strides(&cx.shape(c)?, &so)?;
+        (p.c_m, p.c_n) = (cs[0], cs[1]);
+    }
+    let kernel = KernelId::Matmul { c: o.c.is_some() };
+    let inputs = vec![args.a, args.b, o.c.unwrap_or(args.a)];
+    cx.one(kernel, inputs, Uniform::Matmul(p))
+}
+
+/// The strides of a 4-D operand of shape `s` along its axes `perm` (canonical order).
+fn canonical(s: &[u32], perm: [usize; 4]) -> Result<([u32; 4], [u32; 4])> {
+    let st = strides32(s)?;
+    Ok((perm.map(|p| s[p]), perm.map(|p| st[p])))
+}
+
+/// (n, c, h, w) axes of an input layout.
+fn layout_axes(layout: InputLayout) -> [usize; 4] {
+    match layout {
+        InputLayout::Nchw => [0, 1, 2, 3],
+        InputLayout::Nhwc => [0, 3, 1, 2],
+    }
+}
+
+/// The geometry both convolutions share: sizes of input, output and filter taps, strides,
+/// dilations and the leading padding.
+#[allow(clippy::too_many_arguments)]
+fn conv_params(
+    cx: &Cx,
+    input: Operand,
+    layout: InputLayout,
+    taps: [u32; 2],
+    padding: &Option<Vec<u32>>,
+    strides: &Option<Vec<u32>>,
+    dilations: &Option<Vec<u32>>,
+    groups: u32,
+) -> Result<ConvParams> {
+    let ax = layout_axes(layout);
+    let (si, in_strides) = canonical(&cx.shape(input)?, ax)?;
+    let (so, out_strides) = canonical(&cx.shape(cx.out())?, ax)?;
+    let two = |v: &Option<Vec<u32>>| match v {
+        Some(v) if v.len() == 2 => [v[0], v[1]],
+        _ => [1, 1],
+    };
+    let mut p = ConvParams::zeroed();
+    p.n = u32_of(so[0] as u64 * so[2] as u64 * so[3] as u64)?;
+    p.groups = groups.max(1);
+    (p.kh, p.kw) = (taps[0], taps[1]);
+    (p.oh, p.ow, p.ih, p.iw) = (so[2], so[3], si[2], si[3]);
+    p.icg = si[1] / p.groups;
+    [p.stride_h, p.stride_w] = two(strides);
+    [p.dilation_h, p.dilation_w] = two(dilations);
+    if let Some(pad) = padding.as_ref().filter(|p| p.len() == 4) {
+        (p.pad_top, p.pad_left) = (pad[0], pad[2]);
+    }
+    p.in_strides = in_strides;
+    p.out_strides = out_strides;
+    p.clamp_low = f32::NEG_INFINITY;
+    p.clamp_high = f32::INFINITY;
+    Ok(p)
+}
+
+fn conv_lowering(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: ConvParams, transposed: bool) -> Result<Lowering> {
+    check_grid(p.m, p.n, p.groups)?;
+    let (input, filter, bias) = args;
+    let kernel = KernelId::Conv {
+        transposed,
+        bias: bias.is_some(),
+        clamp: false,
+    };
+    let inputs = vec![input, filter, bias.unwrap_or(input)];
+    cx.one(kernel, inputs, Uniform::Conv(p))
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d>
+pub fn conv2d(cx: &Cx, args: &Conv2d) -> Result<Lowering> {
+    let o = &args.options;
+    // The filter's (output channel, input channel, row, column) axes.
+    let perm = match o.filter_layout {
+        Conv2dFilterLayout::Oihw => [0, 1, 2, 3],
+        Conv2dFilterLayout::Hwio => [3, 2, 0, 1],
+        Conv2dFilterLayout::Ohwi => [0, 3, 1, 2],
+        Conv2dFilterLayout::Ihwo => [3, 0, 1, 2],
+    };
+    let (fs, fst) = canonical(&cx.shape(args.filter)?, perm)?;
+    let mut p = conv_params(cx, args.input, o.input_layout, [fs[2], fs[3]], &o.padding, &o.strides, &o.dilations, o.groups)?;
+    p.m = fs[0] / p.groups;
+    p.icg = fs[1];
+    p.k = u32_of(fs[1] as u64 * fs[2] as u64 * fs[3] as u64)?;
+    p.filter_strides = fst;
+    conv_lowering(cx, (args.input, args.filter, o.bias), p, false)
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d>: the output size (with
+/// outputPadding or outputSizes) comes from the validated output shape.
+pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
+    let o = &args.options;
+    // The filter's (input channel, output channel within the group, row, column) axes.
+    let perm = match o.filter_layout {
+        ConvTranspose2dFilterLayout::Iohw => [0, 1, 2, 3],
+        ConvTranspose2dFilterLayout::Hwoi => [3, 2, 0, 1],
+        ConvTranspose2dFilterLayout::Ohwi => [3, 0, 1, 2],
+    };
+    let (fs, fst) = canonical(&cx.shape(args.filter)?, perm)?;
+    let mut p = conv_params(cx, args.input, o.input_layout, [fs[2], fs[3]], &o.padding, &o.strides, &o.dilations, o.groups)?;
+    p.m = fs[1];
+    p.k = u32_of(p.icg as u64 * fs[2] as u64 * fs[3] as u64)?;
+    // conv.wgsl reads filter_strides as (output channel, input channel, row, column).
+    p.filter_strides = [fst[1], fst[0], fst[2], fst[3]];
+    conv_lowering(cx, (args.input, args.filter, o.bias), p, true)
+}

@@ -1,0 +1,198 @@
+//! Row kernels (reductions, arg reductions, softmax, cumulative sums, layer and instance
+//! normalization, pooling) and batchNormalization.
+
+use super::{dims8, elements, float_option, strides32, u32_of, Cx, Lowering};
+use crate::kernel::{lanes_for, KernelId, ReduceOp};
+use crate::params::{PoolParams, Rows, Uniform};
+use bytemuck::Zeroable;
+use webnn_core::ops::*;
+use webnn_core::{Error, Operand, Result};
+
+/// The block for rows over `input`: the kept axes enumerate the rows in order, `inner` (in
+/// the order given) the elements of each row.
+fn rows_over(cx: &Cx, input: Operand, inner: &[usize]) -> Result<Rows> {
+    let s = cx.shape(input)?;
+    let st = strides32(&s)?;
+    let outer: Vec<usize> = (0..s.len()).filter(|d| !inner.contains(d)).collect();
+    let pick = |axes: &[usize], v: &[u32]| -> Vec<u32> { axes.iter().map(|&d| v[d]).collect() };
+    let mut r = Rows::zeroed();
+    r.rows = u32_of(elements(&pick(&outer, &s)))?;
+    r.len = u32_of(elements(&pick(inner, &s)))?;
+    r.outer_rank = outer.len() as u32;
+    r.inner_rank = inner.len() as u32;
+    r.outer_shape = dims8(&pick(&outer, &s))?;
+    r.outer_strides = dims8(&pick(&outer, &st))?;
+    r.inner_shape = dims8(&pick(inner, &s))?;
+    r.inner_strides = dims8(&pick(inner, &st))?;
+    Ok(r)
+}
+
+/// The ten reductions. Absent axes reduce every axis; an empty list none.
+pub fn reduce(cx: &Cx, op: ReduceOp, args: &Reduce) -> Result<Lowering> {
+    let rank = cx.shape(args.input)?.len();
+    let axes: Vec<usize> = match &args.options.axes {
+        None => (0..rank).collect(),
+        Some(a) => {
+            let mut a: Vec<usize> = a.iter().map(|&x| x as usize).collect();
+            a.sort_unstable();
+            a.dedup();
+            a
+        }
+    };
+    let rows = rows_over(cx, args.input, &axes)?;
+    let kernel = KernelId::Reduce {
+        op,
+        lanes: lanes_for(rows.len),
+    };
+    cx.one(kernel, vec![args.input], Uniform::Rows(rows))
+}
+
+pub fn arg_reduce(cx: &Cx, max: bool, args: &ArgMinMax) -> Result<Lowering> {
+    let rows = rows_over(cx, args.input, &[args.axis as usize])?;
+    let kernel = KernelId::ArgReduce {
+        max,
+        lanes: lanes_for(rows.len),
+    };
+    cx.one(kernel, vec![args.input], Uniform::Rows(rows))
+}
+
+pub fn softmax(cx: &Cx, args: &Softmax) -> Result<Lowering> {
+    let rows = rows_over(cx, args.input, &[args.axis as usize])?;
+    let kernel = KernelId::Softmax {
+        lanes: lanes_for(rows.len),
+    };
+    cx.one(kernel, vec![args.input], Uniform::Rows(rows))
+}
+
+pub fn cumulative_sum(cx: &Cx, args: &CumulativeSum) -> Result<Lowering> {
+    let mut rows = rows_over(cx, args.input, &[args.axis as usize])?;
+    rows.i = [
+        u32::from(args.options.exclusive),
+        u32::from(args.options.reversed),
+        0,
+        0,
+    ];
+    cx.one(KernelId::CumSum, vec![args.input], Uniform::Rows(rows))
+}
+
+/// Scale and bias operands, the input standing in for an absent one (never read: the
+/// pipeline's HAS_SCALE / HAS_BIAS say which are real).
+fn optional(input: Operand, o: Option<Operand>) -> Operand {
+    o.unwrap_or(input)
+}
+
+fn normalize(
+    cx: &Cx,
+    input: Operand,
+    rows: Rows,
+    scale: Option<Operand>,
+    bias: Option<Operand>,
+) -> Result<Lowering> {
+    let kernel = KernelId::Normalize {
+        scale: scale.is_some(),
+        bias: bias.is_some(),
+        lanes: lanes_for(rows.len),
+    };
+    let inputs = vec![input, optional(input, scale), optional(input, bias)];
+    cx.one(kernel, inputs, Uniform::Rows(rows))
+}
+
+/// layerNormalization over `axes` (default: every axis but the first); scale and bias are
+/// indexed by the position in the row, which enumerates `axes` in their given order.
+pub fn layer_normalization(cx: &Cx, args: &LayerNormalization) -> Result<Lowering> {
+    let rank = cx.shape(args.input)?.len();
+    let axes: Vec<usize> = match &args.options.axes {
+        None => (1..rank).collect(),
+        Some(a) => a.iter().map(|&x| x as usize).collect(),
+    };
+    let mut rows = rows_over(cx, args.input, &axes)?;
+    rows.f[0] = float_option(cx.dtype(args.input), args.options.epsilon);
+    let o = &args.options;
+    normalize(cx, args.input, rows, o.scale, o.bias)
+}
+
+/// instanceNormalization: rows are (batch, channel), elements the spatial positions; scale
+/// and bias are per channel (row % channels).
+pub fn instance_normalization(cx: &Cx, args: &InstanceNormalization) -> Result<Lowering> {
+    let s = cx.shape(args.input)?;
+    let (channel_axis, inner) = match args.options.layout {
+        InputLayout::Nchw => (1, [2, 3]),
+        InputLayout::Nhwc => (3, [1, 2]),
+    };
+    let mut rows = rows_over(cx, args.input, &inner)?;
+    rows.f[0] = float_option(cx.dtype(args.input), args.options.epsilon);
+    rows.i[0] = s[channel_axis];
+    let o = &args.options;
+    normalize(cx, args.input, rows, o.scale, o.bias)
+}
+
+/// batchNormalization: element-wise with per-channel mean, variance, scale and bias.
+pub fn batch_normalization(cx: &Cx, args: &BatchNormalization) -> Result<Lowering> {
+    let s = cx.shape(args.input)?;
+    let axis = args.options.axis as usize;
+    let inner = u32_of(elements(&s[axis + 1..]))?;
+    let mut params = cx.output_params(cx.out())?;
+    params.i = [inner, s[axis], 0, 0];
+    params.f[0] = float_option(cx.dtype(args.input), args.options.epsilon);
+    let (x, o) = (args.input, &args.options);
+    let kernel = KernelId::BatchNorm {
+        scale: o.scale.is_some(),
+        bias: o.bias.is_some(),
+    };
+    let inputs = vec![x, args.mean, args.variance, optional(x, o.scale), optional(x, o.bias)];
+    cx.one(kernel, inputs, Uniform::Params(params))
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-pool2d>: each output element folds the
+/// in-bounds elements of its window.
+pub fn pool(cx: &Cx, op: ReduceOp, args: &Pool2d) -> Result<Lowering> {
+    let o = &args.options;
+    let s = cx.shape(args.input)?;
+    let so = cx.shape(cx.out())?;
+    let st = strides32(&s)?;
+    let nhwc = o.layout == InputLayout::Nhwc;
+    // (n, c, h, w) axes of the layout.
+    let ax = if nhwc { [0, 3, 1, 2] } else { [0, 1, 2, 3] };
+    let window = match &o.window_dimensions {
+        Some(w) if w.len() == 2 => [w[0], w[1]],
+        _ => [s[ax[2]], s[ax[3]]],
+    };
+    let two = |v: &Option<Vec<u32>>| match v {
+        Some(v) if v.len() == 2 => [v[0], v[1]],
+        _ => [1, 1],
+    };
+    let (strides, dilations) = (two(&o.strides), two(&o.dilations));
+    let padding = match &o.padding {
+        Some(p) if p.len() == 4 => [p[0], p[2]],
+        _ => [0, 0],
+    };
+    let p = PoolParams {
+        rows: u32_of(elements(&so))?,
+        len: window[0]
+            .checked_mul(window[1])
+            .ok_or_else(|| Error::not_supported("the pooling window is too large"))?,
+        kh: window[0],
+        kw: window[1],
+        oh: so[ax[2]],
+        ow: so[ax[3]],
+        channels: so[ax[1]],
+        nhwc: u32::from(nhwc),
+        ih: s[ax[2]],
+        iw: s[ax[3]],
+        stride_h: strides[0],
+        stride_w: strides[1],
+        dilation_h: dilations[0],
+        dilation_w: dilations[1],
+        pad_top: padding[0],
+        pad_left: padding[1],
+        sn: st[ax[0]],
+        sc: st[ax[1]],
+        sh: st[ax[2]],
+        sw: st[ax[3]],
+    };
+    let kernel = KernelId::Pool {
+        op,
+        lanes: lanes_for(p.len),
+    };
+    cx.one(kernel, vec![args.input], Uniform::Pool(p))
+}
