@@ -80,6 +80,12 @@ impl GraphBuilder {
     /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-buffer>: `data` holds the
     /// elements as laid out in memory (little-endian, int4/uint4 two per byte).
     pub fn constant(&mut self, desc: OperandDescriptor, data: Vec<u8>) -> Result<Operand> {
+        self.constant_shared(desc, Arc::from(data))
+    }
+
+    /// `constant` with data shared rather than copied (graph rewrites reuse a graph's
+    /// constants this way).
+    pub fn constant_shared(&mut self, desc: OperandDescriptor, data: Arc<[u8]>) -> Result<Operand> {
         self.check_state().map_err(|e| e.at("constant", ""))?;
         check_descriptor(&desc).map_err(|e| e.at("constant", ""))?;
         if desc.shape.iter().any(Dim::is_dynamic) {
@@ -94,7 +100,7 @@ impl GraphBuilder {
             ))
             .at("constant", ""));
         }
-        Ok(self.push_operand(desc, Source::Constant(Arc::from(data))))
+        Ok(self.push_operand(desc, Source::Constant(data)))
     }
 
     /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-type-value>: a 0-D constant.

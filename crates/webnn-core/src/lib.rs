@@ -10,6 +10,7 @@ pub mod error;
 pub mod graph;
 pub mod limits;
 pub mod ops;
+pub mod passes;
 pub mod shape;
 mod validate;
 

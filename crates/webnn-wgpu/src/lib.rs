@@ -61,8 +61,10 @@ impl WgpuBackend {
     }
 
     /// Compiles to the concrete graph type (tests inspect its buffer plan).
+    /// Recurrent ops are expanded into matrix products and element-wise ops first.
     pub fn compile_graph(&self, graph: &Graph) -> Result<WgpuGraph> {
-        WgpuGraph::new(self.gpu.clone(), &self.cache, graph, self.max_binding)
+        let graph = webnn_core::passes::expand(graph, &|_| true)?;
+        WgpuGraph::new(self.gpu.clone(), &self.cache, &graph, self.max_binding)
     }
 
     /// Pipelines created so far.
