@@ -1,18 +1,55 @@
 // The tiled matrix-product frame of matmul, gemm, conv2d and convTranspose2d: workgroup
-// (x, y, z) computes the 64x64 output tile (columns x, rows y) of product z, each of its
-// 16x16 invocations a 4x4 block, accumulating in f32 over K in steps of 16 staged through
-// workgroup memory. The body defines the product's sizes, `gemm_setup(z)` (per-product state),
-// `lhs(m, k)`, `rhs(k, n)` (0 outside the product is handled here) and `epilogue(m, n, acc)`.
+// (x, y, z) computes the 64x64 output tile (columns x, rows y) of product z with 8x8
+// invocations, each an 8x8 block, accumulating in f32 over K in steps of 16 staged through
+// workgroup memory as vec4s (four rows of A, or four columns of B). Each step of the inner
+// loop reads four vec4s for 64 multiply-adds; the accumulators are named registers (an
+// indexed array would live in memory on some compilers). The body defines the product's
+// sizes, `gemm_setup(z)` (per-product state), `lhs(m, k)`, `rhs(k, n)` (0 outside the
+// product is handled here) and `epilogue(m, n, acc)`.
 
 const TILE_M: u32 = 64u;
 const TILE_N: u32 = 64u;
 const TILE_K: u32 = 16u;
 
-// [k][m] and [k][n]: the inner loop reads four consecutive m (n) of one k.
-var<workgroup> tile_a: array<f32, 1024>;
-var<workgroup> tile_b: array<f32, 1024>;
+// [k][m / 4] and [k][n / 4].
+var<workgroup> tile_a: array<vec4<f32>, 256>;
+var<workgroup> tile_b: array<vec4<f32>, 256>;
 
-@compute @workgroup_size(16, 16, 1)
+fn lhs_or_zero(m: u32, k: u32) -> f32 {
+    if (m < gemm_m() && k < gemm_k()) {
+        return lhs(m, k);
+    }
+    return 0.0;
+}
+
+fn rhs_or_zero(k: u32, n: u32) -> f32 {
+    if (k < gemm_k() && n < gemm_n()) {
+        return rhs(k, n);
+    }
+    return 0.0;
+}
+
+// Four outputs of one row, from column n.
+fn store_row(m: u32, n: u32, v: vec4<f32>) {
+    if (m >= gemm_m()) {
+        return;
+    }
+    let cols = gemm_n();
+    if (n < cols) {
+        epilogue(m, n, v.x);
+    }
+    if (n + 1u < cols) {
+        epilogue(m, n + 1u, v.y);
+    }
+    if (n + 2u < cols) {
+        epilogue(m, n + 2u, v.z);
+    }
+    if (n + 3u < cols) {
+        epilogue(m, n + 3u, v.w);
+    }
+}
+
+@compute @workgroup_size(8, 8, 1)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(local_invocation_id) local: vec3<u32>,
@@ -21,58 +58,87 @@ fn main(
     let m0 = group.y * TILE_M;
     let n0 = group.x * TILE_N;
     gemm_setup(group.z);
-    let rows = gemm_m();
-    let cols = gemm_n();
     let depth = gemm_k();
-    var acc: array<vec4<f32>, 4>;
+    var r0a = vec4<f32>();
+    var r0b = vec4<f32>();
+    var r1a = vec4<f32>();
+    var r1b = vec4<f32>();
+    var r2a = vec4<f32>();
+    var r2b = vec4<f32>();
+    var r3a = vec4<f32>();
+    var r3b = vec4<f32>();
+    var r4a = vec4<f32>();
+    var r4b = vec4<f32>();
+    var r5a = vec4<f32>();
+    var r5b = vec4<f32>();
+    var r6a = vec4<f32>();
+    var r6b = vec4<f32>();
+    var r7a = vec4<f32>();
+    var r7b = vec4<f32>();
     for (var k0 = 0u; k0 < depth; k0 += TILE_K) {
-        // 1024 elements of each tile, four per invocation; consecutive invocations read
-        // consecutive k of A and consecutive n of B.
+        // 256 vec4s of each tile, four per invocation: consecutive invocations take
+        // consecutive k of A and consecutive column groups of B.
         for (var r = 0u; r < 4u; r += 1u) {
-            let e = t + 256u * r;
-            let am = m0 + e / TILE_K;
-            let ak = k0 + e % TILE_K;
-            var a = 0.0;
-            if (am < rows && ak < depth) {
-                a = lhs(am, ak);
-            }
-            tile_a[(e % TILE_K) * TILE_M + e / TILE_K] = a;
-            let bk = k0 + e / TILE_N;
-            let bn = n0 + e % TILE_N;
-            var b = 0.0;
-            if (bk < depth && bn < cols) {
-                b = rhs(bk, bn);
-            }
-            tile_b[e] = b;
+            let e = t + 64u * r;
+            let ak = e % TILE_K;
+            let am = (e / TILE_K) * 4u;
+            tile_a[ak * 16u + am / 4u] = vec4<f32>(
+                lhs_or_zero(m0 + am, k0 + ak),
+                lhs_or_zero(m0 + am + 1u, k0 + ak),
+                lhs_or_zero(m0 + am + 2u, k0 + ak),
+                lhs_or_zero(m0 + am + 3u, k0 + ak),
+            );
+            let bk = e / 16u;
+            let bn = (e % 16u) * 4u;
+            tile_b[bk * 16u + bn / 4u] = vec4<f32>(
+                rhs_or_zero(k0 + bk, n0 + bn),
+                rhs_or_zero(k0 + bk, n0 + bn + 1u),
+                rhs_or_zero(k0 + bk, n0 + bn + 2u),
+                rhs_or_zero(k0 + bk, n0 + bn + 3u),
+            );
         }
         workgroupBarrier();
         for (var k = 0u; k < TILE_K; k += 1u) {
-            let a = vec4<f32>(
-                tile_a[k * TILE_M + local.y * 4u],
-                tile_a[k * TILE_M + local.y * 4u + 1u],
-                tile_a[k * TILE_M + local.y * 4u + 2u],
-                tile_a[k * TILE_M + local.y * 4u + 3u],
-            );
-            let b = vec4<f32>(
-                tile_b[k * TILE_N + local.x * 4u],
-                tile_b[k * TILE_N + local.x * 4u + 1u],
-                tile_b[k * TILE_N + local.x * 4u + 2u],
-                tile_b[k * TILE_N + local.x * 4u + 3u],
-            );
-            acc[0] += a.x * b;
-            acc[1] += a.y * b;
-            acc[2] += a.z * b;
-            acc[3] += a.w * b;
+            let a0 = tile_a[k * 16u + local.y * 2u];
+            let a1 = tile_a[k * 16u + local.y * 2u + 1u];
+            let b0 = tile_b[k * 16u + local.x * 2u];
+            let b1 = tile_b[k * 16u + local.x * 2u + 1u];
+            r0a += a0.x * b0;
+            r0b += a0.x * b1;
+            r1a += a0.y * b0;
+            r1b += a0.y * b1;
+            r2a += a0.z * b0;
+            r2b += a0.z * b1;
+            r3a += a0.w * b0;
+            r3b += a0.w * b1;
+            r4a += a1.x * b0;
+            r4b += a1.x * b1;
+            r5a += a1.y * b0;
+            r5b += a1.y * b1;
+            r6a += a1.z * b0;
+            r6b += a1.z * b1;
+            r7a += a1.w * b0;
+            r7b += a1.w * b1;
         }
         workgroupBarrier();
     }
-    for (var i = 0u; i < 4u; i += 1u) {
-        let m = m0 + local.y * 4u + i;
-        for (var j = 0u; j < 4u; j += 1u) {
-            let n = n0 + local.x * 4u + j;
-            if (m < rows && n < cols) {
-                epilogue(m, n, acc[i][j]);
-            }
-        }
-    }
+    // Rows 8 * local.y + i, columns 8 * local.x + j.
+    let m = m0 + local.y * 8u;
+    let n = n0 + local.x * 8u;
+    store_row(m + 0u, n, r0a);
+    store_row(m + 0u, n + 4u, r0b);
+    store_row(m + 1u, n, r1a);
+    store_row(m + 1u, n + 4u, r1b);
+    store_row(m + 2u, n, r2a);
+    store_row(m + 2u, n + 4u, r2b);
+    store_row(m + 3u, n, r3a);
+    store_row(m + 3u, n + 4u, r3b);
+    store_row(m + 4u, n, r4a);
+    store_row(m + 4u, n + 4u, r4b);
+    store_row(m + 5u, n, r5a);
+    store_row(m + 5u, n + 4u, r5b);
+    store_row(m + 6u, n, r6a);
+    store_row(m + 6u, n + 4u, r6b);
+    store_row(m + 7u, n, r7a);
+    store_row(m + 7u, n + 4u, r7b);
 }

@@ -40,6 +40,19 @@ fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
+/// Creates a wgpu object, natively inside its own error scope so that a failure names the
+/// shader or pipeline and nothing invalid enters the cache. On the web the scope's report
+/// only arrives through the event loop: the compile's enclosing scope catches it instead.
+fn created<T>(gpu: &Gpu, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return gpu.checked(what, f);
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = (gpu, what);
+        f()
+    }
+}
+
 impl PipelineCache {
     /// Pipelines created so far.
     pub fn len(&self) -> usize {
@@ -65,7 +78,7 @@ impl PipelineCache {
             Some(m) => m.clone(),
             None => {
                 let source = module_key.source();
-                let m = gpu.checked(&format!("shader {module_key:?}"), || {
+                let m = created(gpu, &format!("shader {module_key:?}"), || {
                     Ok(Arc::new(device.create_shader_module(
                         wgpu::ShaderModuleDescriptor {
                             label: Some(&format!("{module_key:?}")),
@@ -114,7 +127,7 @@ impl PipelineCache {
         };
         let constants = key.constants();
         let label = key.label();
-        let pipeline = gpu.checked(&format!("pipeline {label}"), || {
+        let pipeline = created(gpu, &format!("pipeline {label}"), || {
             Ok(Arc::new(device.create_compute_pipeline(
                 &wgpu::ComputePipelineDescriptor {
                     label: Some(&label),

@@ -19,6 +19,12 @@ pub struct Gpu {
     uncaptured: Arc<Mutex<Vec<String>>>,
 }
 
+/// Error scopes opened by `Gpu::scope`.
+pub struct Scope {
+    oom: wgpu::ErrorScopeGuard,
+    validation: wgpu::ErrorScopeGuard,
+}
+
 /// Runs a wgpu future to completion.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn block_on<F: Future>(f: F) -> Result<F::Output> {
@@ -96,18 +102,31 @@ impl Gpu {
             .min(self.limits.max_buffer_size)
     }
 
-    /// Runs `f` inside validation and out-of-memory error scopes and turns what they caught
-    /// (and any uncaptured error) into an OperationError naming `what`.
-    pub fn checked<T>(&self, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let value = f();
-        let v = block_on(validation.pop())?;
-        let o = block_on(oom.pop())?;
+    /// Opens validation and out-of-memory error scopes around the work that follows.
+    pub fn scope(&self) -> Scope {
+        Scope {
+            oom: self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory),
+            validation: self.device.push_error_scope(wgpu::ErrorFilter::Validation),
+        }
+    }
+
+    /// Closes `scope`: an OperationError naming `what` if it caught an error, or if wgpu
+    /// reported one outside any scope since the last check.
+    pub async fn close(&self, scope: Scope, what: &str) -> Result<()> {
+        let v = scope.validation.pop().await;
+        let o = scope.oom.pop().await;
         if let Some(e) = v.or(o) {
             return Err(gpu_error(what, e));
         }
-        self.take_uncaptured(what)?;
+        self.take_uncaptured(what)
+    }
+
+    /// Runs `f` inside error scopes (`scope`, `close`), waiting for the device's report;
+    /// native targets only.
+    pub fn checked<T>(&self, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        let scope = self.scope();
+        let value = f();
+        block_on(self.close(scope, what))??;
         value
     }
 

@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod exec;
+pub mod fuse;
 pub mod gpu;
 pub mod kernel;
 pub mod lower;

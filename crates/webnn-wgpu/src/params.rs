@@ -103,13 +103,13 @@ uniform_block! {
         b_n: u32,
         c_m: u32,
         c_n: u32,
-        /// Products in the batch (the dispatch's z; unused by the shader).
-        pad0: u32,
+        /// Products in the batch.
+        batches: u32,
         pad1: u32,
         alpha: f32,
         beta: f32,
-        pad2: u32,
-        pad3: u32,
+        clamp_low: f32,
+        clamp_high: f32,
         batch_shape: [u32; MAX_RANK],
         a_batch: [u32; MAX_RANK],
         b_batch: [u32; MAX_RANK],
@@ -145,6 +145,35 @@ uniform_block! {
     }
 }
 
+uniform_block! {
+    /// Depthwise convolutions (`Depthwise` in shaders/depthwise.wgsl).
+    DepthwiseParams => "Depthwise" {
+        channels: u32,
+        kh: u32,
+        kw: u32,
+        patch_h: u32,
+        patch_w: u32,
+        oh: u32,
+        ow: u32,
+        ih: u32,
+        iw: u32,
+        stride_h: u32,
+        stride_w: u32,
+        dilation_h: u32,
+        dilation_w: u32,
+        pad_top: u32,
+        pad_left: u32,
+        planes: u32,
+        clamp_low: f32,
+        clamp_high: f32,
+        pad1: u32,
+        pad2: u32,
+        in_strides: [u32; 4],
+        filter_strides: [u32; 4],
+        out_strides: [u32; 4],
+    }
+}
+
 /// The uniform block of one dispatch.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Uniform {
@@ -153,6 +182,7 @@ pub enum Uniform {
     Pool(PoolParams),
     Matmul(MatmulParams),
     Conv(ConvParams),
+    Depthwise(DepthwiseParams),
 }
 
 impl Uniform {
@@ -163,6 +193,7 @@ impl Uniform {
             Uniform::Pool(p) => bytemuck::bytes_of(p),
             Uniform::Matmul(p) => bytemuck::bytes_of(p),
             Uniform::Conv(p) => bytemuck::bytes_of(p),
+            Uniform::Depthwise(p) => bytemuck::bytes_of(p),
         }
     }
 }
@@ -262,6 +293,7 @@ mod tests {
             std::mem::size_of::<PoolParams>(),
             std::mem::size_of::<MatmulParams>(),
             std::mem::size_of::<ConvParams>(),
+            std::mem::size_of::<DepthwiseParams>(),
         ] {
             assert!(size as u64 <= MAX_BLOCK && size % 16 == 0, "{size}");
         }

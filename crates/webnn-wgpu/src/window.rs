@@ -25,7 +25,7 @@ fn same_index(call: &KernelCall) -> bool {
         Strided | Remap(_) | Where | Triangular | Gather { .. } | GatherNd { .. } | Place
         | ScatterElements { .. } | ScatterNd { .. } | BatchNorm { .. } | Quantize | Dequantize
         | Resample(_) | Reduce { .. } | ArgReduce { .. } | Softmax { .. } | Normalize { .. }
-        | CumSum | Pool { .. } | Matmul { .. } | Conv { .. } => false,
+        | CumSum | Pool { .. } | Matmul { .. } | Conv { .. } | Depthwise { .. } | Gemv { .. } => false,
     }
 }
 

@@ -121,17 +121,19 @@ fn check_layout(module_of: KernelKey, name: &str, size: usize, rust: Vec<(&str, 
 fn uniform_blocks_match_rust() {
     use webnn_core::DataType::Float32 as F;
     use webnn_wgpu::kernel::{KernelId, ReduceOp};
-    use webnn_wgpu::params::{ConvParams, MatmulParams, PoolParams, Rows};
+    use webnn_wgpu::params::{ConvParams, DepthwiseParams, MatmulParams, PoolParams, Rows};
     let key = |k| KernelKey::new(k, F, F);
     check_layout(key(KernelId::Binary(BinaryOp::Add)), Params::WGSL, size_of::<Params>(), Params::fields());
     let reduce = KernelId::Reduce { op: ReduceOp::Sum, lanes: 64 };
     check_layout(key(reduce), Rows::WGSL, size_of::<Rows>(), Rows::fields());
     let pool = KernelId::Pool { op: ReduceOp::Max, lanes: 4 };
     check_layout(key(pool), PoolParams::WGSL, size_of::<PoolParams>(), PoolParams::fields());
-    let matmul = KernelId::Matmul { c: true };
+    let matmul = KernelId::Matmul { c: true, clamp: true };
     check_layout(key(matmul), MatmulParams::WGSL, size_of::<MatmulParams>(), MatmulParams::fields());
     let conv = KernelId::Conv { transposed: false, bias: true, clamp: false };
     check_layout(key(conv), ConvParams::WGSL, size_of::<ConvParams>(), ConvParams::fields());
+    let dw = KernelId::Depthwise { bias: true, clamp: true };
+    check_layout(key(dw), DepthwiseParams::WGSL, size_of::<DepthwiseParams>(), DepthwiseParams::fields());
 }
 
 /// A one-node graph of `kind` on inputs of type `t`, for the element-wise and movement ops.

@@ -17,6 +17,9 @@ pub const WORKGROUP_SIZE: u32 = 64;
 pub const ROW_WORKGROUP: u32 = 64;
 /// Output tile of the gemm frame (`TILE_M`, `TILE_N` in shaders/gemm.wgsl).
 pub const TILE: u32 = 64;
+/// Output tile (rows, columns) of the depthwise kernel, and its input patch limit (`PATCH`).
+pub const DEPTHWISE_TILE: [u32; 2] = [8, 32];
+pub const DEPTHWISE_PATCH: u32 = 2048;
 
 /// The source coordinate rule of `remap.wgsl` (its `MODE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -73,9 +76,15 @@ pub enum KernelId {
     CumSum,
     /// averagePool2d (mean), l2Pool2d (l2) and maxPool2d (max).
     Pool { op: ReduceOp, lanes: u32 },
-    /// matmul and gemm (`c`: gemm's addend).
-    Matmul { c: bool },
+    /// matmul, gemm (`c`: gemm's addend) and 1x1 convolutions (`c`: the bias), with a
+    /// fused clamp or relu (`clamp`).
+    Matmul { c: bool, clamp: bool },
+    /// conv2d and convTranspose2d as implicit matrix products.
     Conv { transposed: bool, bias: bool, clamp: bool },
+    /// Depthwise conv2d (one channel per group), tiled through workgroup memory.
+    Depthwise { bias: bool, clamp: bool },
+    /// matmul and gemm with few rows, one output per row of the row frame.
+    Gemv { c: bool, clamp: bool, lanes: u32 },
 }
 
 /// One pipeline of the cache.
@@ -153,7 +162,19 @@ impl KernelKey {
                 c.push(("HAS_BIAS", flag(bias)));
             }
             CumSum => c.push(("LANES", ROW_WORKGROUP as f64)),
-            Matmul { c: has_c } => c.push(("HAS_C", flag(has_c))),
+            Matmul { c: has_c, clamp } => {
+                c.push(("HAS_C", flag(has_c)));
+                c.push(("HAS_CLAMP", flag(clamp)));
+            }
+            Gemv { c: has_c, clamp, lanes } => {
+                c.push(("LANES", lanes as f64));
+                c.push(("HAS_C", flag(has_c)));
+                c.push(("HAS_CLAMP", flag(clamp)));
+            }
+            Depthwise { bias, clamp } => {
+                c.push(("HAS_BIAS", flag(bias)));
+                c.push(("HAS_CLAMP", flag(clamp)));
+            }
             Conv {
                 transposed,
                 bias,
@@ -250,7 +271,13 @@ impl KernelKey {
                 keys.push(key(Softmax { lanes: l }, t, t));
             }
             for c in [false, true] {
-                keys.push(key(Matmul { c }, t, t));
+                for clamp in [false, true] {
+                    keys.push(key(Matmul { c, clamp }, t, t));
+                    for l in lanes() {
+                        keys.push(key(Gemv { c, clamp, lanes: l }, t, t));
+                    }
+                    keys.push(key(Depthwise { bias: c, clamp }, t, t));
+                }
             }
             for transposed in [false, true] {
                 for bias in [false, true] {

@@ -17,6 +17,8 @@ pub enum Frame {
     Rows,
     /// Tiled matrix products.
     Gemm,
+    /// The body is its own frame (the depthwise convolution's 2-D output tiles).
+    Own,
 }
 
 /// The body file of a module, with the index type of the bodies that read indices.
@@ -48,6 +50,8 @@ pub enum Body {
     Pool,
     Matmul,
     Conv,
+    Depthwise,
+    Gemv,
 }
 
 /// What a shader module depends on: the key without its op and override values.
@@ -68,7 +72,7 @@ mod src {
         CODES = "codes.wgsl"; BITS = "bits.wgsl"; INT64 = "int64.wgsl";
         STORAGE = "storage.wgsl"; MATH = "math.wgsl";
         PARAMS = "params.wgsl"; GRID = "grid.wgsl"; ELEMENTWISE = "elementwise.wgsl";
-        STORE = "store.wgsl"; ROWS = "rows.wgsl"; ROWS_PARAMS = "rows_params.wgsl";
+        STORE = "store.wgsl"; STORE_PACKED = "store_packed.wgsl"; ROWS = "rows.wgsl"; ROWS_PARAMS = "rows_params.wgsl";
         LANES = "lanes.wgsl"; GEMM = "gemm.wgsl";
         UNARY_FLOAT = "unary_float.wgsl"; UNARY_SINT = "unary_sint.wgsl";
         UNARY_UINT = "unary_uint.wgsl"; UNARY_S64 = "unary_s64.wgsl"; UNARY_U64 = "unary_u64.wgsl";
@@ -86,6 +90,7 @@ mod src {
         DEQUANTIZE = "dequantize.wgsl"; RESAMPLE = "resample.wgsl"; REDUCE = "reduce.wgsl";
         ARG_REDUCE = "arg_reduce.wgsl"; SOFTMAX = "softmax.wgsl"; NORMALIZE = "normalize.wgsl";
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
+        DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
     }
 }
 
@@ -131,6 +136,8 @@ impl Body {
             K::Pool { .. } => Body::Pool,
             K::Matmul { .. } => Body::Matmul,
             K::Conv { .. } => Body::Conv,
+            K::Depthwise { .. } => Body::Depthwise,
+            K::Gemv { .. } => Body::Gemv,
         }
     }
 
@@ -142,8 +149,9 @@ impl Body {
                 Frame::Elementwise
             }
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
-            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool => Frame::Rows,
+            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv => Frame::Rows,
             Matmul | Conv => Frame::Gemm,
+            Depthwise => Frame::Own,
         }
     }
 
@@ -176,6 +184,8 @@ impl Body {
             Pool => src::POOL,
             Matmul => src::MATMUL,
             Conv => src::CONV,
+            Depthwise => src::DEPTHWISE,
+            Gemv => src::GEMV,
         }
     }
 
@@ -186,10 +196,10 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize => Ops::FloatFold,
+            Softmax | Normalize | Gemv => Ops::FloatFold,
             Cast | Strided | Remap | Where | Triangular | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
-            | Matmul | Conv => Ops::None,
+            | Matmul | Conv | Depthwise => Ops::None,
         }
     }
 
@@ -214,7 +224,7 @@ impl Body {
             Gather(ix) | GatherNd(ix) => vec![dtype, ix],
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
             BatchNorm => vec![dtype; 5],
-            Normalize | Matmul | Conv => vec![dtype; 3],
+            Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -270,20 +280,32 @@ impl ModuleKey {
         for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
             parts.push(Storage::of(t).loader(2 + k as u32, input_name(k)));
         }
+        // Element stores: plain for whole-word types, atomic bit updates for packed ones.
+        let store = if Storage::of(self.out).per_word > 1 {
+            src::STORE_PACKED
+        } else {
+            src::STORE
+        };
         match frame {
             Frame::Elementwise => {
                 parts.extend([src::PARAMS.into(), src::GRID.into(), src::ELEMENTWISE.into()])
             }
-            Frame::Scatter => {
-                parts.extend([src::PARAMS.into(), src::GRID.into(), src::STORE.into()])
-            }
+            Frame::Scatter => parts.extend([src::PARAMS.into(), src::GRID.into(), store.into()]),
             Frame::Rows => {
-                if body != Body::Pool {
-                    parts.push(src::ROWS_PARAMS.into());
+                match body {
+                    Body::Pool => {}
+                    Body::Gemv => parts.push(src::MATMUL_PARAMS.into()),
+                    _ => parts.push(src::ROWS_PARAMS.into()),
                 }
-                parts.extend([src::ROWS.into(), src::STORE.into()]);
+                parts.extend([src::ROWS.into(), store.into()]);
             }
-            Frame::Gemm => parts.extend([src::GEMM.into(), src::STORE.into()]),
+            Frame::Gemm => {
+                if body == Body::Matmul {
+                    parts.push(src::MATMUL_PARAMS.into());
+                }
+                parts.extend([src::GEMM.into(), store.into()]);
+            }
+            Frame::Own => parts.push(store.into()),
         }
         if float_ops {
             parts.push(src::MATH.into());

@@ -37,6 +37,8 @@ pub enum Lowering {
 pub(crate) struct Cx<'a> {
     pub graph: &'a Graph,
     pub node: &'a Node,
+    /// Clamp bounds fused into the node's epilogue (`fuse.rs`).
+    pub clamp: Option<[f32; 2]>,
 }
 
 impl Cx<'_> {
@@ -100,7 +102,7 @@ pub(crate) fn dims8(v: &[u32]) -> Result<[u32; MAX_RANK]> {
 }
 
 /// An option value cast to the input's float type first, as the spec's algorithms do.
-pub(crate) fn float_option(t: DataType, v: f64) -> f32 {
+pub fn float_option(t: DataType, v: f64) -> f32 {
     match t {
         DataType::Float16 => f16::from_f64(v).to_f32(),
         _ => v as f32,
@@ -159,8 +161,14 @@ pub(crate) fn element_bits(t: DataType, v: MLNumber) -> [u32; 2] {
 
 /// What node `node` of `graph` runs.
 pub fn lower(graph: &Graph, node: &Node) -> Result<Lowering> {
+    lower_fused(graph, node, None)
+}
+
+/// What node `node` runs with clamp bounds `clamp` fused into its epilogue (only products and
+/// convolutions take one).
+pub fn lower_fused(graph: &Graph, node: &Node, clamp: Option<[f32; 2]>) -> Result<Lowering> {
     use crate::kernel::{BinaryOp as B, UnaryOp as U};
-    let cx = Cx { graph, node };
+    let cx = Cx { graph, node, clamp };
     let cx = &cx;
     match &node.op {
         Op::Add(a) => elementwise::binary(cx, B::Add, a.a, a.b),

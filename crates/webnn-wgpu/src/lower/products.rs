@@ -1,8 +1,11 @@
 //! Matrix products and convolutions on the tiled gemm frame.
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
-use crate::kernel::{KernelId, TILE};
-use crate::params::{ConvParams, MatmulParams, Params, Uniform};
+use crate::kernel::{lanes_for, KernelId, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
+
+/// Products with at most this many rows run on the gemv kernel.
+const GEMV_ROWS: u32 = 4;
+use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
 use webnn_core::{Error, Operand, Result};
@@ -52,12 +55,27 @@ pub fn matmul(cx: &Cx, args: &Binary) -> Result<Lowering> {
     p.a_k = 1;
     p.b_k = n;
     p.b_n = 1;
-    p.pad0 = batches;
+    p.batches = batches;
     p.alpha = 1.0;
     p.batch_shape = dims8(batch)?;
     p.a_batch = dims8(&batch_strides(&sa, batch)?)?;
     p.b_batch = dims8(&batch_strides(&sb, batch)?)?;
-    cx.one(KernelId::Matmul { c: false }, vec![args.a, args.b, args.a], Uniform::Matmul(p))
+    matmul_call(cx, p, args.a, args.b, None)
+}
+
+/// A matmul-kernel lowering with the node's fused clamp, if any.
+fn matmul_call(cx: &Cx, mut p: MatmulParams, a: Operand, b: Operand, c: Option<Operand>) -> Result<Lowering> {
+    let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
+    (p.clamp_low, p.clamp_high) = (low, high);
+    let (has_c, clamp) = (c.is_some(), cx.clamp.is_some());
+    // Few rows: one output per row of the row frame, splitting the sum over k.
+    let kernel = if p.m <= GEMV_ROWS {
+        let lanes = lanes_for(p.k.div_ceil(128));
+        KernelId::Gemv { c: has_c, clamp, lanes }
+    } else {
+        KernelId::Matmul { c: has_c, clamp }
+    };
+    cx.one(kernel, vec![a, b, c.unwrap_or(a)], Uniform::Matmul(p))
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gemm>: alpha * A' B' + beta * C with the
@@ -73,16 +91,14 @@ pub fn gemm(cx: &Cx, args: &Gemm) -> Result<Lowering> {
     p.k = if o.a_transpose { sa[0] } else { sa[1] };
     (p.a_m, p.a_k) = if o.a_transpose { (1, sa[1]) } else { (sa[1], 1) };
     (p.b_k, p.b_n) = if o.b_transpose { (1, sb[1]) } else { (sb[1], 1) };
-    p.pad0 = 1;
+    p.batches = 1;
     p.alpha = o.alpha as f32;
     p.beta = o.beta as f32;
     if let Some(c) = o.c {
         let cs = Params::broadcast_strides(&cx.shape(c)?, &so)?;
         (p.c_m, p.c_n) = (cs[0], cs[1]);
     }
-    let kernel = KernelId::Matmul { c: o.c.is_some() };
-    let inputs = vec![args.a, args.b, o.c.unwrap_or(args.a)];
-    cx.one(kernel, inputs, Uniform::Matmul(p))
+    matmul_call(cx, p, args.a, args.b, o.c)
 }
 
 /// The strides of a 4-D operand of shape `s` along its axes `perm` (canonical order).
@@ -137,16 +153,102 @@ fn conv_params(
     Ok(p)
 }
 
-fn conv_lowering(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: ConvParams, transposed: bool) -> Result<Lowering> {
+/// The implicit-product convolution, with the node's fused clamp.
+fn conv_lowering(cx: &Cx, args: (Operand, Operand, Option<Operand>), mut p: ConvParams, transposed: bool) -> Result<Lowering> {
     check_grid(p.m, p.n, p.groups)?;
     let (input, filter, bias) = args;
+    if let Some([low, high]) = cx.clamp {
+        (p.clamp_low, p.clamp_high) = (low, high);
+    }
     let kernel = KernelId::Conv {
         transposed,
         bias: bias.is_some(),
-        clamp: false,
+        clamp: cx.clamp.is_some(),
     };
     let inputs = vec![input, filter, bias.unwrap_or(input)];
     cx.one(kernel, inputs, Uniform::Conv(p))
+}
+
+/// A depthwise convolution (one input and one output channel per group) on the tiled
+/// depthwise kernel, when its input patch fits in workgroup memory.
+fn depthwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams, batch: u32) -> Result<Option<Lowering>> {
+    let patch = |tile: u32, k: u32, stride: u32, dilation: u32| {
+        (tile as u64 - 1) * stride as u64 + (k as u64 - 1) * dilation as u64 + 1
+    };
+    let [th, tw] = DEPTHWISE_TILE;
+    let ph = patch(th, p.kh, p.stride_h, p.dilation_h);
+    let pw = patch(tw, p.kw, p.stride_w, p.dilation_w);
+    let planes = batch as u64 * p.groups as u64;
+    if ph * pw > DEPTHWISE_PATCH as u64 || planes > 65535 {
+        return Ok(None);
+    }
+    let (input, filter, bias) = args;
+    let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
+    let d = DepthwiseParams {
+        channels: p.groups,
+        kh: p.kh,
+        kw: p.kw,
+        patch_h: ph as u32,
+        patch_w: pw as u32,
+        oh: p.oh,
+        ow: p.ow,
+        ih: p.ih,
+        iw: p.iw,
+        stride_h: p.stride_h,
+        stride_w: p.stride_w,
+        dilation_h: p.dilation_h,
+        dilation_w: p.dilation_w,
+        pad_top: p.pad_top,
+        pad_left: p.pad_left,
+        planes: planes as u32,
+        clamp_low: low,
+        clamp_high: high,
+        pad1: 0,
+        pad2: 0,
+        in_strides: p.in_strides,
+        filter_strides: p.filter_strides,
+        out_strides: p.out_strides,
+    };
+    let kernel = KernelId::Depthwise {
+        bias: bias.is_some(),
+        clamp: cx.clamp.is_some(),
+    };
+    let inputs = vec![input, filter, bias.unwrap_or(input)];
+    Ok(Some(cx.one(kernel, inputs, Uniform::Depthwise(d))?))
+}
+
+/// A 1x1 convolution with unit strides and no padding is a matrix product: per image,
+/// filter [out, in] times input [in, pixels] (NCHW), or pixels [batch * pixels, in] times
+/// filterᵀ (NHWC). The bias is the product's addend.
+fn pointwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams, batch: u32, layout: InputLayout) -> Result<Lowering> {
+    let (input, filter, bias) = args;
+    let pixels = p.oh * p.ow;
+    let (s, f) = (p.in_strides, p.filter_strides);
+    let mut m = MatmulParams::zeroed();
+    m.k = p.icg;
+    m.alpha = 1.0;
+    m.beta = 1.0;
+    m.batches = 1;
+    match layout {
+        InputLayout::Nchw => {
+            (m.m, m.n) = (p.m, pixels);
+            (m.a_m, m.a_k, m.b_k, m.b_n) = (f[0], f[1], s[1], s[3]);
+            (m.c_m, m.c_n) = (1, 0);
+            m.batches = batch;
+            m.batch_rank = 1;
+            m.batch_shape[0] = batch;
+            m.b_batch[0] = s[0];
+            check_grid(m.m, m.n, batch)?;
+            matmul_call(cx, m, filter, input, bias)
+        }
+        InputLayout::Nhwc => {
+            (m.m, m.n) = (u32_of(batch as u64 * pixels as u64)?, p.m);
+            (m.a_m, m.a_k, m.b_k, m.b_n) = (s[3], s[1], f[1], f[0]);
+            (m.c_m, m.c_n) = (0, 1);
+            check_grid(m.m, m.n, 1)?;
+            matmul_call(cx, m, input, filter, bias)
+        }
+    }
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d>
@@ -165,7 +267,18 @@ pub fn conv2d(cx: &Cx, args: &Conv2d) -> Result<Lowering> {
     p.icg = fs[1];
     p.k = u32_of(fs[1] as u64 * fs[2] as u64 * fs[3] as u64)?;
     p.filter_strides = fst;
-    conv_lowering(cx, (args.input, args.filter, o.bias), p, false)
+    let operands = (args.input, args.filter, o.bias);
+    let batch = cx.shape(args.input)?[0];
+    if p.m == 1 && p.icg == 1 && p.groups > 1 {
+        if let Some(l) = depthwise(cx, operands, &p, batch)? {
+            return Ok(l);
+        }
+    }
+    let unpadded = o.padding.as_ref().is_none_or(|v| v.iter().all(|&x| x == 0));
+    if p.groups == 1 && p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && unpadded {
+        return pointwise(cx, operands, &p, batch, o.input_layout);
+    }
+    conv_lowering(cx, operands, p, false)
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-convtranspose2d>: the output size (with

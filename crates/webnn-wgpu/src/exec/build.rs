@@ -1,49 +1,16 @@
-//! A compiled graph: buffers, uniforms, pipelines and bind groups made once at compile; each
-//! dispatch uploads the inputs, records one command encoder (every kernel in one compute pass,
-//! then the output copies), submits once and reads the outputs back.
+//! Compile: buffers (inputs, constants uploaded once, outputs, pooled intermediates), one
+//! uniform buffer holding every dispatch's block, pipelines from the cache and bind groups.
 
+use super::{OutputRead, Step, WgpuGraph};
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;
-use crate::kernel::{KernelId, KernelKey, ROW_WORKGROUP, TILE, WORKGROUP_SIZE};
-use crate::lower::{lower, KernelCall, Lowering};
+use crate::kernel::{KernelId, KernelKey, DEPTHWISE_TILE, ROW_WORKGROUP, TILE, WORKGROUP_SIZE};
+use crate::lower::{KernelCall, Lowering};
 use crate::params::{Uniform, MAX_BLOCK};
-use crate::plan::{plan, BufferPlan, Loc};
-use crate::storage::Storage;
-use crate::support::supported;
+use crate::plan::{BufferPlan, Loc};
 use crate::window::windows;
 use std::sync::Arc;
-use webnn_core::{Error, Executable, Graph, HostTensor, OperandDescriptor, Result};
-
-/// One recorded kernel dispatch.
-struct Step {
-    pipeline: Arc<wgpu::ComputePipeline>,
-    bind_group: wgpu::BindGroup,
-    groups: [u32; 3],
-}
-
-/// A graph output: where it is read from and where it lands in the staging buffer.
-struct OutputRead {
-    name: String,
-    desc: OperandDescriptor,
-    loc: Loc,
-    bytes: u64,
-    staging_offset: u64,
-}
-
-pub struct WgpuGraph {
-    gpu: Arc<Gpu>,
-    inputs: Vec<(String, OperandDescriptor)>,
-    input_buffers: Vec<wgpu::Buffer>,
-    _constants: Vec<wgpu::Buffer>,
-    output_buffers: Vec<wgpu::Buffer>,
-    slots: Vec<wgpu::Buffer>,
-    _uniforms: Option<wgpu::Buffer>,
-    steps: Vec<Step>,
-    outputs: Vec<OutputRead>,
-    staging: wgpu::Buffer,
-    /// Statistics of the buffer plan, for tests.
-    pub plan: BufferPlan,
-}
+use webnn_core::{Error, Graph, Result};
 
 /// Workgroups for `units` work units: at most 65535 in x and few enough rows that the thread
 /// count fits a u32; the kernels' grid-stride loop covers the rest.
@@ -61,7 +28,8 @@ fn lanes(key: KernelKey) -> u32 {
         | KernelId::ArgReduce { lanes, .. }
         | KernelId::Softmax { lanes }
         | KernelId::Normalize { lanes, .. }
-        | KernelId::Pool { lanes, .. } => lanes,
+        | KernelId::Pool { lanes, .. }
+        | KernelId::Gemv { lanes, .. } => lanes,
         _ => ROW_WORKGROUP,
     }
 }
@@ -69,7 +37,8 @@ fn lanes(key: KernelKey) -> u32 {
 /// The workgroup grid of one dispatch of `key` with block `uniform`.
 fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
     let rows = |rows: u32| {
-        let (x, y) = workgroups((rows.div_ceil(ROW_WORKGROUP / lanes(key))).saturating_mul(WORKGROUP_SIZE));
+        let groups = rows.div_ceil(ROW_WORKGROUP / lanes(key));
+        let (x, y) = workgroups(groups.saturating_mul(WORKGROUP_SIZE));
         [x, y, 1]
     };
     match uniform {
@@ -79,8 +48,16 @@ fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         }
         Uniform::Rows(r) => rows(r.rows),
         Uniform::Pool(p) => rows(p.rows),
-        Uniform::Matmul(m) => [m.n.div_ceil(TILE), m.m.div_ceil(TILE), m.pad0],
+        Uniform::Matmul(m) => match key.kernel {
+            KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
+            _ => [m.n.div_ceil(TILE), m.m.div_ceil(TILE), m.batches],
+        },
         Uniform::Conv(c) => [c.n.div_ceil(TILE), c.m.div_ceil(TILE), c.groups],
+        Uniform::Depthwise(d) => [
+            d.ow.div_ceil(DEPTHWISE_TILE[1]),
+            d.oh.div_ceil(DEPTHWISE_TILE[0]),
+            d.planes,
+        ],
     }
 }
 
@@ -96,78 +73,14 @@ fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer {
 }
 
 /// Bytes padded with zeros to whole words (`write_buffer` copies multiples of 4).
-fn padded(bytes: &[u8], size: u64) -> Vec<u8> {
+pub(super) fn padded(bytes: &[u8], size: u64) -> Vec<u8> {
     let mut v = bytes.to_vec();
     v.resize(size as usize, 0);
     v
 }
 
-/// Checks every node's op and data types against the support table.
-fn check_support(graph: &Graph) -> Result<()> {
-    for node in &graph.nodes {
-        let kind = node.op.kind();
-        let have = supported(kind);
-        for o in node.op.operands().iter().chain(&node.outputs) {
-            let t = graph.desc(*o).data_type;
-            if !have.contains(t) {
-                let what = if have.is_empty() {
-                    format!("{} is not implemented on the wgpu backend", kind.name())
-                } else {
-                    format!(
-                        "{} does not support {t} on the wgpu backend (supported: {have})",
-                        kind.name()
-                    )
-                };
-                return Err(Error::not_supported(what).at(kind.name(), node.op.label()));
-            }
-        }
-    }
-    Ok(())
-}
-
 impl WgpuGraph {
-    pub fn new(
-        gpu: Arc<Gpu>,
-        cache: &PipelineCache,
-        graph: &Graph,
-        max_binding: u64,
-    ) -> Result<WgpuGraph> {
-        check_support(graph)?;
-        let mut lowered = Vec::with_capacity(graph.nodes.len());
-        for node in &graph.nodes {
-            lowered.push(lower(graph, node).map_err(|e| e.at(node.op.name(), node.op.label()))?);
-        }
-        let max = gpu.limits.max_buffer_size;
-        let mut sizes = Vec::with_capacity(graph.operands.len());
-        for info in &graph.operands {
-            let shape = info.desc.require_static("the wgpu backend's operands")?;
-            let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-            let bytes = n.and_then(|n| Storage::of(info.desc.data_type).buffer_bytes(n));
-            match bytes {
-                Some(b) if b <= max => sizes.push(b),
-                _ => {
-                    return Err(Error::not_supported(format!(
-                        "{} exceeds the device's largest buffer ({max} bytes)",
-                        info.desc
-                    )))
-                }
-            }
-        }
-        let alias: Vec<_> = lowered
-            .iter()
-            .map(|l| match l {
-                Lowering::Alias(o) => Some(*o),
-                Lowering::Kernels(_) => None,
-            })
-            .collect();
-        let plan = plan(graph, &alias, &|i| sizes[i]);
-        let g = gpu.clone();
-        gpu.checked("compile", move || {
-            WgpuGraph::build(g, cache, graph, lowered, plan, &sizes, max_binding)
-        })
-    }
-
-    fn build(
+    pub(super) fn build(
         gpu: Arc<Gpu>,
         cache: &PipelineCache,
         graph: &Graph,
@@ -232,14 +145,14 @@ impl WgpuGraph {
                 gpu.limits.min_storage_buffer_offset_alignment as u64,
             )
             .map_err(|e| e.at(node.op.name(), node.op.label()))?;
-            dispatches.push((*call, bound, wins));
+            dispatches.push((*n, *call, bound, wins));
         }
         // Each block at an offset the device accepts for a uniform binding.
         let stride =
             MAX_BLOCK.next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
         let blocks: Vec<&Uniform> = dispatches
             .iter()
-            .flat_map(|(_, _, w)| w.iter().map(|w| &w.uniform))
+            .flat_map(|(_, _, _, w)| w.iter().map(|w| &w.uniform))
             .collect();
         let uniforms = (!blocks.is_empty()).then(|| {
             let mut bytes = vec![0u8; blocks.len() * stride as usize];
@@ -268,7 +181,7 @@ impl WgpuGraph {
 
         let mut steps = Vec::with_capacity(blocks.len());
         let mut k = 0u64;
-        for (call, bound, wins) in &dispatches {
+        for (n, call, bound, wins) in &dispatches {
             let pipeline = cache.get(&gpu, call.key)?;
             let uniform = uniforms
                 .as_ref()
@@ -302,6 +215,8 @@ impl WgpuGraph {
                     pipeline: pipeline.pipeline.clone(),
                     bind_group,
                     groups: grid(call.key, &win.uniform),
+                    op: graph.nodes[*n].op.kind(),
+                    kernel: call.key.label(),
                 });
             }
         }
@@ -334,7 +249,7 @@ impl WgpuGraph {
             gpu,
             inputs,
             input_buffers,
-            _constants: constants,
+            constants,
             output_buffers,
             slots,
             _uniforms: uniforms,
@@ -345,118 +260,4 @@ impl WgpuGraph {
         })
     }
 
-    /// GPU buffers this graph holds for intermediate values.
-    pub fn slot_count(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn buffer(&self, loc: Loc) -> &wgpu::Buffer {
-        match loc {
-            Loc::Input(k) => &self.input_buffers[k],
-            Loc::Constant(k) => &self._constants[k],
-            Loc::Output(k) => &self.output_buffers[k],
-            Loc::Slot(k) => &self.slots[k],
-        }
-    }
-
-    fn upload(&self, inputs: &[(&str, &HostTensor)]) -> Result<()> {
-        for (k, (name, want)) in self.inputs.iter().enumerate() {
-            let t = inputs
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, t)| *t)
-                .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
-            let expected = want.max_byte_length().unwrap_or(0);
-            if t.desc != *want || t.bytes.len() as u64 != expected {
-                return Err(Error::type_error(format!(
-                    "input '{name}' expects {want} ({expected} bytes), got {} ({} bytes)",
-                    t.desc,
-                    t.bytes.len()
-                )));
-            }
-            let size = self.input_buffers[k].size();
-            self.gpu
-                .queue
-                .write_buffer(&self.input_buffers[k], 0, &padded(&t.bytes, size));
-        }
-        Ok(())
-    }
-
-    fn run(&self) -> Result<()> {
-        let mut encoder = self
-            .gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("webnn dispatch"),
-            });
-        if !self.steps.is_empty() {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: None,
-            });
-            for s in &self.steps {
-                pass.set_pipeline(&s.pipeline);
-                pass.set_bind_group(0, &s.bind_group, &[]);
-                pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
-            }
-        }
-        for o in &self.outputs {
-            encoder.copy_buffer_to_buffer(
-                self.buffer(o.loc),
-                0,
-                &self.staging,
-                o.staging_offset,
-                o.bytes,
-            );
-        }
-        self.gpu.queue.submit([encoder.finish()]);
-        Ok(())
-    }
-
-    fn read_back(&self) -> Result<Vec<(String, HostTensor)>> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        self.staging
-            .slice(..)
-            .map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
-        self.gpu
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::operation_error(format!("waiting for the GPU: {e}")))?;
-        rx.recv()
-            .map_err(|_| Error::operation_error("the readback was dropped"))?
-            .map_err(|e| Error::operation_error(format!("mapping the readback buffer: {e}")))?;
-        let result = {
-            let view = self
-                .staging
-                .get_mapped_range(..)
-                .map_err(|e| Error::operation_error(format!("reading the readback buffer: {e}")))?;
-            self.outputs
-                .iter()
-                .map(|o| {
-                    let len = o.desc.max_byte_length().unwrap_or(0) as usize;
-                    let at = o.staging_offset as usize;
-                    (
-                        o.name.clone(),
-                        HostTensor {
-                            desc: o.desc.clone(),
-                            bytes: view[at..at + len].to_vec(),
-                        },
-                    )
-                })
-                .collect()
-        };
-        self.staging.unmap();
-        Ok(result)
-    }
-}
-
-impl Executable for WgpuGraph {
-    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
-        self.upload(inputs)?;
-        let gpu = self.gpu.clone();
-        gpu.checked("dispatch", || self.run())?;
-        self.read_back()
-    }
 }

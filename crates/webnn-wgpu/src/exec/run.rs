@@ -1,0 +1,161 @@
+//! Dispatch: upload the inputs, record one encoder (one compute pass, then the copies of the
+//! outputs into the staging buffer), submit once, then map the staging buffer. The mapping
+//! completes asynchronously: natively the device is polled, on the web the event loop
+//! delivers it.
+
+use super::build::padded;
+use super::WgpuGraph;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use webnn_core::{Error, HostTensor, Result};
+
+/// A value delivered once by a callback (wgpu's `map_async`), awaited by the caller.
+struct Delivery<T> {
+    slot: Arc<Mutex<(Option<T>, Option<Waker>)>>,
+}
+
+impl<T> Delivery<T> {
+    fn new() -> (Delivery<T>, impl FnOnce(T)) {
+        let slot: Arc<Mutex<(Option<T>, Option<Waker>)>> = Arc::new(Mutex::new((None, None)));
+        let sender = slot.clone();
+        let deliver = move |v: T| {
+            if let Ok(mut s) = sender.lock() {
+                s.0 = Some(v);
+                if let Some(w) = s.1.take() {
+                    w.wake();
+                }
+            }
+        };
+        (Delivery { slot }, deliver)
+    }
+}
+
+impl<T> Future for Delivery<T> {
+    type Output = Result<T>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let Ok(mut s) = self.slot.lock() else {
+            return Poll::Ready(Err(Error::operation_error("the readback state is poisoned")));
+        };
+        match s.0.take() {
+            Some(v) => Poll::Ready(Ok(v)),
+            None => {
+                s.1 = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+impl WgpuGraph {
+    /// Runs the graph once and reads every output back.
+    pub async fn dispatch_async(
+        &mut self,
+        inputs: &[(&str, &HostTensor)],
+    ) -> Result<Vec<(String, HostTensor)>> {
+        self.upload(inputs)?;
+        let scope = self.gpu.scope();
+        self.submit();
+        self.gpu.close(scope, "dispatch").await?;
+        self.read_back().await
+    }
+
+    pub(super) fn upload(&self, inputs: &[(&str, &HostTensor)]) -> Result<()> {
+        for (k, (name, want)) in self.inputs.iter().enumerate() {
+            let t = inputs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| *t)
+                .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
+            let expected = want.max_byte_length().unwrap_or(0);
+            if t.desc != *want || t.bytes.len() as u64 != expected {
+                return Err(Error::type_error(format!(
+                    "input '{name}' expects {want} ({expected} bytes), got {} ({} bytes)",
+                    t.desc,
+                    t.bytes.len()
+                )));
+            }
+            let size = self.input_buffers[k].size();
+            self.gpu
+                .queue
+                .write_buffer(&self.input_buffers[k], 0, &padded(&t.bytes, size));
+        }
+        Ok(())
+    }
+
+    /// Records every kernel in one compute pass, then the output copies; submits once.
+    fn submit(&self) {
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("webnn dispatch"),
+            });
+        if !self.steps.is_empty() {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: None,
+            });
+            for s in &self.steps {
+                pass.set_pipeline(&s.pipeline);
+                pass.set_bind_group(0, &s.bind_group, &[]);
+                pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
+            }
+        }
+        self.copy_outputs(&mut encoder);
+        self.gpu.queue.submit([encoder.finish()]);
+    }
+
+    pub(super) fn copy_outputs(&self, encoder: &mut wgpu::CommandEncoder) {
+        for o in &self.outputs {
+            encoder.copy_buffer_to_buffer(
+                self.buffer(o.loc),
+                0,
+                &self.staging,
+                o.staging_offset,
+                o.bytes,
+            );
+        }
+    }
+
+    /// Maps `buffer` for reading once the GPU is done with it.
+    pub(super) async fn map(&self, buffer: &wgpu::Buffer) -> Result<()> {
+        let (mapped, deliver) = Delivery::new();
+        buffer.slice(..).map_async(wgpu::MapMode::Read, deliver);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| Error::operation_error(format!("waiting for the GPU: {e}")))?;
+        mapped
+            .await?
+            .map_err(|e| Error::operation_error(format!("mapping a readback buffer: {e}")))
+    }
+
+    async fn read_back(&self) -> Result<Vec<(String, HostTensor)>> {
+        self.map(&self.staging).await?;
+        let result = {
+            let view = self
+                .staging
+                .get_mapped_range(..)
+                .map_err(|e| Error::operation_error(format!("reading the readback buffer: {e}")))?;
+            self.outputs
+                .iter()
+                .map(|o| {
+                    let len = o.desc.max_byte_length().unwrap_or(0) as usize;
+                    let at = o.staging_offset as usize;
+                    (
+                        o.name.clone(),
+                        HostTensor {
+                            desc: o.desc.clone(),
+                            bytes: view[at..at + len].to_vec(),
+                        },
+                    )
+                })
+                .collect()
+        };
+        self.staging.unmap();
+        Ok(result)
+    }
+}
