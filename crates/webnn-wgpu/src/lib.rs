@@ -23,7 +23,7 @@ pub mod window;
 use std::sync::Arc;
 use webnn_core::{Backend, Capabilities, Executable, Graph, Result};
 
-pub use exec::WgpuGraph;
+pub use exec::{lower_graph, WgpuGraph};
 pub use gpu::Gpu;
 pub use support::supported;
 

@@ -136,110 +136,35 @@ fn uniform_blocks_match_rust() {
     check_layout(key(dw), DepthwiseParams::WGSL, size_of::<DepthwiseParams>(), DepthwiseParams::fields());
 }
 
-/// A one-node graph of `kind` on inputs of type `t`, for the element-wise and movement ops.
-fn one_node(kind: webnn_core::OpKind, t: webnn_core::DataType) -> Option<webnn_core::Graph> {
-    use webnn_core::ops::*;
-    use webnn_core::{GraphBuilder, OpKind::*, OperandDescriptor};
-    let mut b = GraphBuilder::new();
-    let x = b.input("x", OperandDescriptor::new(t, &[2, 3])).ok()?;
-    let y = b.input("y", OperandDescriptor::new(t, &[3])).ok()?;
-    let o = OpOptions::default;
-    let out = match kind {
-        Add => b.add(x, y, o()),
-        Sub => b.sub(x, y, o()),
-        Mul => b.mul(x, y, o()),
-        Div => b.div(x, y, o()),
-        Max => b.max(x, y, o()),
-        Min => b.min(x, y, o()),
-        Pow => b.pow(x, y, o()),
-        Equal => b.equal(x, y, o()),
-        NotEqual => b.not_equal(x, y, o()),
-        Greater => b.greater(x, y, o()),
-        GreaterOrEqual => b.greater_or_equal(x, y, o()),
-        Lesser => b.lesser(x, y, o()),
-        LesserOrEqual => b.lesser_or_equal(x, y, o()),
-        LogicalAnd => b.logical_and(x, y, o()),
-        LogicalOr => b.logical_or(x, y, o()),
-        LogicalXor => b.logical_xor(x, y, o()),
-        LogicalNot => b.logical_not(x, o()),
-        IsNaN => b.is_nan(x, o()),
-        IsInfinite => b.is_infinite(x, o()),
-        Abs => b.abs(x, o()),
-        Ceil => b.ceil(x, o()),
-        Cos => b.cos(x, o()),
-        Erf => b.erf(x, o()),
-        Exp => b.exp(x, o()),
-        Floor => b.floor(x, o()),
-        Identity => b.identity(x, o()),
-        Log => b.log(x, o()),
-        Neg => b.neg(x, o()),
-        Reciprocal => b.reciprocal(x, o()),
-        RoundEven => b.round_even(x, o()),
-        Sin => b.sin(x, o()),
-        Sign => b.sign(x, o()),
-        Sqrt => b.sqrt(x, o()),
-        Tan => b.tan(x, o()),
-        Gelu => b.gelu(x, o()),
-        HardSwish => b.hard_swish(x, o()),
-        Relu => b.relu(x, o()),
-        Sigmoid => b.sigmoid(x, o()),
-        Softplus => b.softplus(x, o()),
-        Softsign => b.softsign(x, o()),
-        Tanh => b.tanh(x, o()),
-        Clamp => b.clamp(x, ClampOptions::default()),
-        Elu => b.elu(x, EluOptions::default()),
-        HardSigmoid => b.hard_sigmoid(x, HardSigmoidOptions::default()),
-        LeakyRelu => b.leaky_relu(x, LeakyReluOptions::default()),
-        Linear => b.linear(x, LinearOptions::default()),
-        Transpose => b.transpose(x, TransposeOptions::default()),
-        Reshape => b.reshape(x, vec![6.into()], o()),
-        // Casts are covered below, to every type.
-        _ => return None,
-    }
-    .ok()?;
-    b.build(&[("out", out)]).ok()
-}
+mod common;
 
+/// Every kernel the test cases of every op and type lower to (recurrent ops expanded,
+/// activations fused, as compile does) is among the keys validated above.
 #[test]
 fn every_supported_op_and_type_lowers_to_a_validated_key() {
-    use webnn_core::{DataType, OpKind};
-    use webnn_wgpu::lower::{lower, Lowering};
+    use webnn_core::{DataTypeSet, OpKind};
+    use webnn_wgpu::lower::Lowering;
     let keys: std::collections::HashSet<KernelKey> = KernelKey::all().into_iter().collect();
     let mut checked = 0;
     for &kind in OpKind::ALL {
-        for t in webnn_wgpu::supported(kind).iter() {
-            let graphs: Vec<webnn_core::Graph> = if kind == OpKind::Cast {
-                DataType::ALL
-                    .iter()
-                    .filter(|to| webnn_wgpu::supported(kind).contains(**to))
-                    .filter_map(|&to| {
-                        let mut b = webnn_core::GraphBuilder::new();
-                        let x = b
-                            .input("x", webnn_core::OperandDescriptor::new(t, &[4]))
-                            .ok()?;
-                        let c = b.cast(x, to, Default::default()).ok()?;
-                        b.build(&[("c", c)]).ok()
-                    })
-                    .collect()
-            } else {
-                // Types the op table rejects for the input (e.g. uint8 of a predicate's
-                // output) fail to build and are skipped.
-                one_node(kind, t).into_iter().collect()
-            };
-            for g in graphs {
-                match lower(&g, &g.nodes[0]).unwrap_or_else(|e| panic!("{kind:?} {t}: {e}")) {
-                    Lowering::Kernels(calls) => {
+        let wanted = DataTypeSet(webnn_wgpu::supported(kind).0 & kind.slots()[0].data_types.0);
+        for t in wanted.iter() {
+            for case in common::cases::cases(kind, t) {
+                let graph = webnn_core::passes::expand(&case.graph, &|_| true).expect("expand");
+                let lowered = webnn_wgpu::lower_graph(&graph)
+                    .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                for l in lowered {
+                    if let Lowering::Kernels(calls) = l {
                         for call in calls {
-                            assert!(keys.contains(&call.key), "{kind:?} {t}: {:?}", call.key)
+                            assert!(keys.contains(&call.key), "{}: {:?}", case.name, call.key);
+                            checked += 1;
                         }
                     }
-                    Lowering::Alias(_) => {}
                 }
-                checked += 1;
             }
         }
     }
-    assert!(checked > 200, "{checked}");
+    assert!(checked > 800, "{checked}");
 }
 
 /// The generated part of every module, the typed preambles and loaders, against a checked-in snapshot.

@@ -76,6 +76,22 @@ fn check_support(graph: &Graph) -> Result<()> {
     Ok(())
 }
 
+/// What each node of `graph` runs: its fused activations absorbed, every other node lowered.
+pub fn lower_graph(graph: &Graph) -> Result<Vec<Lowering>> {
+    check_support(graph)?;
+    let fusion = fuse(graph);
+    let mut lowered = Vec::with_capacity(graph.nodes.len());
+    for (k, node) in graph.nodes.iter().enumerate() {
+        lowered.push(if fusion.absorbed[k] {
+            Lowering::Alias(node.op.operands()[0])
+        } else {
+            lower_fused(graph, node, fusion.clamp[k])
+                .map_err(|e| e.at(node.op.name(), node.op.label()))?
+        });
+    }
+    Ok(lowered)
+}
+
 impl WgpuGraph {
     /// Compiles `graph` (recurrent ops already expanded), waiting for the device to report
     /// any error; native targets only.
@@ -96,17 +112,7 @@ impl WgpuGraph {
         graph: &Graph,
         max_binding: u64,
     ) -> Result<WgpuGraph> {
-        check_support(graph)?;
-        let fusion = fuse(graph);
-        let mut lowered = Vec::with_capacity(graph.nodes.len());
-        for (k, node) in graph.nodes.iter().enumerate() {
-            lowered.push(if fusion.absorbed[k] {
-                Lowering::Alias(node.op.operands()[0])
-            } else {
-                lower_fused(graph, node, fusion.clamp[k])
-                    .map_err(|e| e.at(node.op.name(), node.op.label()))?
-            });
-        }
+        let lowered = lower_graph(graph)?;
         let max = gpu.limits.max_buffer_size;
         let mut sizes = Vec::with_capacity(graph.operands.len());
         for info in &graph.operands {

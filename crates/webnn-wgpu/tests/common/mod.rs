@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod cases;
+
 use std::sync::OnceLock;
 use webnn_core::{Backend, DataType, Graph, HostTensor};
 use webnn_cpu::CpuBackend;
@@ -135,4 +137,38 @@ pub fn values(n: usize, lo: f32, hi: f32, seed: u32) -> Vec<f32> {
             lo + (hi - lo) * (s as f32 / u32::MAX as f32)
         })
         .collect()
+}
+
+/// Element k of a little-endian tensor of `t` as f64 (integers exactly up to 2^53).
+fn element(t: DataType, bytes: &[u8], k: usize) -> f64 {
+    let w = (t.bits() as usize / 8).max(1);
+    let b = &bytes[k * w..(k + 1) * w];
+    match t {
+        DataType::Float32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+        DataType::Float16 => half::f16::from_le_bytes(b.try_into().unwrap()).to_f64(),
+        _ => 0.0,
+    }
+}
+
+/// Why `got` differs from `want` beyond float rounding (floats: 1e-3 relative to max(1, |x|)
+/// for float32, 4e-3 for float16; other types: by at most `int_slack`), or None.
+pub fn mismatch(got: &HostTensor, want: &HostTensor, int_slack: u8) -> Option<String> {
+    if got.desc != want.desc || got.bytes.len() != want.bytes.len() {
+        return Some(format!("{} ({} bytes) vs {} ({} bytes)", got.desc, got.bytes.len(), want.desc, want.bytes.len()));
+    }
+    let t = got.desc.data_type;
+    if !t.is_float() {
+        let at = got.bytes.iter().zip(&want.bytes).position(|(a, b)| a.abs_diff(*b) > int_slack)?;
+        return Some(format!("byte {at} differs: {} vs {}", got.bytes[at], want.bytes[at]));
+    }
+    let tol = if t == DataType::Float16 { 4e-3 } else { 1e-3 };
+    let n = got.bytes.len() / (t.bits() as usize / 8);
+    for k in 0..n {
+        let (g, w) = (element(t, &got.bytes, k), element(t, &want.bytes, k));
+        let same = (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol * w.abs().max(1.0);
+        if !same {
+            return Some(format!("element {k}: wgpu {g} vs cpu {w}"));
+        }
+    }
+    None
 }
