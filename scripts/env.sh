@@ -2,3 +2,6 @@
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/webnn-rs/target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export PATH="$HOME/.cargo/bin:$PATH"
+# Mesa's Vulkan drivers want a runtime directory; a private one keeps them quiet.
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}/webnn-rs-runtime-$(id -u)}"
+mkdir -p -m 0700 "$XDG_RUNTIME_DIR"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every test: unit and integration tests (WPT conformance + validation on the cpu backend),
-# then the WPT conformance cases on the cpu backend compiled to wasm32 in headless Chromium.
+# Every test: unit and integration tests (WPT conformance + validation on the cpu backend and
+# on the wgpu backend over Mesa's lavapipe, every op and type against the cpu backend,
+# MobileNetV2 on both), a wasm32 build check of the wgpu backend, then the WPT conformance
+# cases on the cpu backend compiled to wasm32 in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -8,6 +10,9 @@ bash scripts/setup.sh all
 
 echo "== native tests"
 cargo test --workspace --exclude webnn-browser-tests
+
+echo "== wasm32 build check of the wgpu backend"
+cargo check -p webnn-wgpu --target wasm32-unknown-unknown --release
 
 echo "== browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver

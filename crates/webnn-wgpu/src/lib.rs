@@ -1,12 +1,13 @@
 //! webnn-wgpu: the WebGPU backend. Graphs run as WGSL compute pipelines through wgpu (Vulkan,
-//! Metal, DX12 natively; WebGPU in the browser later).
+//! Metal, DX12 natively; the browser's WebGPU on wasm32).
 //!
-//! `compile()` checks every op against the support table (`support::supported`), lowers each
-//! node to a buffer alias or a kernel call (`lower`), plans buffers with liveness-based reuse
-//! (`plan`), uploads constants, and creates pipelines (cached by `KernelKey`), uniforms and bind
-//! groups. `dispatch()` uploads inputs, records one command encoder, submits once and reads
-//! the outputs back. RECIPE: a new kernel is a body in `shaders/`, a `KernelId`, its keys in
-//! `KernelKey::all()` (validated by tests/naga.rs), a lowering arm and a `supported` entry.
+//! `compile()` expands recurrent ops (`webnn_core::passes`), checks every op against the
+//! support table (`support::supported`), fuses activations into their producers (`fuse`),
+//! lowers each node to a buffer alias or kernel calls (`lower`), plans buffers with
+//! liveness-based reuse (`plan`), uploads constants, and creates pipelines (cached by
+//! `KernelKey`), uniforms and bind groups. `dispatch()` uploads inputs, records one command
+//! encoder, submits once and reads the outputs back by asynchronous mapping. No op falls back
+//! to the CPU. RECIPE.md describes the frames and how to add a kernel.
 
 pub mod cache;
 pub mod exec;
