@@ -24,7 +24,7 @@ pub mod window;
 use std::sync::Arc;
 use webnn_core::{Backend, Capabilities, Executable, Graph, Result};
 
-pub use exec::{lower_graph, WgpuGraph};
+pub use exec::{lower_graph, WgpuGraph, WgpuTensor};
 pub use gpu::Gpu;
 pub use support::supported;
 
@@ -67,6 +67,11 @@ impl WgpuBackend {
     pub fn compile_graph(&self, graph: &Graph) -> Result<WgpuGraph> {
         let graph = webnn_core::passes::expand(graph, &|_| true)?;
         WgpuGraph::new(self.gpu.clone(), &self.cache, &graph, self.max_binding)
+    }
+
+    /// A zero-filled tensor on the backend's device (`MLContext.createTensor`).
+    pub fn create_tensor(&self, desc: webnn_core::OperandDescriptor) -> Result<WgpuTensor> {
+        WgpuTensor::new(self.gpu.clone(), desc)
     }
 
     /// Pipelines created so far.

@@ -6,8 +6,10 @@
 mod build;
 mod profile;
 mod run;
+mod tensor;
 
 pub use profile::StepTime;
+pub use tensor::WgpuTensor;
 
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;

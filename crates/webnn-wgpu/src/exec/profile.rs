@@ -83,7 +83,7 @@ impl WgpuGraph {
         encoder.copy_buffer_to_buffer(&resolve, 0, &readback, 0, bytes);
         self.gpu.queue.submit([encoder.finish()]);
         self.gpu.close(scope, "profile").await?;
-        self.map(&readback).await?;
+        super::run::map(&self.gpu, &readback).await?;
         let period = self.gpu.queue.get_timestamp_period() as f64;
         let ticks: Vec<u64> = {
             let view = readback

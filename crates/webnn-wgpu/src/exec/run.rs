@@ -5,6 +5,7 @@
 
 use super::build::padded;
 use super::WgpuGraph;
+use crate::gpu::Gpu;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -46,6 +47,19 @@ impl<T> Future for Delivery<T> {
             }
         }
     }
+}
+
+/// Maps `buffer` for reading once the GPU is done with it.
+pub(super) async fn map(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<()> {
+    let (mapped, deliver) = Delivery::new();
+    buffer.slice(..).map_async(wgpu::MapMode::Read, deliver);
+    #[cfg(not(target_arch = "wasm32"))]
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| Error::operation_error(format!("waiting for the GPU: {e}")))?;
+    mapped
+        .await?
+        .map_err(|e| Error::operation_error(format!("mapping a readback buffer: {e}")))
 }
 
 impl WgpuGraph {
@@ -92,19 +106,25 @@ impl WgpuGraph {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("webnn dispatch"),
             });
-        if !self.steps.is_empty() {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: None,
-                timestamp_writes: None,
-            });
-            for s in &self.steps {
-                pass.set_pipeline(&s.pipeline);
-                pass.set_bind_group(0, &s.bind_group, &[]);
-                pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
-            }
-        }
+        self.record(&mut encoder);
         self.copy_outputs(&mut encoder);
         self.gpu.queue.submit([encoder.finish()]);
+    }
+
+    /// Every kernel, in one compute pass.
+    pub(super) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
+        if self.steps.is_empty() {
+            return;
+        }
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: None,
+        });
+        for s in &self.steps {
+            pass.set_pipeline(&s.pipeline);
+            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
+        }
     }
 
     pub(super) fn copy_outputs(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -119,22 +139,8 @@ impl WgpuGraph {
         }
     }
 
-    /// Maps `buffer` for reading once the GPU is done with it.
-    pub(super) async fn map(&self, buffer: &wgpu::Buffer) -> Result<()> {
-        let (mapped, deliver) = Delivery::new();
-        buffer.slice(..).map_async(wgpu::MapMode::Read, deliver);
-        #[cfg(not(target_arch = "wasm32"))]
-        self.gpu
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| Error::operation_error(format!("waiting for the GPU: {e}")))?;
-        mapped
-            .await?
-            .map_err(|e| Error::operation_error(format!("mapping a readback buffer: {e}")))
-    }
-
     async fn read_back(&self) -> Result<Vec<(String, HostTensor)>> {
-        self.map(&self.staging).await?;
+        map(&self.gpu, &self.staging).await?;
         let result = {
             let view = self
                 .staging

@@ -1,0 +1,83 @@
+//! GPU tensors (MLTensor): writes and reads, graphs chained on the GPU through tensors, and
+//! the errors a caller can cause.
+
+mod common;
+
+use common::{f32_tensor, gpu};
+use webnn_core::ops::OpOptions;
+use webnn_core::{DataType, ErrorKind, GraphBuilder, OperandDescriptor};
+
+fn desc(t: DataType, shape: &[u32]) -> OperandDescriptor {
+    OperandDescriptor::new(t, shape)
+}
+
+#[test]
+fn tensors_round_trip_packed_types() {
+    // 7 int4 elements: four bytes, the last half empty.
+    let t = gpu().create_tensor(desc(DataType::Int4, &[7])).unwrap();
+    assert_eq!(t.read().unwrap(), vec![0; 4], "new tensors are zero");
+    let data = vec![0x21, 0x43, 0x65, 0x07];
+    t.write(&data).unwrap();
+    assert_eq!(t.read().unwrap(), data);
+    let h = gpu().create_tensor(desc(DataType::Float16, &[3])).unwrap();
+    let bytes: Vec<u8> = [1.5f32, -2.0, 65504.0].iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect();
+    h.write(&bytes).unwrap();
+    assert_eq!(h.read().unwrap(), bytes);
+    let err = h.write(&[0; 4]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TypeError);
+}
+
+#[test]
+fn graphs_chain_through_tensors_without_readback() {
+    let x_desc = desc(DataType::Float32, &[2, 3]);
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", x_desc.clone()).unwrap();
+    let y = b.relu(x, OpOptions::default()).unwrap();
+    let mut first = gpu().compile_graph(&b.build(&[("y", y)]).unwrap()).unwrap();
+    let mut b = GraphBuilder::new();
+    let y_in = b.input("y", x_desc.clone()).unwrap();
+    let z = b.add(y_in, y_in, OpOptions::default()).unwrap();
+    let z = b.neg(z, OpOptions::default()).unwrap();
+    let mut second = gpu().compile_graph(&b.build(&[("z", z)]).unwrap()).unwrap();
+
+    let tx = first.create_tensor(x_desc.clone()).unwrap();
+    let ty = first.create_tensor(x_desc.clone()).unwrap();
+    let tz = second.create_tensor(x_desc.clone()).unwrap();
+    let input = f32_tensor(&[2, 3], &[-1.0, 2.0, -3.0, 4.0, 0.5, -0.5]);
+    tx.write(&input.bytes).unwrap();
+    first.dispatch_tensors(&[("x", &tx)], &[("y", &ty)]).unwrap();
+    second.dispatch_tensors(&[("y", &ty)], &[("z", &tz)]).unwrap();
+    let want: Vec<u8> = [-0.0f32, -4.0, -0.0, -8.0, -1.0, -0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(tz.read().unwrap(), want);
+    // Running again with new input data reuses everything compiled.
+    tx.write(&f32_tensor(&[2, 3], &[1.0; 6]).bytes).unwrap();
+    first.dispatch_tensors(&[("x", &tx)], &[("y", &ty)]).unwrap();
+    second.dispatch_tensors(&[("y", &ty)], &[("z", &tz)]).unwrap();
+    let want: Vec<u8> = [-2.0f32; 6].iter().flat_map(|v| v.to_le_bytes()).collect();
+    assert_eq!(tz.read().unwrap(), want);
+}
+
+#[test]
+fn dispatching_wrong_tensors_is_a_type_error() {
+    let d = desc(DataType::Float32, &[4]);
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", d.clone()).unwrap();
+    let y = b.exp(x, OpOptions::default()).unwrap();
+    let mut g = gpu().compile_graph(&b.build(&[("y", y)]).unwrap()).unwrap();
+    let tx = g.create_tensor(d.clone()).unwrap();
+    let ty = g.create_tensor(d.clone()).unwrap();
+    let other = g.create_tensor(desc(DataType::Float16, &[4])).unwrap();
+    let cases = [
+        g.dispatch_tensors(&[("x", &other)], &[("y", &ty)]),
+        g.dispatch_tensors(&[("x", &tx)], &[("y", &tx)]),
+        g.dispatch_tensors(&[("w", &tx)], &[("y", &ty)]),
+        g.dispatch_tensors(&[("x", &tx)], &[]),
+    ];
+    for (k, r) in cases.into_iter().enumerate() {
+        let err = r.expect_err("must fail");
+        assert_eq!(err.kind, ErrorKind::TypeError, "case {k}: {err}");
+    }
+    // The failed calls left the graph usable.
+    g.dispatch_tensors(&[("x", &tx)], &[("y", &ty)]).unwrap();
+    assert_eq!(ty.read().unwrap(), [1.0f32; 4].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+}
