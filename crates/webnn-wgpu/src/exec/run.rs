@@ -53,10 +53,14 @@ impl<T> Future for Delivery<T> {
 pub(super) async fn map(gpu: &Gpu, buffer: &wgpu::Buffer) -> Result<()> {
     let (mapped, deliver) = Delivery::new();
     buffer.slice(..).map_async(wgpu::MapMode::Read, deliver);
+    // Natively the device is polled until the mapping is done; on the web the event loop
+    // completes it.
     #[cfg(not(target_arch = "wasm32"))]
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
         .map_err(|e| Error::operation_error(format!("waiting for the GPU: {e}")))?;
+    #[cfg(target_arch = "wasm32")]
+    let _ = gpu;
     mapped
         .await?
         .map_err(|e| Error::operation_error(format!("mapping a readback buffer: {e}")))
