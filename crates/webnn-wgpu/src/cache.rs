@@ -2,7 +2,7 @@
 //! by every graph the backend compiles.
 
 use crate::gpu::Gpu;
-use crate::kernel::{KernelKey, ModuleKey};
+use crate::kernel::{KernelKey, ModuleKey, F16};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webnn_core::{Error, Result};
@@ -19,7 +19,7 @@ struct Inner {
     modules: HashMap<ModuleKey, Arc<wgpu::ShaderModule>>,
     /// Per input count: the bind group layout (uniform, output, inputs) and pipeline layout.
     layouts: HashMap<u32, (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
-    pipelines: HashMap<KernelKey, Pipeline>,
+    pipelines: HashMap<(KernelKey, F16), Pipeline>,
 }
 
 #[derive(Default)]
@@ -64,15 +64,15 @@ impl PipelineCache {
     }
 
     /// The pipeline of `key`, created (and checked for wgpu errors) on first use.
-    pub fn get(&self, gpu: &Gpu, key: KernelKey) -> Result<Pipeline> {
+    pub fn get(&self, gpu: &Gpu, key: KernelKey, native_f16: bool) -> Result<Pipeline> {
         let mut inner = self
             .inner
             .lock()
             .map_err(|_| Error::operation_error("the pipeline cache is poisoned"))?;
-        if let Some(p) = inner.pipelines.get(&key) {
+        let module_key = key.module_for(native_f16 && gpu.shader_f16);
+        if let Some(p) = inner.pipelines.get(&(key, module_key.f16)) {
             return Ok(p.clone());
         }
-        let module_key = key.module();
         let device = &gpu.device;
         let module = match inner.modules.get(&module_key) {
             Some(m) => m.clone(),
@@ -146,7 +146,7 @@ impl PipelineCache {
             pipeline,
             layout: bind_layout,
         };
-        inner.pipelines.insert(key, p.clone());
+        inner.pipelines.insert((key, module_key.f16), p.clone());
         Ok(p)
     }
 }

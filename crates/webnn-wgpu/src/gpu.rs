@@ -11,7 +11,7 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
-    /// `shader-f16` is enabled (kernels do not use it yet: float16 is packed in u32 words).
+    /// `shader-f16` is enabled: float16 inputs are read natively (kernel::F16::Native).
     pub shader_f16: bool,
     /// `timestamp-query` is enabled (for profiling).
     pub timestamps: bool,

@@ -28,12 +28,20 @@ pub use exec::{lower_graph, WgpuGraph, WgpuTensor};
 pub use gpu::Gpu;
 pub use support::supported;
 
+/// How graphs are compiled for the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The largest buffer binding kernels use (the device's, or less for tests).
+    pub max_binding: u64,
+    /// float16 inputs read with the shader-f16 feature (when the device has it).
+    pub native_f16: bool,
+}
+
 /// The wgpu backend: one device and the pipelines compiled on it.
 pub struct WgpuBackend {
     gpu: Arc<Gpu>,
     cache: cache::PipelineCache,
-    /// The largest buffer binding kernels use (the device's, or less for tests).
-    max_binding: u64,
+    options: Options,
 }
 
 impl WgpuBackend {
@@ -43,19 +51,33 @@ impl WgpuBackend {
     }
 
     pub fn with_gpu(gpu: Arc<Gpu>) -> WgpuBackend {
-        let max_binding = gpu.max_binding();
+        let options = Options {
+            max_binding: gpu.max_binding(),
+            native_f16: gpu.shader_f16,
+        };
         WgpuBackend {
             gpu,
             cache: cache::PipelineCache::default(),
-            max_binding,
+            options,
         }
     }
 
     /// Limits buffer bindings below the device's, so tests reach the split dispatches
     /// without tensors of hundreds of megabytes.
     pub fn with_max_binding(mut self, bytes: u64) -> WgpuBackend {
-        self.max_binding = bytes.min(self.gpu.max_binding());
+        self.options.max_binding = bytes.min(self.gpu.max_binding());
         self
+    }
+
+    /// float16 inputs decoded from packed words even where the device has shader-f16 (as on
+    /// devices without it), for comparisons.
+    pub fn with_packed_f16(mut self) -> WgpuBackend {
+        self.options.native_f16 = false;
+        self
+    }
+
+    pub fn options(&self) -> Options {
+        self.options
     }
 
     pub fn gpu(&self) -> &Arc<Gpu> {
@@ -66,7 +88,7 @@ impl WgpuBackend {
     /// Recurrent ops are expanded into matrix products and element-wise ops first.
     pub fn compile_graph(&self, graph: &Graph) -> Result<WgpuGraph> {
         let graph = webnn_core::passes::expand(graph, &|_| true)?;
-        WgpuGraph::new(self.gpu.clone(), &self.cache, &graph, self.max_binding)
+        WgpuGraph::new(self.gpu.clone(), &self.cache, &graph, self.options)
     }
 
     /// A zero-filled tensor on the backend's device (`MLContext.createTensor`).

@@ -154,9 +154,17 @@ impl Storage {
     }
 
     /// Input binding `binding` named `name` and its loader `load_<name>(i)`, which returns
-    /// element i in the type's compute domain.
-    pub fn loader(self, binding: u32, name: &str) -> String {
+    /// element i in the type's compute domain. With `native_f16` (a module that enables f16)
+    /// a float16 input is an `array<f16>` widened exactly to f32.
+    pub fn loader(self, binding: u32, name: &str, native_f16: bool) -> String {
         let ty = Domain::of(self.data_type).wgsl_type();
+        if native_f16 && self.data_type == DataType::Float16 {
+            return format!(
+                "// Input {name}: float16, native.\n\
+                 @group(0) @binding({binding}) var<storage, read> {name}: array<f16>;\n\
+                 fn load_{name}(i: u32) -> f32 {{ return f32({name}[i]); }}\n"
+            );
+        }
         let (word, hi) = if self.wide {
             ("2u * i".to_owned(), format!("{name}[2u * i + 1u]"))
         } else if self.per_word == 1 {

@@ -4,7 +4,7 @@
 use naga::back::PipelineConstants;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::BTreeMap;
-use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, ReduceOp, UnaryOp};
+use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, ReduceOp, UnaryOp, F16};
 use webnn_wgpu::params::Params;
 
 fn parse(key: &str, source: &str) -> naga::Module {
@@ -12,8 +12,9 @@ fn parse(key: &str, source: &str) -> naga::Module {
         .unwrap_or_else(|e| panic!("{key}: WGSL parse error:\n{}", e.emit_to_string(source)))
 }
 
-fn validate(key: &str, module: &naga::Module, source: &str) -> naga::valid::ModuleInfo {
-    Validator::new(ValidationFlags::all(), Capabilities::empty())
+fn validate(key: &str, module: &naga::Module, source: &str, f16: bool) -> naga::valid::ModuleInfo {
+    let caps = if f16 { Capabilities::SHADER_FLOAT16 } else { Capabilities::empty() };
+    Validator::new(ValidationFlags::all(), caps)
         .validate(module)
         .unwrap_or_else(|e| panic!("{key}: invalid module:\n{}", e.emit_to_string(source)))
 }
@@ -23,13 +24,18 @@ fn every_kernel_variant_validates_and_lowers_to_spirv() {
     let keys = KernelKey::all();
     let mut modules: BTreeMap<ModuleKey, (String, naga::Module, naga::valid::ModuleInfo)> =
         BTreeMap::new();
-    for key in &keys {
-        let mk = key.module();
+    // Each key on devices without and with shader-f16 (the module differs where float16 is
+    // read).
+    for (key, native) in keys.iter().flat_map(|k| [(k, false), (k, true)]) {
+        let mk = key.module_for(native);
+        if native && mk.f16 == F16::Packed {
+            continue;
+        }
         let (source, module, info) = modules.entry(mk).or_insert_with(|| {
             let source = mk.source();
             let name = format!("{mk:?}");
             let module = parse(&name, &source);
-            let info = validate(&name, &module, &source);
+            let info = validate(&name, &module, &source, mk.f16 == F16::Native);
             (source, module, info)
         });
         let mut constants = PipelineConstants::default();
@@ -177,7 +183,7 @@ fn typed_preambles_match_their_snapshot() {
     for t in webnn_core::DataTypeSet::ALL.iter() {
         text.push('\n');
         text.push_str(&Storage::of(t).preamble("in", "InT"));
-        text.push_str(&Storage::of(t).loader(2, "a"));
+        text.push_str(&Storage::of(t).loader(2, "a", false));
     }
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/preambles.wgsl");

@@ -49,3 +49,25 @@ fn every_op_on_every_supported_type_matches_the_cpu_backend() {
     println!("{graphs} graphs");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Native float16 loads (shader-f16) and packed-word decoding give the same bits.
+#[test]
+fn native_and_packed_float16_agree() {
+    if !gpu().gpu().shader_f16 {
+        println!("the adapter has no shader-f16: nothing to compare");
+        return;
+    }
+    let packed = webnn_wgpu::WgpuBackend::with_gpu(gpu().gpu().clone()).with_packed_f16();
+    let mut graphs = 0;
+    for &kind in OpKind::ALL {
+        for case in cases(kind, webnn_core::DataType::Float16) {
+            let feeds: Vec<(&str, &webnn_core::HostTensor)> =
+                case.feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
+            let native = gpu().compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
+            let words = packed.compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
+            assert_eq!(native.unwrap(), words.unwrap(), "{}", case.name);
+            graphs += 1;
+        }
+    }
+    assert!(graphs > 60, "{graphs}");
+}

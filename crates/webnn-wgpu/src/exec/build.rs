@@ -4,6 +4,7 @@
 use super::{OutputRead, Step, WgpuGraph};
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;
+use crate::Options;
 use crate::kernel::{KernelId, KernelKey, DEPTHWISE_TILE, ROW_WORKGROUP, TILE, WORKGROUP_SIZE};
 use crate::lower::{KernelCall, Lowering};
 use crate::params::{Uniform, MAX_BLOCK};
@@ -87,7 +88,7 @@ impl WgpuGraph {
         lowered: Vec<Lowering>,
         plan: BufferPlan,
         sizes: &[u64],
-        max_binding: u64,
+        options: Options,
     ) -> Result<WgpuGraph> {
         let input_buffers: Vec<_> = graph
             .inputs
@@ -141,7 +142,7 @@ impl WgpuGraph {
             let wins = windows(
                 call,
                 &bytes,
-                max_binding,
+                options.max_binding,
                 gpu.limits.min_storage_buffer_offset_alignment as u64,
             )
             .map_err(|e| e.at(node.op.name(), node.op.label()))?;
@@ -182,7 +183,7 @@ impl WgpuGraph {
         let mut steps = Vec::with_capacity(blocks.len());
         let mut k = 0u64;
         for (n, call, bound, wins) in &dispatches {
-            let pipeline = cache.get(&gpu, call.key)?;
+            let pipeline = cache.get(&gpu, call.key, options.native_f16)?;
             let uniform = uniforms
                 .as_ref()
                 .ok_or_else(|| Error::operation_error("no uniform buffer"))?;

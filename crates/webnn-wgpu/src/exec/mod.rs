@@ -13,6 +13,7 @@ pub use tensor::WgpuTensor;
 
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;
+use crate::Options;
 use crate::fuse::fuse;
 use crate::lower::{lower_fused, Lowering};
 use crate::plan::{plan, BufferPlan, Loc};
@@ -101,9 +102,9 @@ impl WgpuGraph {
         gpu: Arc<Gpu>,
         cache: &PipelineCache,
         graph: &Graph,
-        max_binding: u64,
+        options: Options,
     ) -> Result<WgpuGraph> {
-        crate::gpu::block_on(WgpuGraph::new_async(gpu, cache, graph, max_binding))?
+        crate::gpu::block_on(WgpuGraph::new_async(gpu, cache, graph, options))?
     }
 
     /// Compiles `graph`; the device's error report arrives asynchronously (on the web, from
@@ -112,7 +113,7 @@ impl WgpuGraph {
         gpu: Arc<Gpu>,
         cache: &PipelineCache,
         graph: &Graph,
-        max_binding: u64,
+        options: Options,
     ) -> Result<WgpuGraph> {
         let lowered = lower_graph(graph)?;
         let max = gpu.limits.max_buffer_size;
@@ -140,7 +141,7 @@ impl WgpuGraph {
             .collect();
         let plan = plan(graph, &alias, &|i| sizes[i]);
         let scope = gpu.scope();
-        let built = WgpuGraph::build(gpu.clone(), cache, graph, lowered, plan, &sizes, max_binding);
+        let built = WgpuGraph::build(gpu.clone(), cache, graph, lowered, plan, &sizes, options);
         gpu.close(scope, "compile").await?;
         built
     }

@@ -7,7 +7,7 @@ mod codes;
 pub mod source;
 
 pub use codes::{BinaryOp, ReduceOp, UnaryOp};
-pub use source::{Body, Frame, ModuleKey};
+pub use source::{Body, Frame, ModuleKey, F16};
 
 use webnn_core::{DataType, DataTypeSet};
 
@@ -119,12 +119,14 @@ impl KernelKey {
         }
     }
 
+    /// The module without native float16.
     pub fn module(self) -> ModuleKey {
-        ModuleKey {
-            body: Body::of(self.kernel),
-            dtype: self.dtype,
-            out: self.out,
-        }
+        self.module_for(false)
+    }
+
+    /// The module on a device with (`native_f16`) or without the shader-f16 feature.
+    pub fn module_for(self, native_f16: bool) -> ModuleKey {
+        ModuleKey::new(Body::of(self.kernel), self.dtype, self.out, native_f16)
     }
 
     /// Override constants of the pipeline: exactly the overrides its module declares.

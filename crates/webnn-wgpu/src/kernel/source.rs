@@ -54,12 +54,25 @@ pub enum Body {
     Gemv,
 }
 
+/// How float16 inputs are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum F16 {
+    /// Two per u32 word, decoded from the bit pattern (any WGSL).
+    Packed,
+    /// As `array<f16>` with the shader-f16 feature, widened to f32 by one conversion. Outputs
+    /// keep the exact bit encoder either way: WGSL leaves the rounding of f32 -> f16 and of
+    /// out-of-range values to the implementation.
+    Native,
+}
+
 /// What a shader module depends on: the key without its op and override values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModuleKey {
     pub body: Body,
     pub dtype: DataType,
     pub out: DataType,
+    /// `Native` only for modules that read float16 inputs.
+    pub f16: F16,
 }
 
 mod src {
@@ -253,6 +266,14 @@ fn domain_file(ops: Ops, domain: Domain) -> Option<&'static str> {
 }
 
 impl ModuleKey {
+    /// The module of `body` on these types; native float16 loads only where an input is
+    /// float16 (`native` says whether the device offers them).
+    pub fn new(body: Body, dtype: DataType, out: DataType, native: bool) -> ModuleKey {
+        let reads_f16 = body.inputs(dtype, out).contains(&DataType::Float16);
+        let f16 = if native && reads_f16 { F16::Native } else { F16::Packed };
+        ModuleKey { body, dtype, out, f16 }
+    }
+
     /// Inputs bound after the uniform and the output (bindings 2, 3...).
     pub fn inputs(self) -> u32 {
         self.body.inputs(self.dtype, self.out).len() as u32
@@ -266,19 +287,23 @@ impl ModuleKey {
         let ops = body.ops();
         let op_file = domain_file(ops, Domain::of(self.dtype));
         let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT);
-        let mut parts: Vec<String> = vec![
+        let mut parts: Vec<String> = Vec::new();
+        if self.f16 == F16::Native {
+            parts.push("enable f16;".into());
+        }
+        parts.extend([
             src::CODES.into(),
             src::BITS.into(),
             src::INT64.into(),
             src::STORAGE.into(),
             Storage::of(self.dtype).preamble("in", "InT"),
             Storage::of(self.out).preamble("out", "OutT"),
-        ];
+        ]);
         if let Some(ix) = body.index() {
             parts.push(Storage::of(ix).preamble("ix", "IxT"));
         }
         for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
-            parts.push(Storage::of(t).loader(2 + k as u32, input_name(k)));
+            parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native));
         }
         // Element stores: plain for whole-word types, atomic bit updates for packed ones.
         let store = if Storage::of(self.out).per_word > 1 {
