@@ -26,6 +26,9 @@ fn median_ms(backend: &dyn Backend, graph: &Graph, feeds: &[(&str, &HostTensor)]
     t[t.len() / 2]
 }
 
+/// A named graph with its input tensors.
+type Bench = (&'static str, Graph, Vec<(&'static str, HostTensor)>);
+
 fn main() {
     let runs: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10).max(1);
     let native = webnn_wgpu::WgpuBackend::new().expect("a WebGPU adapter");
@@ -36,7 +39,7 @@ fn main() {
     let packed = webnn_wgpu::WgpuBackend::with_gpu(native.gpu().clone()).with_packed_f16();
     let o = OpOptions::default;
     let d = |s: &[u32]| OperandDescriptor::new(DataType::Float16, s);
-    let mut graphs: Vec<(&str, Graph, Vec<(&str, HostTensor)>)> = Vec::new();
+    let mut graphs: Vec<Bench> = Vec::new();
 
     let mut b = GraphBuilder::new();
     let x = b.input("x", d(&[1 << 21])).unwrap();
