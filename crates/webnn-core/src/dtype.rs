@@ -79,6 +79,21 @@ impl DataType {
     pub fn set(self) -> DataTypeSet {
         DataTypeSet(1 << self as u16)
     }
+
+    /// The lowest and highest value of an integer type; None for floats.
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            DataType::Int32 => (i32::MIN as i128, i32::MAX as i128),
+            DataType::Uint32 => (0, u32::MAX as i128),
+            DataType::Int64 => (i64::MIN as i128, i64::MAX as i128),
+            DataType::Uint64 => (0, u64::MAX as i128),
+            DataType::Int8 => (i8::MIN as i128, i8::MAX as i128),
+            DataType::Uint8 => (0, u8::MAX as i128),
+            DataType::Int4 => (-8, 7),
+            DataType::Uint4 => (0, 15),
+            DataType::Float32 | DataType::Float16 => return None,
+        })
+    }
 }
 
 impl fmt::Display for DataType {
@@ -114,6 +129,11 @@ impl DataTypeSet {
     /// float32, float16, int32, int64, int8: the spec's set for signed numeric ops (abs, neg, relu...).
     pub const FLOAT_SIGNED_INT: DataTypeSet =
         DataTypeSet(Self::FLOAT.0 | Self::I32.0 | Self::I64.0 | Self::I8.0);
+    /// int4, uint4, int8, uint8, int32, uint32: quantized values (quantizeLinear's output,
+    /// dequantizeLinear's input and both zero points).
+    pub const QUANTIZED: DataTypeSet = DataTypeSet(
+        Self::I4.0 | Self::U4.0 | Self::I8.0 | Self::U8.0 | Self::I32.0 | Self::U32.0,
+    );
     /// float32, float16, int32, uint32, int64, uint64: the spec's set for sums and products.
     pub const FLOAT_INT32_64: DataTypeSet =
         DataTypeSet(Self::FLOAT.0 | Self::I32.0 | Self::U32.0 | Self::I64.0 | Self::U64.0);

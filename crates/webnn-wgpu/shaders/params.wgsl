@@ -69,6 +69,25 @@ fn strided_offsets(i: u32) -> vec3<u32> {
     return o;
 }
 
+// The offset in input b of element i of `shape` when b is broadcast blockwise: along
+// dimension d, P.dims[d] consecutive elements share one of b's, at stride b_strides[d]
+// (quantization scales and zero points).
+fn block_offset(i: u32) -> u32 {
+    var rem = i;
+    var o = 0u;
+    var d = P.rank;
+    loop {
+        if (d == 0u) {
+            break;
+        }
+        d -= 1u;
+        let size = shape_at(d);
+        o += (rem % size) / dim_at(d) * b_stride(d);
+        rem = rem / size;
+    }
+    return o;
+}
+
 // Whether inputs need strided (broadcast) indexing; false when every input has `shape`.
 override BROADCAST: bool = true;
 

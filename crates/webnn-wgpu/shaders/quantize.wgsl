@@ -1,24 +1,7 @@
-// quantizeLinear: a is the float input, b the scale (same type), c the zero point (the output's
-// type). Scale and zero point are read blockwise: along dimension d, P.dims[d] consecutive
-// elements share one, at stride b_strides[d]. q = roundEven(x / scale) (0 for NaN), and
-// q + zeroPoint saturates to the output's range, P.j.xy (lowest) to P.j.zw (highest) as int64
-// words.
-fn block_offset(i: u32) -> u32 {
-    var rem = i;
-    var o = 0u;
-    var d = P.rank;
-    loop {
-        if (d == 0u) {
-            break;
-        }
-        d -= 1u;
-        let size = shape_at(d);
-        o += (rem % size) / dim_at(d) * b_stride(d);
-        rem = rem / size;
-    }
-    return o;
-}
-
+// quantizeLinear: a is the float input, b the scale (same type), c the zero point (the
+// output's type), both read blockwise (params.wgsl's block_offset).
+// q = roundEven(x / scale) (0 for NaN), and q + zeroPoint saturates to the output's range,
+// P.j.xy (lowest) to P.j.zw (highest) as int64 words.
 fn compute(i: u32) -> OutT {
     let s = block_offset(i);
     var q = round(load_a(i) / load_b(s));

@@ -21,6 +21,37 @@ impl MLNumber {
     }
 }
 
+/// An `MLNumber` cast to a data type (<https://www.w3.org/TR/webnn/#algorithms-casting>).
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+pub enum NumberCast {
+    Float(f64),
+    Int(i128),
+}
+
+impl MLNumber {
+    /// The spec's cast: ConvertToFloat rounds to nearest (ties to even, overflow to
+    /// ±Infinity); ConvertToInt maps NaN to 0, clamps to the type's range and rounds half to
+    /// even.
+    pub fn cast(self, data_type: DataType) -> NumberCast {
+        let Some((lo, hi)) = data_type.int_range() else {
+            return NumberCast::Float(match (data_type, self) {
+                (DataType::Float16, v) => half::f16::from_f64(v.as_f64()).to_f64(),
+                (_, MLNumber::Double(x)) => x as f32 as f64,
+                (_, MLNumber::BigInt(x)) => x as f32 as f64,
+            });
+        };
+        NumberCast::Int(match self {
+            MLNumber::BigInt(x) => x.clamp(lo, hi),
+            MLNumber::Double(x) if x.is_nan() => 0,
+            // The float clamp keeps the conversion in range; the integer one is exact (i64::MAX
+            // as f64 is 2^63, one above the range).
+            MLNumber::Double(x) => {
+                (x.clamp(lo as f64, hi as f64).round_ties_even() as i128).clamp(lo, hi)
+            }
+        })
+    }
+}
+
 impl Default for MLNumber {
     fn default() -> MLNumber {
         MLNumber::Double(0.0)

@@ -44,14 +44,7 @@ const U8: DataTypeSet = DataTypeSet::U8;
 const IDX: DataTypeSet = DataTypeSet(DataTypeSet::I32.0 | DataTypeSet::U32.0 | DataTypeSet::I64.0);
 /// quantizeLinear's zeroPoint/output and dequantizeLinear's input/zeroPoint: the spec's
 /// uint8, int8, uint32, int32, plus the int4/uint4 extension.
-const Q: DataTypeSet = DataTypeSet(
-    DataTypeSet::I4.0
-        | DataTypeSet::U4.0
-        | DataTypeSet::I8.0
-        | DataTypeSet::U8.0
-        | DataTypeSet::I32.0
-        | DataTypeSet::U32.0,
-);
+const Q: DataTypeSet = DataTypeSet::QUANTIZED;
 const ARG: DataTypeSet = DataTypeSet(DataTypeSet::I32.0 | DataTypeSet::I64.0);
 /// resample2d: float32, float16, uint8, int8.
 const RESAMPLE: DataTypeSet = DataTypeSet(F.0 | DataTypeSet::U8.0 | DataTypeSet::I8.0);

@@ -270,58 +270,96 @@ impl Walk {
     }
 }
 
-/// The outputs of a sequence: each state's final value [dirs, batch, hidden], then, with
-/// returnSequence, the hidden state of every step [steps, dirs, batch, hidden] (a backward
-/// pass's state at its input's time index).
-fn sequence_outputs(e: &mut Emit, finals: Vec<Vec<Operand>>, seq: Option<Vec<Vec<Operand>>>) -> Result<Vec<Operand>> {
-    let mut outs = Vec::new();
-    for per_dir in finals {
-        let lifted: Vec<Operand> = per_dir.iter().map(|&h| e.lift(h)).collect::<Result<_>>()?;
-        outs.push(e.concat0(&lifted)?);
+/// A sequence op's walk: its input [steps, batch, inputSize] in float32 and the directions.
+struct Sequence {
+    input: Operand,
+    batch: u32,
+    hidden: u32,
+    walk: Walk,
+    return_sequence: bool,
+}
+
+impl Sequence {
+    fn new(e: &mut Emit, input: Operand, steps: u32, hidden: u32, direction: RecurrentDirection, return_sequence: bool) -> Result<Sequence> {
+        let input = e.f32(input)?;
+        let batch = e.shape(input)?[1];
+        Ok(Sequence { input, batch, hidden, walk: Walk::new(steps, direction), return_sequence })
     }
-    if let Some(seq) = seq {
-        let mut steps = Vec::with_capacity(seq.len());
-        for per_dir in seq {
-            let lifted: Vec<Operand> = per_dir.iter().map(|&h| e.lift(h)).collect::<Result<_>>()?;
-            let joined = e.concat0(&lifted)?;
-            steps.push(e.lift(joined)?);
+
+    /// Runs `cell` over the steps per direction, as the spec's decompositions do. The states
+    /// (the hidden state first) start from `inits[k]` [dirs, batch, hidden] or zeros; `cell`
+    /// gets direction d's weights (`weights(d)`), the step's input and the states and gives
+    /// the next states. The outputs: each state's final value [dirs, batch, hidden], then,
+    /// with returnSequence, the hidden state of every step [steps, dirs, batch, hidden] (a
+    /// backward pass's state at its input's time index).
+    fn run<W>(
+        &self,
+        e: &mut Emit,
+        inits: &[Option<Operand>],
+        weights: impl Fn(&mut Emit, u32) -> Result<W>,
+        cell: impl Fn(&mut Emit, &W, Operand, &[Operand]) -> Result<Vec<Operand>>,
+    ) -> Result<Vec<Operand>> {
+        let walk = &self.walk;
+        let mut finals = vec![Vec::new(); inits.len()];
+        let mut seq = vec![vec![None; walk.dirs as usize]; walk.steps as usize];
+        for d in 0..walk.dirs {
+            let wt = weights(e, d)?;
+            let mut states = Vec::with_capacity(inits.len());
+            for init in inits {
+                states.push(match init {
+                    Some(s) => e.take(*s, d)?,
+                    None => e.zeros(&[self.batch, self.hidden])?,
+                });
+            }
+            for i in 0..walk.steps {
+                let t = walk.time(d, i);
+                let x = e.take(self.input, t)?;
+                states = cell(e, &wt, x, &states)?;
+                seq[t as usize][d as usize] = Some(states[0]);
+            }
+            for (f, s) in finals.iter_mut().zip(states) {
+                f.push(s);
+            }
         }
-        outs.push(e.concat0(&steps)?);
+        let mut outs = Vec::new();
+        for per_dir in finals {
+            let lifted: Vec<Operand> = per_dir.iter().map(|&h| e.lift(h)).collect::<Result<_>>()?;
+            outs.push(e.concat0(&lifted)?);
+        }
+        if self.return_sequence {
+            let mut steps = Vec::with_capacity(seq.len());
+            for per_dir in seq {
+                let lifted: Vec<Operand> = per_dir.into_iter().flatten().map(|h| e.lift(h)).collect::<Result<_>>()?;
+                let joined = e.concat0(&lifted)?;
+                steps.push(e.lift(joined)?);
+            }
+            outs.push(e.concat0(&steps)?);
+        }
+        Ok(outs)
     }
-    Ok(outs)
+}
+
+/// Direction d's slice of an optional per-direction operand.
+fn take_opt(e: &mut Emit, x: Option<Operand>, d: u32) -> Result<Option<Operand>> {
+    x.map(|x| e.take(x, d)).transpose()
 }
 
 fn gru(e: &mut Emit, a: &Gru) -> Result<Vec<Operand>> {
     let o = &a.options;
     let c = GruConfig::new(a.hidden_size, o.layout, o.reset_after, &o.activations);
-    let walk = Walk::new(a.steps, o.direction);
-    let input = e.f32(a.input)?;
-    let batch = e.shape(input)?[1];
+    let seq = Sequence::new(e, a.input, a.steps, a.hidden_size, o.direction, o.return_sequence)?;
     let (w, r) = (e.f32(a.weight)?, e.f32(a.recurrent_weight)?);
-    let (bias, rbias, init) = (e.f32_opt(o.bias)?, e.f32_opt(o.recurrent_bias)?, e.f32_opt(o.initial_hidden_state)?);
-    let mut finals = vec![Vec::new()];
-    let mut seq = vec![vec![None; walk.dirs as usize]; walk.steps as usize];
-    for d in 0..walk.dirs {
-        let wt = GruWeights {
+    let (bias, rbias) = (e.f32_opt(o.bias)?, e.f32_opt(o.recurrent_bias)?);
+    let init = e.f32_opt(o.initial_hidden_state)?;
+    let weights = |e: &mut Emit, d: u32| -> Result<GruWeights> {
+        Ok(GruWeights {
             w: e.take(w, d)?,
             r: e.take(r, d)?,
-            bias: bias.map(|b| e.take(b, d)).transpose()?,
-            recurrent_bias: rbias.map(|b| e.take(b, d)).transpose()?,
-        };
-        let mut h = match init {
-            Some(h0) => e.take(h0, d)?,
-            None => e.zeros(&[batch, a.hidden_size])?,
-        };
-        for i in 0..walk.steps {
-            let t = walk.time(d, i);
-            let x = e.take(input, t)?;
-            h = gru_cell(e, &c, &wt, x, h)?;
-            seq[t as usize][d as usize] = Some(h);
-        }
-        finals[0].push(h);
-    }
-    let seq = o.return_sequence.then(|| seq.into_iter().map(|s| s.into_iter().flatten().collect()).collect());
-    sequence_outputs(e, finals, seq)
+            bias: take_opt(e, bias, d)?,
+            recurrent_bias: take_opt(e, rbias, d)?,
+        })
+    };
+    seq.run(e, &[init], weights, |e, wt, x, s| Ok(vec![gru_cell(e, &c, wt, x, s[0])?]))
 }
 
 /// One direction's LSTM weights, in float32.
@@ -412,39 +450,21 @@ fn lstm_cell_op(e: &mut Emit, a: &LstmCell) -> Result<Vec<Operand>> {
 fn lstm(e: &mut Emit, a: &Lstm) -> Result<Vec<Operand>> {
     let o = &a.options;
     let cfg = LstmConfig::new(a.hidden_size, o.layout, &o.activations);
-    let walk = Walk::new(a.steps, o.direction);
-    let input = e.f32(a.input)?;
-    let batch = e.shape(input)?[1];
+    let seq = Sequence::new(e, a.input, a.steps, a.hidden_size, o.direction, o.return_sequence)?;
     let (w, r) = (e.f32(a.weight)?, e.f32(a.recurrent_weight)?);
     let (bias, rbias, peep) = (e.f32_opt(o.bias)?, e.f32_opt(o.recurrent_bias)?, e.f32_opt(o.peephole_weight)?);
-    let (h0, c0) = (e.f32_opt(o.initial_hidden_state)?, e.f32_opt(o.initial_cell_state)?);
-    let mut finals = vec![Vec::new(), Vec::new()];
-    let mut seq = vec![vec![None; walk.dirs as usize]; walk.steps as usize];
-    for d in 0..walk.dirs {
-        let wt = LstmWeights {
+    let inits = [e.f32_opt(o.initial_hidden_state)?, e.f32_opt(o.initial_cell_state)?];
+    let weights = |e: &mut Emit, d: u32| -> Result<LstmWeights> {
+        Ok(LstmWeights {
             w: e.take(w, d)?,
             r: e.take(r, d)?,
-            bias: bias.map(|b| e.take(b, d)).transpose()?,
-            recurrent_bias: rbias.map(|b| e.take(b, d)).transpose()?,
-            peephole: peep.map(|p| e.take(p, d)).transpose()?,
-        };
-        let mut h = match h0 {
-            Some(h0) => e.take(h0, d)?,
-            None => e.zeros(&[batch, a.hidden_size])?,
-        };
-        let mut c = match c0 {
-            Some(c0) => e.take(c0, d)?,
-            None => e.zeros(&[batch, a.hidden_size])?,
-        };
-        for i in 0..walk.steps {
-            let t = walk.time(d, i);
-            let x = e.take(input, t)?;
-            (h, c) = lstm_cell(e, &cfg, &wt, x, h, c)?;
-            seq[t as usize][d as usize] = Some(h);
-        }
-        finals[0].push(h);
-        finals[1].push(c);
-    }
-    let seq = o.return_sequence.then(|| seq.into_iter().map(|s| s.into_iter().flatten().collect()).collect());
-    sequence_outputs(e, finals, seq)
+            bias: take_opt(e, bias, d)?,
+            recurrent_bias: take_opt(e, rbias, d)?,
+            peephole: take_opt(e, peep, d)?,
+        })
+    };
+    seq.run(e, &inits, weights, |e, wt, x, s| {
+        let (h, c) = lstm_cell(e, &cfg, wt, x, s[0], s[1])?;
+        Ok(vec![h, c])
+    })
 }

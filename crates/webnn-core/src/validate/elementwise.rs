@@ -85,44 +85,13 @@ pub(super) fn cast(cx: &Ctx, op: &Cast) -> Result<OperandDescriptor> {
     Ok(out)
 }
 
-/// An `MLNumber` after the spec's "cast" to an operand data type: floats stay floats (NaN
-/// included), integers are exact.
-#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
-enum Casted {
-    Float(f64),
-    Int(i128),
-}
+// An `MLNumber` after the spec's "cast" to an operand data type: floats stay floats (NaN
+// included), integers are exact.
+use crate::ops::NumberCast as Casted;
 
-/// <https://www.w3.org/TR/webnn/#algorithms-casting>: ConvertToFloat rounds to nearest (ties to
-/// even, overflow to ±Infinity); ConvertToInt maps NaN to 0, clamps to the type's range and
-/// rounds half to even.
+/// <https://www.w3.org/TR/webnn/#algorithms-casting>
 fn cast_number(v: MLNumber, data_type: DataType) -> Casted {
-    let (lo, hi): (i128, i128) = match data_type {
-        DataType::Float32 => {
-            return Casted::Float(match v {
-                MLNumber::Double(x) => x as f32 as f64,
-                MLNumber::BigInt(x) => x as f32 as f64,
-            })
-        }
-        DataType::Float16 => return Casted::Float(half::f16::from_f64(v.as_f64()).to_f64()),
-        DataType::Int64 => (i64::MIN as i128, i64::MAX as i128),
-        DataType::Uint64 => (0, u64::MAX as i128),
-        DataType::Int32 => (i32::MIN as i128, i32::MAX as i128),
-        DataType::Uint32 => (0, u32::MAX as i128),
-        DataType::Int8 => (-128, 127),
-        DataType::Uint8 => (0, 255),
-        DataType::Int4 => (-8, 7),
-        DataType::Uint4 => (0, 15),
-    };
-    Casted::Int(match v {
-        MLNumber::BigInt(x) => x.clamp(lo, hi),
-        MLNumber::Double(x) if x.is_nan() => 0,
-        // The float clamp keeps the conversion in range; the integer one is exact (i64::MAX
-        // as f64 is 2^63, one above the range).
-        MLNumber::Double(x) => {
-            (x.clamp(lo as f64, hi as f64).round_ties_even() as i128).clamp(lo, hi)
-        }
-    })
+    v.cast(data_type)
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-clamp>: the bounds are cast to the

@@ -294,14 +294,7 @@ impl KernelKey {
                 }
             }
         }
-        let quantized = DataTypeSet(
-            DataTypeSet::I4.0
-                | DataTypeSet::U4.0
-                | DataTypeSet::I8.0
-                | DataTypeSet::U8.0
-                | DataTypeSet::I32.0
-                | DataTypeSet::U32.0,
-        );
+        let quantized = DataTypeSet::QUANTIZED;
         for f in float.iter() {
             for q in quantized.iter() {
                 keys.push(key(Quantize, f, q));

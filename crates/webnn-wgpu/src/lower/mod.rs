@@ -11,7 +11,7 @@ use crate::kernel::{KernelId, KernelKey};
 use crate::params::{strides, Params, Uniform, MAX_RANK};
 use crate::storage::Storage;
 use half::f16;
-use webnn_core::ops::MLNumber;
+use webnn_core::ops::{MLNumber, NumberCast};
 use webnn_core::{DataType, Error, Graph, Node, Op, Operand, Result};
 
 /// One kernel invocation writing (part of) one output of a node.
@@ -111,27 +111,15 @@ pub fn float_option(t: DataType, v: f64) -> f32 {
 
 /// The value range of an integer type (zeros for floats).
 pub(crate) fn int_range(t: DataType) -> (i128, i128) {
-    match t {
-        DataType::Int32 => (i32::MIN as i128, i32::MAX as i128),
-        DataType::Uint32 => (0, u32::MAX as i128),
-        DataType::Int64 => (i64::MIN as i128, i64::MAX as i128),
-        DataType::Uint64 => (0, u64::MAX as i128),
-        DataType::Int8 => (i8::MIN as i128, i8::MAX as i128),
-        DataType::Uint8 => (0, u8::MAX as i128),
-        DataType::Int4 => (-8, 7),
-        DataType::Uint4 => (0, 15),
-        DataType::Float32 | DataType::Float16 => (0, 0),
-    }
+    t.int_range().unwrap_or((0, 0))
 }
 
-/// A number cast to an integer type as the spec's cast does: saturating to the type's range,
-/// doubles rounding to nearest even, NaN giving 0.
+/// A number cast to an integer type as the spec's cast does (0 for float types, which never
+/// ask).
 pub(crate) fn int_value(v: MLNumber, t: DataType) -> i128 {
-    let (lo, hi) = int_range(t);
-    match v {
-        MLNumber::BigInt(x) => x.clamp(lo, hi),
-        MLNumber::Double(x) if x.is_nan() => 0,
-        MLNumber::Double(x) => (x.clamp(lo as f64, hi as f64).round_ties_even() as i128).clamp(lo, hi),
+    match v.cast(t) {
+        NumberCast::Int(x) => x,
+        NumberCast::Float(_) => 0,
     }
 }
 
@@ -144,11 +132,11 @@ pub(crate) fn words64(x: i128) -> [u32; 2] {
 /// for sub-word types; two words for 64-bit types): what the shaders' `*_decode(lo, hi, 0)`
 /// reads back.
 pub(crate) fn element_bits(t: DataType, v: MLNumber) -> [u32; 2] {
-    match t {
-        DataType::Float32 => [(v.as_f64() as f32).to_bits(), 0],
-        DataType::Float16 => [f16::from_f64(v.as_f64()).to_bits() as u32, 0],
-        _ => {
-            let w = words64(int_value(v, t));
+    match (t, v.cast(t)) {
+        (DataType::Float16, NumberCast::Float(x)) => [f16::from_f64(x).to_bits() as u32, 0],
+        (_, NumberCast::Float(x)) => [(x as f32).to_bits(), 0],
+        (_, NumberCast::Int(x)) => {
+            let w = words64(x);
             let bits = t.bits();
             if bits >= 32 {
                 w
