@@ -50,6 +50,9 @@ fn gemm_n() -> u32 {
 fn gemm_k() -> u32 {
     return C.k;
 }
+fn gemm_products() -> u32 {
+    return C.groups;
+}
 
 fn gemm_setup(z: u32) {
     group_index = z;

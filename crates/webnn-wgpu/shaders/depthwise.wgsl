@@ -42,16 +42,31 @@ override HAS_CLAMP: bool = false;
 const PATCH: u32 = 2048u;
 var<workgroup> staged: array<f32, 2048>;
 
+// Workgroup (x, y) takes tile y * (workgroups in x) + x of the tiles of all planes, so any
+// size fits the dispatch limits (65535 workgroups per dimension).
 @compute @workgroup_size(8, 8, 1)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_id) local: vec3<u32>,
     @builtin(local_invocation_index) t: u32,
 ) {
-    let c = group.z % D.channels;
-    let n = group.z / D.channels;
-    let top = i32(group.y * 8u * D.stride_h) - i32(D.pad_top);
-    let left = i32(group.x * 32u * D.stride_w) - i32(D.pad_left);
+    let tiles_w = (D.ow + 31u) / 32u;
+    let per_plane = ((D.oh + 7u) / 8u) * tiles_w;
+    let l = group.y * groups.x + group.x;
+    if (l >= per_plane * D.planes) {
+        return;
+    }
+    let r = l % per_plane;
+    tile(l / per_plane, r / tiles_w, r % tiles_w, local, t);
+}
+
+// The 8x32 output tile (ty, tx) of plane z.
+fn tile(z: u32, ty: u32, tx: u32, local: vec3<u32>, t: u32) {
+    let c = z % D.channels;
+    let n = z / D.channels;
+    let top = i32(ty * 8u * D.stride_h) - i32(D.pad_top);
+    let left = i32(tx * 32u * D.stride_w) - i32(D.pad_left);
     let s = D.in_strides;
     let base = n * s.x + c * s.y;
     let size = D.patch_h * D.patch_w;
@@ -65,11 +80,15 @@ fn main(
         staged[e] = v;
     }
     workgroupBarrier();
-    let oy = group.y * 8u + local.y;
-    let ox = group.x * 32u + local.x * 4u;
-    if (oy >= D.oh || ox >= D.ow) {
-        return;
+    let oy = ty * 8u + local.y;
+    let ox = tx * 32u + local.x * 4u;
+    if (oy < D.oh && ox < D.ow) {
+        convolve(n, c, oy, ox, local);
     }
+}
+
+// Four outputs of row oy from column ox.
+fn convolve(n: u32, c: u32, oy: u32, ox: u32, local: vec3<u32>) {
     let f = D.filter_strides;
     let step = D.stride_w;
     var acc = vec4<f32>();

@@ -4,8 +4,8 @@
 // workgroup memory as vec4s (four rows of A, or four columns of B). Each step of the inner
 // loop reads four vec4s for 64 multiply-adds; the accumulators are named registers (an
 // indexed array would live in memory on some compilers). The body defines the product's
-// sizes, `gemm_setup(z)` (per-product state), `lhs(m, k)`, `rhs(k, n)` (0 outside the
-// product is handled here) and `epilogue(m, n, acc)`.
+// sizes and product count, `gemm_setup(z)` (per-product state), `lhs(m, k)`, `rhs(k, n)`
+// (0 outside the product is handled here) and `epilogue(m, n, acc)`.
 
 const TILE_M: u32 = 64u;
 const TILE_N: u32 = 64u;
@@ -49,15 +49,29 @@ fn store_row(m: u32, n: u32, v: vec4<f32>) {
     }
 }
 
+// Workgroup (x, y) takes tile y * (workgroups in x) + x of the tiles of all products, so a
+// product of any size fits the dispatch limits (65535 workgroups per dimension).
 @compute @workgroup_size(8, 8, 1)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_id) local: vec3<u32>,
     @builtin(local_invocation_index) t: u32,
 ) {
-    let m0 = group.y * TILE_M;
-    let n0 = group.x * TILE_N;
-    gemm_setup(group.z);
+    let tiles_m = (gemm_m() + TILE_M - 1u) / TILE_M;
+    let tiles_n = (gemm_n() + TILE_N - 1u) / TILE_N;
+    let per_product = tiles_m * tiles_n;
+    let l = group.y * groups.x + group.x;
+    if (l >= per_product * gemm_products()) {
+        return;
+    }
+    let r = l % per_product;
+    tile(l / per_product, (r / tiles_n) * TILE_M, (r % tiles_n) * TILE_N, local, t);
+}
+
+// Output tile (m0, n0) of product z.
+fn tile(z: u32, m0: u32, n0: u32, local: vec3<u32>, t: u32) {
+    gemm_setup(z);
     let depth = gemm_k();
     var r0a = vec4<f32>();
     var r0b = vec4<f32>();

@@ -16,6 +16,9 @@ fn gemm_n() -> u32 {
 fn gemm_k() -> u32 {
     return M.k;
 }
+fn gemm_products() -> u32 {
+    return M.batches;
+}
 
 fn gemm_setup(z: u32) {
     let o = batch_offsets(z);

@@ -211,3 +211,31 @@ fn large_tensors_dispatch_in_windows() {
     let err = small.compile(&g).err().expect("too large to bind");
     assert_eq!(err.kind, ErrorKind::NotSupportedError);
 }
+
+/// More products (or depthwise planes) than one dispatch dimension holds (65535): the tiled
+/// kernels step over the rest.
+#[test]
+fn products_beyond_the_dispatch_grid() {
+    let batches = 70_000u32;
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", desc(DataType::Float32, &[batches, 1, 2])).unwrap();
+    let w = b.input("w", desc(DataType::Float32, &[batches, 2, 3])).unwrap();
+    let y = b.matmul(x, w, OpOptions::default()).unwrap();
+    let planes = b.input("p", desc(DataType::Float32, &[1, batches, 1, 2])).unwrap();
+    let f = b.input("f", desc(DataType::Float32, &[batches, 1, 1, 1])).unwrap();
+    let options = webnn_core::ops::Conv2dOptions {
+        groups: batches,
+        ..Default::default()
+    };
+    let z = b.conv2d(planes, f, options).unwrap();
+    let g = b.build(&[("y", y), ("z", z)]).unwrap();
+    let n = batches as usize;
+    let xv = f32_tensor(&[batches, 1, 2], &values(2 * n, -1.0, 1.0, 1));
+    let wv = f32_tensor(&[batches, 2, 3], &values(6 * n, -1.0, 1.0, 2));
+    let pv = f32_tensor(&[1, batches, 1, 2], &values(2 * n, -1.0, 1.0, 3));
+    let fv = f32_tensor(&[batches, 1, 1, 1], &values(n, -1.0, 1.0, 4));
+    // Sums of two products may cancel: compare with an absolute floor, not in ulps.
+    for (got, want) in run_both(&g, &[("x", &xv), ("w", &wv), ("p", &pv), ("f", &fv)]) {
+        assert_eq!(mismatch(&got, &want, 0), None);
+    }
+}

@@ -35,6 +35,14 @@ fn lanes(key: KernelKey) -> u32 {
     }
 }
 
+/// The grid of `t[0] * t[1] * t[2]` tiles, numbered row-major over a 2-D grid within the
+/// dispatch limits (the tiled kernels skip the numbers past the last tile).
+fn tiles(t: [u32; 3]) -> [u32; 3] {
+    let total = t.iter().fold(1u32, |a, &n| a.saturating_mul(n)).max(1);
+    let x = total.min(65535);
+    [x, total.div_ceil(x), 1]
+}
+
 /// The workgroup grid of one dispatch of `key` with block `uniform`.
 fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
     let rows = |rows: u32| {
@@ -51,14 +59,14 @@ fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         Uniform::Pool(p) => rows(p.rows),
         Uniform::Matmul(m) => match key.kernel {
             KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
-            _ => [m.n.div_ceil(TILE), m.m.div_ceil(TILE), m.batches],
+            _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(TILE), m.batches]),
         },
-        Uniform::Conv(c) => [c.n.div_ceil(TILE), c.m.div_ceil(TILE), c.groups],
-        Uniform::Depthwise(d) => [
+        Uniform::Conv(c) => tiles([c.n.div_ceil(TILE), c.m.div_ceil(TILE), c.groups]),
+        Uniform::Depthwise(d) => tiles([
             d.ow.div_ceil(DEPTHWISE_TILE[1]),
             d.oh.div_ceil(DEPTHWISE_TILE[0]),
             d.planes,
-        ],
+        ]),
     }
 }
 

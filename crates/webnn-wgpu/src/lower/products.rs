@@ -8,17 +8,12 @@ const GEMV_ROWS: u32 = 4;
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
-use webnn_core::{Error, Operand, Result};
+use webnn_core::{Operand, Result};
 
-/// The gemm frame dispatches one workgroup row per 64 outputs and one layer per product.
-fn check_grid(m: u32, n: u32, z: u32) -> Result<()> {
-    let limit = 65535;
-    if n.div_ceil(TILE) > limit || m.div_ceil(TILE) > limit || z > limit {
-        return Err(Error::not_supported(format!(
-            "a {m}x{n} product repeated {z} times exceeds the dispatch limits of one kernel"
-        )));
-    }
-    Ok(())
+/// The tiled kernels number their output tiles (of all products) in a u32.
+fn check_tiles(rows: u32, cols: u32, tile: [u32; 2], products: u32) -> Result<()> {
+    let n = rows.div_ceil(tile[0]) as u64 * cols.div_ceil(tile[1]) as u64 * products as u64;
+    u32_of(n).map(|_| ())
 }
 
 /// Strides of the leading (batch) dimensions of an operand of shape `s`, broadcast to the
@@ -45,7 +40,6 @@ pub fn matmul(cx: &Cx, args: &Binary) -> Result<Lowering> {
     let batch = &so[..r - 2];
     let (m, n, k) = (so[r - 2], so[r - 1], sa[sa.len() - 1]);
     let batches = u32_of(elements(batch))?;
-    check_grid(m, n, batches)?;
     let mut p = MatmulParams::zeroed();
     p.m = m;
     p.n = n;
@@ -65,6 +59,7 @@ pub fn matmul(cx: &Cx, args: &Binary) -> Result<Lowering> {
 
 /// A matmul-kernel lowering with the node's fused clamp, if any.
 fn matmul_call(cx: &Cx, mut p: MatmulParams, a: Operand, b: Operand, c: Option<Operand>) -> Result<Lowering> {
+    check_tiles(p.m, p.n, [TILE, TILE], p.batches)?;
     let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
     (p.clamp_low, p.clamp_high) = (low, high);
     let (has_c, clamp) = (c.is_some(), cx.clamp.is_some());
@@ -84,7 +79,6 @@ pub fn gemm(cx: &Cx, args: &Gemm) -> Result<Lowering> {
     let o = &args.options;
     let (sa, sb, so) = (cx.shape(args.a)?, cx.shape(args.b)?, cx.shape(cx.out())?);
     let (m, n) = (so[0], so[1]);
-    check_grid(m, n, 1)?;
     let mut p = MatmulParams::zeroed();
     p.m = m;
     p.n = n;
@@ -155,7 +149,7 @@ fn conv_params(
 
 /// The implicit-product convolution, with the node's fused clamp.
 fn conv_lowering(cx: &Cx, args: (Operand, Operand, Option<Operand>), mut p: ConvParams, transposed: bool) -> Result<Lowering> {
-    check_grid(p.m, p.n, p.groups)?;
+    check_tiles(p.m, p.n, [TILE, TILE], p.groups)?;
     let (input, filter, bias) = args;
     if let Some([low, high]) = cx.clamp {
         (p.clamp_low, p.clamp_high) = (low, high);
@@ -178,10 +172,11 @@ fn depthwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams,
     let [th, tw] = DEPTHWISE_TILE;
     let ph = patch(th, p.kh, p.stride_h, p.dilation_h);
     let pw = patch(tw, p.kw, p.stride_w, p.dilation_w);
-    let planes = batch as u64 * p.groups as u64;
-    if ph * pw > DEPTHWISE_PATCH as u64 || planes > 65535 {
+    if ph * pw > DEPTHWISE_PATCH as u64 {
         return Ok(None);
     }
+    let planes = u32_of(batch as u64 * p.groups as u64)?;
+    check_tiles(p.oh, p.ow, DEPTHWISE_TILE, planes)?;
     let (input, filter, bias) = args;
     let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
     let d = DepthwiseParams {
@@ -200,7 +195,7 @@ fn depthwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams,
         dilation_w: p.dilation_w,
         pad_top: p.pad_top,
         pad_left: p.pad_left,
-        planes: planes as u32,
+        planes,
         clamp_low: low,
         clamp_high: high,
         pad1: 0,
@@ -238,14 +233,12 @@ fn pointwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams,
             m.batch_rank = 1;
             m.batch_shape[0] = batch;
             m.b_batch[0] = s[0];
-            check_grid(m.m, m.n, batch)?;
             matmul_call(cx, m, filter, input, bias)
         }
         InputLayout::Nhwc => {
             (m.m, m.n) = (u32_of(batch as u64 * pixels as u64)?, p.m);
             (m.a_m, m.a_k, m.b_k, m.b_n) = (s[3], s[1], f[1], f[0]);
             (m.c_m, m.c_n) = (0, 1);
-            check_grid(m.m, m.n, 1)?;
             matmul_call(cx, m, input, filter, bias)
         }
     }
