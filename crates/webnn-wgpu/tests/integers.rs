@@ -236,3 +236,56 @@ fn every_cast() {
         }
     }
 }
+
+/// Folds over integers with the types' extremes (so identities and wrapping show), ties (the
+/// first position wins) and every integer type the row kernels take.
+#[test]
+fn row_kernels_on_integer_extremes() {
+    // 6 rows of 37: sums wrap, maxima and minima sit at the bounds, positions tie.
+    let (rows, len) = (6u32, 37u32);
+    for t in INTS {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", OperandDescriptor::new(t, &[rows, len])).unwrap();
+        let axis1 = || ReduceOptions {
+            axes: Some(vec![1]),
+            ..Default::default()
+        };
+        let mut outs = vec![
+            ("reduceMax", b.reduce_max(x, axis1()).unwrap()),
+            ("reduceMin", b.reduce_min(x, axis1()).unwrap()),
+            ("argMax", b.arg_max(x, 1, ArgMinMaxOptions::default()).unwrap()),
+            ("argMin", b.arg_min(x, 0, ArgMinMaxOptions { output_data_type: DataType::Int64, ..Default::default() }).unwrap()),
+        ];
+        if !matches!(t, DataType::Int8 | DataType::Uint8) {
+            outs.push(("reduceSum", b.reduce_sum(x, axis1()).unwrap()));
+            outs.push(("reduceL1", b.reduce_l1(x, axis1()).unwrap()));
+            outs.push(("reduceSumSquare", b.reduce_sum_square(x, axis1()).unwrap()));
+            outs.push(("cumulativeSum", b.cumulative_sum(x, 1, CumulativeSumOptions { reversed: true, ..Default::default() }).unwrap()));
+        }
+        let pooled = b.reshape(x, vec![1.into(), rows.into(), 1.into(), len.into()], OpOptions::default()).unwrap();
+        let window = Pool2dOptions {
+            window_dimensions: Some(vec![1, 5]),
+            strides: Some(vec![1, 3]),
+            padding: Some(vec![0, 0, 2, 2]),
+            ..Default::default()
+        };
+        outs.push(("maxPool2d", b.max_pool2d(pooled, window).unwrap()));
+        let g = b.build(&outs).unwrap();
+        // Extremes, small values and random bits; every third row repeats one value (ties).
+        let mut bytes = int_bytes(t, (rows * len) as usize, 9);
+        let size = t.bits() as usize / 8;
+        for r in (0..rows as usize).step_by(3) {
+            let first = bytes[r * len as usize * size..][..size].to_vec();
+            for k in 0..len as usize {
+                bytes[(r * len as usize + k) * size..][..size].copy_from_slice(&first);
+            }
+        }
+        let xv = HostTensor {
+            desc: OperandDescriptor::new(t, &[rows, len]),
+            bytes,
+        };
+        for ((name, _), (got, want)) in outs.iter().zip(run_both(&g, &[("x", &xv)])) {
+            assert_eq!(got.bytes, want.bytes, "{name} on {t}");
+        }
+    }
+}
