@@ -34,12 +34,23 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
 
 impl Net {
     fn constant(&mut self, shape: &[u32], values: &[f32]) -> Result<Operand> {
-        self.b.constant(OperandDescriptor::new(DataType::Float32, shape), f32_bytes(values))
+        self.b.constant(
+            OperandDescriptor::new(DataType::Float32, shape),
+            f32_bytes(values),
+        )
     }
 
     /// conv2d (OIHW filter, bias) with He-scaled weights (variance 2 / fan-in), then relu6 unless
     /// `linear`.
-    fn conv(&mut self, x: Operand, out: u32, k: u32, stride: u32, groups: u32, linear: bool) -> Result<Operand> {
+    fn conv(
+        &mut self,
+        x: Operand,
+        out: u32,
+        k: u32,
+        stride: u32,
+        groups: u32,
+        linear: bool,
+    ) -> Result<Operand> {
         let in_ch = self.b.desc(x)?.shape[1].max_size();
         let fan_in = in_ch / groups * k * k;
         let a = (6.0 / fan_in as f32).sqrt();
@@ -70,7 +81,13 @@ impl Net {
         self.b.clamp(y, relu6)
     }
 
-    fn inverted_residual(&mut self, x: Operand, expand: u32, out: u32, stride: u32) -> Result<Operand> {
+    fn inverted_residual(
+        &mut self,
+        x: Operand,
+        expand: u32,
+        out: u32,
+        stride: u32,
+    ) -> Result<Operand> {
         let in_ch = self.b.desc(x)?.shape[1].max_size();
         let hidden = in_ch * expand;
         let mut y = x;
@@ -89,9 +106,15 @@ impl Net {
 /// MobileNetV2 with weights from `seed`: input `input` [1, 3, 224, 224] float32, outputs
 /// `logits` and `probabilities` [1, 1000].
 pub fn mobilenet_v2(seed: u64) -> Result<Graph> {
-    let mut net = Net { b: GraphBuilder::new(), rng: Rng::new(seed), convs: 0 };
+    let mut net = Net {
+        b: GraphBuilder::new(),
+        rng: Rng::new(seed),
+        convs: 0,
+    };
     let (name, shape) = MOBILENET_INPUT;
-    let input = net.b.input(name, OperandDescriptor::new(DataType::Float32, &shape))?;
+    let input = net
+        .b
+        .input(name, OperandDescriptor::new(DataType::Float32, &shape))?;
     let mut x = net.conv(input, 32, 3, 2, 1, false)?;
     for (t, c, n, s) in STAGES {
         for i in 0..n {
@@ -100,16 +123,24 @@ pub fn mobilenet_v2(seed: u64) -> Result<Graph> {
     }
     x = net.conv(x, 1280, 1, 1, 1, false)?;
     let pooled = net.b.average_pool2d(x, Pool2dOptions::default())?;
-    let flat = net.b.reshape(pooled, vec![1.into(), 1280.into()], OpOptions::default())?;
+    let flat = net
+        .b
+        .reshape(pooled, vec![1.into(), 1280.into()], OpOptions::default())?;
     let a = (3.0f32 / 1280.0).sqrt();
     let w = net.rng.fill(1000 * 1280, -a, a);
     let fc = net.constant(&[1000, 1280], &w)?;
     let bias = net.rng.fill(1000, -0.1, 0.1);
     let bias = net.constant(&[1000], &bias)?;
-    let gemm = GemmOptions { label: "fc".into(), c: Some(bias), b_transpose: true, ..Default::default() };
+    let gemm = GemmOptions {
+        label: "fc".into(),
+        c: Some(bias),
+        b_transpose: true,
+        ..Default::default()
+    };
     let logits = net.b.gemm(flat, fc, gemm)?;
     let probabilities = net.b.softmax(logits, 1, OpOptions::default())?;
-    net.b.build(&[("logits", logits), ("probabilities", probabilities)])
+    net.b
+        .build(&[("logits", logits), ("probabilities", probabilities)])
 }
 
 /// A deterministic "image": values in [-1, 1) as a normalized input would have.
@@ -117,5 +148,8 @@ pub fn sample_image(seed: u64) -> HostTensor {
     let (_, shape) = MOBILENET_INPUT;
     let n = shape.iter().product::<u32>() as usize;
     let v = Rng::new(seed).fill(n, -1.0, 1.0);
-    HostTensor { desc: OperandDescriptor::new(DataType::Float32, &shape), bytes: f32_bytes(&v) }
+    HostTensor {
+        desc: OperandDescriptor::new(DataType::Float32, &shape),
+        bytes: f32_bytes(&v),
+    }
 }

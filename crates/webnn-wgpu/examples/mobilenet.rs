@@ -18,7 +18,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median seconds of `runs` dispatches (after one warm-up) and the last outputs.
-fn time_dispatch(exe: &mut dyn Executable, input: &HostTensor, runs: usize) -> (f64, Vec<(String, HostTensor)>) {
+fn time_dispatch(
+    exe: &mut dyn Executable,
+    input: &HostTensor,
+    runs: usize,
+) -> (f64, Vec<(String, HostTensor)>) {
     let feeds = [("input", input)];
     let mut out = exe.dispatch(&feeds).expect("dispatch");
     let mut times = Vec::with_capacity(runs);
@@ -31,11 +35,18 @@ fn time_dispatch(exe: &mut dyn Executable, input: &HostTensor, runs: usize) -> (
 }
 
 fn floats(t: &HostTensor) -> Vec<f32> {
-    t.bytes.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    t.bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 fn main() {
-    let runs: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(10).max(1);
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10)
+        .max(1);
     let start = Instant::now();
     let graph = webnn_models::mobilenet_v2(7).expect("MobileNetV2 builds");
     let built = start.elapsed().as_secs_f64();
@@ -71,16 +82,31 @@ fn main() {
     println!();
     println!("| | wgpu | cpu |");
     println!("|---|---|---|");
-    println!("| compile (ms) | {} | {} |", ms(wgpu_compile), ms(cpu_compile));
-    println!("| dispatch + readback, median (ms) | {} | {} |", ms(wgpu_time), ms(cpu_time));
-    println!("| cpu / wgpu latency | {:.2}x | 1.00x |", cpu_time / wgpu_time);
+    println!(
+        "| compile (ms) | {} | {} |",
+        ms(wgpu_compile),
+        ms(cpu_compile)
+    );
+    println!(
+        "| dispatch + readback, median (ms) | {} | {} |",
+        ms(wgpu_time),
+        ms(cpu_time)
+    );
+    println!(
+        "| cpu / wgpu latency | {:.2}x | 1.00x |",
+        cpu_time / wgpu_time
+    );
     println!(
         "wgpu: {} kernel dispatches, {} pooled intermediate buffers",
         gexe.dispatch_count(),
         gexe.slot_count()
     );
     for ((name, g), (_, c)) in wgpu_out.iter().zip(&cpu_out) {
-        let worst = floats(g).iter().zip(floats(c)).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        let worst = floats(g)
+            .iter()
+            .zip(floats(c))
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
         println!("output {name}: max |wgpu - cpu| = {worst:.2e}");
     }
 
@@ -100,7 +126,11 @@ fn main() {
             let mut rows: Vec<_> = families.into_iter().collect();
             rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
             for (family, (n, nanos)) in rows {
-                println!("| {family} | {n} | {:.2} | {:.1}% |", nanos / 1e6, 100.0 * nanos / total);
+                println!(
+                    "| {family} | {n} | {:.2} | {:.1}% |",
+                    nanos / 1e6,
+                    100.0 * nanos / total
+                );
             }
             println!("| total | {} | {:.2} | 100% |", steps.len(), total / 1e6);
         }

@@ -140,7 +140,10 @@ mod tests {
 
     /// Per node, the operand a reshape aliases (as lowering decides for reshape).
     fn reshape_aliases(g: &webnn_core::Graph) -> Vec<Option<Operand>> {
-        g.nodes.iter().map(|n| matches!(n.op, webnn_core::Op::Reshape(_)).then(|| n.op.operands()[0])).collect()
+        g.nodes
+            .iter()
+            .map(|n| matches!(n.op, webnn_core::Op::Reshape(_)).then(|| n.op.operands()[0]))
+            .collect()
     }
 
     #[test]

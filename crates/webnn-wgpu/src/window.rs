@@ -22,10 +22,29 @@ fn same_index(call: &KernelCall) -> bool {
     match call.key.kernel {
         Unary(_) | Cast => true,
         Binary(_) => !call.key.broadcast,
-        Strided | Remap(_) | Where | Triangular | Gather { .. } | GatherNd { .. } | Place
-        | ScatterElements { .. } | ScatterNd { .. } | BatchNorm { .. } | Quantize | Dequantize
-        | Resample(_) | Reduce { .. } | ArgReduce { .. } | Softmax { .. } | Normalize { .. }
-        | CumSum | Pool { .. } | Matmul { .. } | Conv { .. } | Depthwise { .. } | Gemv { .. } => false,
+        Strided
+        | Remap(_)
+        | Where
+        | Triangular
+        | Gather { .. }
+        | GatherNd { .. }
+        | Place
+        | ScatterElements { .. }
+        | ScatterNd { .. }
+        | BatchNorm { .. }
+        | Quantize
+        | Dequantize
+        | Resample(_)
+        | Reduce { .. }
+        | ArgReduce { .. }
+        | Softmax { .. }
+        | Normalize { .. }
+        | CumSum
+        | Pool { .. }
+        | Matmul { .. }
+        | Conv { .. }
+        | Depthwise { .. }
+        | Gemv { .. } => false,
     }
 }
 
@@ -167,7 +186,9 @@ mod tests {
                 assert!(*size <= 16_384);
                 assert!(offset + size <= sizes[k]);
             }
-            let Uniform::Params(p) = win.uniform else { panic!() };
+            let Uniform::Params(p) = win.uniform else {
+                panic!()
+            };
             total += p.n;
         }
         assert_eq!(total, n);

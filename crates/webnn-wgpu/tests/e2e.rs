@@ -141,7 +141,10 @@ fn work_beyond_the_device_limits_is_a_not_supported_error() {
     };
     let y = b.transpose(x, opts).unwrap();
     let g = b.build(&[("y", y)]).unwrap();
-    let err = small.compile(&g).err().expect("the transpose must not compile");
+    let err = small
+        .compile(&g)
+        .err()
+        .expect("the transpose must not compile");
     assert_eq!(err.kind, ErrorKind::NotSupportedError);
     assert!(err.to_string().contains("transpose"), "{err}");
     assert!(err.to_string().contains("[t]"), "{err}");
@@ -149,9 +152,18 @@ fn work_beyond_the_device_limits_is_a_not_supported_error() {
     let limits = webnn_core::op_support_limits(&gpu().capabilities());
     for &kind in webnn_core::OpKind::ALL {
         let slot = kind.slots()[0];
-        assert!(slot.data_types.iter().any(|t| limits.supports(kind, slot.name, t)), "{kind:?}");
+        assert!(
+            slot.data_types
+                .iter()
+                .any(|t| limits.supports(kind, slot.name, t)),
+            "{kind:?}"
+        );
     }
-    assert!(limits.supports(webnn_core::OpKind::DequantizeLinear, "input", DataType::Int4));
+    assert!(limits.supports(
+        webnn_core::OpKind::DequantizeLinear,
+        "input",
+        DataType::Int4
+    ));
     assert!(limits.supports(webnn_core::OpKind::Add, "a", DataType::Int64));
 }
 
@@ -218,11 +230,19 @@ fn large_tensors_dispatch_in_windows() {
 fn products_beyond_the_dispatch_grid() {
     let batches = 70_000u32;
     let mut b = GraphBuilder::new();
-    let x = b.input("x", desc(DataType::Float32, &[batches, 1, 2])).unwrap();
-    let w = b.input("w", desc(DataType::Float32, &[batches, 2, 3])).unwrap();
+    let x = b
+        .input("x", desc(DataType::Float32, &[batches, 1, 2]))
+        .unwrap();
+    let w = b
+        .input("w", desc(DataType::Float32, &[batches, 2, 3]))
+        .unwrap();
     let y = b.matmul(x, w, OpOptions::default()).unwrap();
-    let planes = b.input("p", desc(DataType::Float32, &[1, batches, 1, 2])).unwrap();
-    let f = b.input("f", desc(DataType::Float32, &[batches, 1, 1, 1])).unwrap();
+    let planes = b
+        .input("p", desc(DataType::Float32, &[1, batches, 1, 2]))
+        .unwrap();
+    let f = b
+        .input("f", desc(DataType::Float32, &[batches, 1, 1, 1]))
+        .unwrap();
     let options = webnn_core::ops::Conv2dOptions {
         groups: batches,
         ..Default::default()

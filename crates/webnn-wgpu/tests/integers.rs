@@ -245,7 +245,9 @@ fn row_kernels_on_integer_extremes() {
     let (rows, len) = (6u32, 37u32);
     for t in INTS {
         let mut b = GraphBuilder::new();
-        let x = b.input("x", OperandDescriptor::new(t, &[rows, len])).unwrap();
+        let x = b
+            .input("x", OperandDescriptor::new(t, &[rows, len]))
+            .unwrap();
         let axis1 = || ReduceOptions {
             axes: Some(vec![1]),
             ..Default::default()
@@ -253,16 +255,47 @@ fn row_kernels_on_integer_extremes() {
         let mut outs = vec![
             ("reduceMax", b.reduce_max(x, axis1()).unwrap()),
             ("reduceMin", b.reduce_min(x, axis1()).unwrap()),
-            ("argMax", b.arg_max(x, 1, ArgMinMaxOptions::default()).unwrap()),
-            ("argMin", b.arg_min(x, 0, ArgMinMaxOptions { output_data_type: DataType::Int64, ..Default::default() }).unwrap()),
+            (
+                "argMax",
+                b.arg_max(x, 1, ArgMinMaxOptions::default()).unwrap(),
+            ),
+            (
+                "argMin",
+                b.arg_min(
+                    x,
+                    0,
+                    ArgMinMaxOptions {
+                        output_data_type: DataType::Int64,
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+            ),
         ];
         if !matches!(t, DataType::Int8 | DataType::Uint8) {
             outs.push(("reduceSum", b.reduce_sum(x, axis1()).unwrap()));
             outs.push(("reduceL1", b.reduce_l1(x, axis1()).unwrap()));
             outs.push(("reduceSumSquare", b.reduce_sum_square(x, axis1()).unwrap()));
-            outs.push(("cumulativeSum", b.cumulative_sum(x, 1, CumulativeSumOptions { reversed: true, ..Default::default() }).unwrap()));
+            outs.push((
+                "cumulativeSum",
+                b.cumulative_sum(
+                    x,
+                    1,
+                    CumulativeSumOptions {
+                        reversed: true,
+                        ..Default::default()
+                    },
+                )
+                .unwrap(),
+            ));
         }
-        let pooled = b.reshape(x, vec![1.into(), rows.into(), 1.into(), len.into()], OpOptions::default()).unwrap();
+        let pooled = b
+            .reshape(
+                x,
+                vec![1.into(), rows.into(), 1.into(), len.into()],
+                OpOptions::default(),
+            )
+            .unwrap();
         let window = Pool2dOptions {
             window_dimensions: Some(vec![1, 5]),
             strides: Some(vec![1, 3]),

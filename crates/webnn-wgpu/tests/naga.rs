@@ -13,7 +13,11 @@ fn parse(key: &str, source: &str) -> naga::Module {
 }
 
 fn validate(key: &str, module: &naga::Module, source: &str, f16: bool) -> naga::valid::ModuleInfo {
-    let caps = if f16 { Capabilities::SHADER_FLOAT16 } else { Capabilities::empty() };
+    let caps = if f16 {
+        Capabilities::SHADER_FLOAT16
+    } else {
+        Capabilities::empty()
+    };
     Validator::new(ValidationFlags::all(), caps)
         .validate(module)
         .unwrap_or_else(|e| panic!("{key}: invalid module:\n{}", e.emit_to_string(source)))
@@ -129,17 +133,58 @@ fn uniform_blocks_match_rust() {
     use webnn_wgpu::kernel::{KernelId, ReduceOp};
     use webnn_wgpu::params::{ConvParams, DepthwiseParams, MatmulParams, PoolParams, Rows};
     let key = |k| KernelKey::new(k, F, F);
-    check_layout(key(KernelId::Binary(BinaryOp::Add)), Params::WGSL, size_of::<Params>(), Params::fields());
-    let reduce = KernelId::Reduce { op: ReduceOp::Sum, lanes: 64 };
+    check_layout(
+        key(KernelId::Binary(BinaryOp::Add)),
+        Params::WGSL,
+        size_of::<Params>(),
+        Params::fields(),
+    );
+    let reduce = KernelId::Reduce {
+        op: ReduceOp::Sum,
+        lanes: 64,
+    };
     check_layout(key(reduce), Rows::WGSL, size_of::<Rows>(), Rows::fields());
-    let pool = KernelId::Pool { op: ReduceOp::Max, lanes: 4 };
-    check_layout(key(pool), PoolParams::WGSL, size_of::<PoolParams>(), PoolParams::fields());
-    let matmul = KernelId::Matmul { c: true, clamp: true };
-    check_layout(key(matmul), MatmulParams::WGSL, size_of::<MatmulParams>(), MatmulParams::fields());
-    let conv = KernelId::Conv { transposed: false, bias: true, clamp: false };
-    check_layout(key(conv), ConvParams::WGSL, size_of::<ConvParams>(), ConvParams::fields());
-    let dw = KernelId::Depthwise { bias: true, clamp: true };
-    check_layout(key(dw), DepthwiseParams::WGSL, size_of::<DepthwiseParams>(), DepthwiseParams::fields());
+    let pool = KernelId::Pool {
+        op: ReduceOp::Max,
+        lanes: 4,
+    };
+    check_layout(
+        key(pool),
+        PoolParams::WGSL,
+        size_of::<PoolParams>(),
+        PoolParams::fields(),
+    );
+    let matmul = KernelId::Matmul {
+        c: true,
+        clamp: true,
+    };
+    check_layout(
+        key(matmul),
+        MatmulParams::WGSL,
+        size_of::<MatmulParams>(),
+        MatmulParams::fields(),
+    );
+    let conv = KernelId::Conv {
+        transposed: false,
+        bias: true,
+        clamp: false,
+    };
+    check_layout(
+        key(conv),
+        ConvParams::WGSL,
+        size_of::<ConvParams>(),
+        ConvParams::fields(),
+    );
+    let dw = KernelId::Depthwise {
+        bias: true,
+        clamp: true,
+    };
+    check_layout(
+        key(dw),
+        DepthwiseParams::WGSL,
+        size_of::<DepthwiseParams>(),
+        DepthwiseParams::fields(),
+    );
 }
 
 mod common;

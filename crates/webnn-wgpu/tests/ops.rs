@@ -21,8 +21,12 @@ fn every_op_on_every_supported_type_matches_the_cpu_backend() {
                 graphs += 1;
                 let feeds: Vec<(&str, &webnn_core::HostTensor)> =
                     case.feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
-                let got = gpu().compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
-                let want = CpuBackend.compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
+                let got = gpu()
+                    .compile(&case.graph)
+                    .and_then(|mut e| e.dispatch(&feeds));
+                let want = CpuBackend
+                    .compile(&case.graph)
+                    .and_then(|mut e| e.dispatch(&feeds));
                 match (got, want) {
                     (Ok(got), Ok(want)) => {
                         // Linear resampling to an integer type rounds a value computed in f32
@@ -44,10 +48,18 @@ fn every_op_on_every_supported_type_matches_the_cpu_backend() {
                 }
             }
         }
-        assert_eq!(covered, wanted, "{kind:?}: the cases cover {covered}, the backend reports {wanted}");
+        assert_eq!(
+            covered, wanted,
+            "{kind:?}: the cases cover {covered}, the backend reports {wanted}"
+        );
     }
     println!("{graphs} graphs");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// Native float16 loads (shader-f16) and packed-word decoding give the same bits.
@@ -63,8 +75,12 @@ fn native_and_packed_float16_agree() {
         for case in cases(kind, webnn_core::DataType::Float16) {
             let feeds: Vec<(&str, &webnn_core::HostTensor)> =
                 case.feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
-            let native = gpu().compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
-            let words = packed.compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
+            let native = gpu()
+                .compile(&case.graph)
+                .and_then(|mut e| e.dispatch(&feeds));
+            let words = packed
+                .compile(&case.graph)
+                .and_then(|mut e| e.dispatch(&feeds));
             assert_eq!(native.unwrap(), words.unwrap(), "{}", case.name);
             graphs += 1;
         }

@@ -20,7 +20,10 @@ fn tensors_round_trip_packed_types() {
     t.write(&data).unwrap();
     assert_eq!(t.read().unwrap(), data);
     let h = gpu().create_tensor(desc(DataType::Float16, &[3])).unwrap();
-    let bytes: Vec<u8> = [1.5f32, -2.0, 65504.0].iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect();
+    let bytes: Vec<u8> = [1.5f32, -2.0, 65504.0]
+        .iter()
+        .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+        .collect();
     h.write(&bytes).unwrap();
     assert_eq!(h.read().unwrap(), bytes);
     let err = h.write(&[0; 4]).unwrap_err();
@@ -45,14 +48,25 @@ fn graphs_chain_through_tensors_without_readback() {
     let tz = second.create_tensor(x_desc.clone()).unwrap();
     let input = f32_tensor(&[2, 3], &[-1.0, 2.0, -3.0, 4.0, 0.5, -0.5]);
     tx.write(&input.bytes).unwrap();
-    first.dispatch_tensors(&[("x", &tx)], &[("y", &ty)]).unwrap();
-    second.dispatch_tensors(&[("y", &ty)], &[("z", &tz)]).unwrap();
-    let want: Vec<u8> = [-0.0f32, -4.0, -0.0, -8.0, -1.0, -0.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    first
+        .dispatch_tensors(&[("x", &tx)], &[("y", &ty)])
+        .unwrap();
+    second
+        .dispatch_tensors(&[("y", &ty)], &[("z", &tz)])
+        .unwrap();
+    let want: Vec<u8> = [-0.0f32, -4.0, -0.0, -8.0, -1.0, -0.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
     assert_eq!(tz.read().unwrap(), want);
     // Running again with new input data reuses everything compiled.
     tx.write(&f32_tensor(&[2, 3], &[1.0; 6]).bytes).unwrap();
-    first.dispatch_tensors(&[("x", &tx)], &[("y", &ty)]).unwrap();
-    second.dispatch_tensors(&[("y", &ty)], &[("z", &tz)]).unwrap();
+    first
+        .dispatch_tensors(&[("x", &tx)], &[("y", &ty)])
+        .unwrap();
+    second
+        .dispatch_tensors(&[("y", &ty)], &[("z", &tz)])
+        .unwrap();
     let want: Vec<u8> = [-2.0f32; 6].iter().flat_map(|v| v.to_le_bytes()).collect();
     assert_eq!(tz.read().unwrap(), want);
 }
@@ -79,5 +93,11 @@ fn dispatching_wrong_tensors_is_a_type_error() {
     }
     // The failed calls left the graph usable.
     g.dispatch_tensors(&[("x", &tx)], &[("y", &ty)]).unwrap();
-    assert_eq!(ty.read().unwrap(), [1.0f32; 4].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+    assert_eq!(
+        ty.read().unwrap(),
+        [1.0f32; 4]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>()
+    );
 }

@@ -12,7 +12,10 @@ use crate::ops::OpKind;
 /// Whether `expand` rewrites ops of this kind: the recurrent networks, whose decompositions
 /// are matrix products and element-wise ops.
 pub fn is_expandable(kind: OpKind) -> bool {
-    matches!(kind, OpKind::Gru | OpKind::GruCell | OpKind::Lstm | OpKind::LstmCell)
+    matches!(
+        kind,
+        OpKind::Gru | OpKind::GruCell | OpKind::Lstm | OpKind::LstmCell
+    )
 }
 
 /// `graph` with every node whose kind `select` picks (among `is_expandable` kinds) replaced

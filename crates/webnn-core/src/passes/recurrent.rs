@@ -18,10 +18,14 @@ struct Emit<'a> {
 
 impl Emit<'_> {
     fn o(&self) -> OpOptions {
-        OpOptions { label: self.label.clone() }
+        OpOptions {
+            label: self.label.clone(),
+        }
     }
     fn shape(&self, x: Operand) -> Result<Vec<u32>> {
-        self.b.desc(x)?.require_static("a recurrent network's operands")
+        self.b
+            .desc(x)?
+            .require_static("a recurrent network's operands")
     }
     fn add(&mut self, x: Operand, y: Operand) -> Result<Operand> {
         let o = self.o();
@@ -41,7 +45,11 @@ impl Emit<'_> {
     }
     /// x · wᵀ for x [batch, k] and w [n, k].
     fn gemm_t(&mut self, x: Operand, w: Operand) -> Result<Operand> {
-        let options = GemmOptions { label: self.label.clone(), b_transpose: true, ..Default::default() };
+        let options = GemmOptions {
+            label: self.label.clone(),
+            b_transpose: true,
+            ..Default::default()
+        };
         self.b.gemm(x, w, options)
     }
     /// `len` entries from `start` along the last axis.
@@ -51,13 +59,19 @@ impl Emit<'_> {
         let mut sizes = s.clone();
         *starts.last_mut().ok_or_else(rank0)? = start;
         *sizes.last_mut().ok_or_else(rank0)? = len;
-        let options = SliceOptions { label: self.label.clone(), strides: None };
+        let options = SliceOptions {
+            label: self.label.clone(),
+            strides: None,
+        };
         self.b.slice(x, starts, sizes, options)
     }
     /// Rows `start..start + len` of a 2-D operand.
     fn rows(&mut self, x: Operand, start: u32, len: u32) -> Result<Operand> {
         let s = self.shape(x)?;
-        let options = SliceOptions { label: self.label.clone(), strides: None };
+        let options = SliceOptions {
+            label: self.label.clone(),
+            strides: None,
+        };
         self.b.slice(x, vec![start, 0], vec![len, s[1]], options)
     }
     /// Entry `k` of axis 0, without that axis.
@@ -67,10 +81,14 @@ impl Emit<'_> {
         let mut sizes = s.clone();
         starts[0] = k;
         sizes[0] = 1;
-        let options = SliceOptions { label: self.label.clone(), strides: None };
+        let options = SliceOptions {
+            label: self.label.clone(),
+            strides: None,
+        };
         let one = self.b.slice(x, starts, sizes, options)?;
         let o = self.o();
-        self.b.reshape(one, s[1..].iter().map(|&d| d.into()).collect(), o)
+        self.b
+            .reshape(one, s[1..].iter().map(|&d| d.into()).collect(), o)
     }
     /// `x` with a leading axis of size 1.
     fn lift(&mut self, x: Operand) -> Result<Operand> {
@@ -115,11 +133,14 @@ impl Emit<'_> {
     }
     fn zeros(&mut self, shape: &[u32]) -> Result<Operand> {
         let desc = OperandDescriptor::new(DataType::Float32, shape);
-        let bytes = desc.max_byte_length().ok_or_else(|| Error::type_error("the state is too large"))?;
+        let bytes = desc
+            .max_byte_length()
+            .ok_or_else(|| Error::type_error("the state is too large"))?;
         self.b.constant(desc, vec![0; bytes as usize])
     }
     fn one(&mut self) -> Result<Operand> {
-        self.b.constant_scalar(DataType::Float32, MLNumber::Double(1.0))
+        self.b
+            .constant_scalar(DataType::Float32, MLNumber::Double(1.0))
     }
 }
 
@@ -130,7 +151,10 @@ fn rank0() -> Error {
 /// The decomposition of `op` (a recurrent op whose operands are already in `b`): its outputs,
 /// in the op's output order.
 pub(super) fn expand(b: &mut GraphBuilder, op: &Op) -> Result<Vec<Operand>> {
-    let mut e = Emit { b, label: op.label().to_owned() };
+    let mut e = Emit {
+        b,
+        label: op.label().to_owned(),
+    };
     let t = e.b.desc(op.operands()[0])?.data_type;
     let outs = match op {
         Op::GruCell(a) => vec![gru_cell_op(&mut e, a)?],
@@ -138,7 +162,10 @@ pub(super) fn expand(b: &mut GraphBuilder, op: &Op) -> Result<Vec<Operand>> {
         Op::Gru(a) => gru(&mut e, a)?,
         Op::Lstm(a) => lstm(&mut e, a)?,
         other => {
-            return Err(Error::operation_error(format!("{} has no decomposition", other.name())));
+            return Err(Error::operation_error(format!(
+                "{} has no decomposition",
+                other.name()
+            )));
         }
     };
     outs.into_iter().map(|o| e.to(t, o)).collect()
@@ -163,7 +190,12 @@ struct GruConfig {
 }
 
 impl GruConfig {
-    fn new(hidden: u32, layout: GruWeightLayout, reset_after: bool, acts: &Option<Vec<RecurrentActivation>>) -> GruConfig {
+    fn new(
+        hidden: u32,
+        layout: GruWeightLayout,
+        reset_after: bool,
+        acts: &Option<Vec<RecurrentActivation>>,
+    ) -> GruConfig {
         let (z, r) = match layout {
             GruWeightLayout::Zrn => (0, 1),
             GruWeightLayout::Rzn => (1, 0),
@@ -172,12 +204,24 @@ impl GruConfig {
             Some(&[a, b]) => [a, b],
             _ => [RecurrentActivation::Sigmoid, RecurrentActivation::Tanh],
         };
-        GruConfig { hidden, z, r, reset_after, acts }
+        GruConfig {
+            hidden,
+            z,
+            r,
+            reset_after,
+            acts,
+        }
     }
 }
 
 /// One GRU step: x [batch, inputSize], h [batch, hidden] -> the next h.
-fn gru_cell(e: &mut Emit, c: &GruConfig, wt: &GruWeights, x: Operand, h: Operand) -> Result<Operand> {
+fn gru_cell(
+    e: &mut Emit,
+    c: &GruConfig,
+    wt: &GruWeights,
+    x: Operand,
+    h: Operand,
+) -> Result<Operand> {
     let hs = c.hidden;
     let xw = e.gemm_t(x, wt.w)?;
     let r_zr = e.rows(wt.r, 0, 2 * hs)?;
@@ -200,7 +244,10 @@ fn gru_cell(e: &mut Emit, c: &GruConfig, wt: &GruWeights, x: Operand, h: Operand
     let xn = e.last_axis(xw, 2 * hs, hs)?;
     let r_n = e.rows(wt.r, 2 * hs, hs)?;
     let bias_n = wt.bias.map(|b| e.last_axis(b, 2 * hs, hs)).transpose()?;
-    let rbias_n = wt.recurrent_bias.map(|b| e.last_axis(b, 2 * hs, hs)).transpose()?;
+    let rbias_n = wt
+        .recurrent_bias
+        .map(|b| e.last_axis(b, 2 * hs, hs))
+        .transpose()?;
     let pre = if c.reset_after {
         // bias + (x·Wᵀ + r ⊙ (recurrentBias + h·Rᵀ))
         let hn = e.gemm_t(h, r_n)?;
@@ -256,8 +303,16 @@ struct Walk {
 
 impl Walk {
     fn new(steps: u32, direction: RecurrentDirection) -> Walk {
-        let dirs = if direction == RecurrentDirection::Both { 2 } else { 1 };
-        Walk { steps, dirs, direction }
+        let dirs = if direction == RecurrentDirection::Both {
+            2
+        } else {
+            1
+        };
+        Walk {
+            steps,
+            dirs,
+            direction,
+        }
     }
     /// The time index of step i of direction d: the backward pass (the second of two
     /// directions) walks from the end.
@@ -280,10 +335,23 @@ struct Sequence {
 }
 
 impl Sequence {
-    fn new(e: &mut Emit, input: Operand, steps: u32, hidden: u32, direction: RecurrentDirection, return_sequence: bool) -> Result<Sequence> {
+    fn new(
+        e: &mut Emit,
+        input: Operand,
+        steps: u32,
+        hidden: u32,
+        direction: RecurrentDirection,
+        return_sequence: bool,
+    ) -> Result<Sequence> {
         let input = e.f32(input)?;
         let batch = e.shape(input)?[1];
-        Ok(Sequence { input, batch, hidden, walk: Walk::new(steps, direction), return_sequence })
+        Ok(Sequence {
+            input,
+            batch,
+            hidden,
+            walk: Walk::new(steps, direction),
+            return_sequence,
+        })
     }
 
     /// Runs `cell` over the steps per direction, as the spec's decompositions do. The states
@@ -329,7 +397,11 @@ impl Sequence {
         if self.return_sequence {
             let mut steps = Vec::with_capacity(seq.len());
             for per_dir in seq {
-                let lifted: Vec<Operand> = per_dir.into_iter().flatten().map(|h| e.lift(h)).collect::<Result<_>>()?;
+                let lifted: Vec<Operand> = per_dir
+                    .into_iter()
+                    .flatten()
+                    .map(|h| e.lift(h))
+                    .collect::<Result<_>>()?;
                 let joined = e.concat0(&lifted)?;
                 steps.push(e.lift(joined)?);
             }
@@ -347,7 +419,14 @@ fn take_opt(e: &mut Emit, x: Option<Operand>, d: u32) -> Result<Option<Operand>>
 fn gru(e: &mut Emit, a: &Gru) -> Result<Vec<Operand>> {
     let o = &a.options;
     let c = GruConfig::new(a.hidden_size, o.layout, o.reset_after, &o.activations);
-    let seq = Sequence::new(e, a.input, a.steps, a.hidden_size, o.direction, o.return_sequence)?;
+    let seq = Sequence::new(
+        e,
+        a.input,
+        a.steps,
+        a.hidden_size,
+        o.direction,
+        o.return_sequence,
+    )?;
     let (w, r) = (e.f32(a.weight)?, e.f32(a.recurrent_weight)?);
     let (bias, rbias) = (e.f32_opt(o.bias)?, e.f32_opt(o.recurrent_bias)?);
     let init = e.f32_opt(o.initial_hidden_state)?;
@@ -359,7 +438,9 @@ fn gru(e: &mut Emit, a: &Gru) -> Result<Vec<Operand>> {
             recurrent_bias: take_opt(e, rbias, d)?,
         })
     };
-    seq.run(e, &[init], weights, |e, wt, x, s| Ok(vec![gru_cell(e, &c, wt, x, s[0])?]))
+    seq.run(e, &[init], weights, |e, wt, x, s| {
+        Ok(vec![gru_cell(e, &c, wt, x, s[0])?])
+    })
 }
 
 /// One direction's LSTM weights, in float32.
@@ -383,21 +464,43 @@ struct LstmConfig {
 }
 
 impl LstmConfig {
-    fn new(hidden: u32, layout: LstmWeightLayout, acts: &Option<Vec<RecurrentActivation>>) -> LstmConfig {
+    fn new(
+        hidden: u32,
+        layout: LstmWeightLayout,
+        acts: &Option<Vec<RecurrentActivation>>,
+    ) -> LstmConfig {
         let (i, o, f, g) = match layout {
             LstmWeightLayout::Iofg => (0, 1, 2, 3),
             LstmWeightLayout::Ifgo => (0, 3, 1, 2),
         };
         let acts = match acts.as_deref() {
             Some(&[a, b, c]) => [a, b, c],
-            _ => [RecurrentActivation::Sigmoid, RecurrentActivation::Tanh, RecurrentActivation::Tanh],
+            _ => [
+                RecurrentActivation::Sigmoid,
+                RecurrentActivation::Tanh,
+                RecurrentActivation::Tanh,
+            ],
         };
-        LstmConfig { hidden, i, o, f, g, acts }
+        LstmConfig {
+            hidden,
+            i,
+            o,
+            f,
+            g,
+            acts,
+        }
     }
 }
 
 /// One LSTM step: x [batch, inputSize], h and c [batch, hidden] -> the next (h, c).
-fn lstm_cell(e: &mut Emit, cfg: &LstmConfig, wt: &LstmWeights, x: Operand, h: Operand, c: Operand) -> Result<(Operand, Operand)> {
+fn lstm_cell(
+    e: &mut Emit,
+    cfg: &LstmConfig,
+    wt: &LstmWeights,
+    x: Operand,
+    h: Operand,
+    c: Operand,
+) -> Result<(Operand, Operand)> {
     let hs = cfg.hidden;
     // (bias + recurrentBias) + (x·Wᵀ + h·Rᵀ), every gate at once.
     let xw = e.gemm_t(x, wt.w)?;
@@ -408,18 +511,19 @@ fn lstm_cell(e: &mut Emit, cfg: &LstmConfig, wt: &LstmWeights, x: Operand, h: Op
         None => s,
     };
     // peephole ⊙ c + gate, for the gates that see the cell state.
-    let gate = |e: &mut Emit, k: u32, peep: Option<u32>, act: RecurrentActivation| -> Result<Operand> {
-        let g = e.last_axis(gates, k * hs, hs)?;
-        let pre = match (wt.peephole, peep) {
-            (Some(p), Some(j)) => {
-                let pj = e.last_axis(p, j * hs, hs)?;
-                let cp = e.mul(c, pj)?;
-                e.add(cp, g)?
-            }
-            _ => g,
+    let gate =
+        |e: &mut Emit, k: u32, peep: Option<u32>, act: RecurrentActivation| -> Result<Operand> {
+            let g = e.last_axis(gates, k * hs, hs)?;
+            let pre = match (wt.peephole, peep) {
+                (Some(p), Some(j)) => {
+                    let pj = e.last_axis(p, j * hs, hs)?;
+                    let cp = e.mul(c, pj)?;
+                    e.add(cp, g)?
+                }
+                _ => g,
+            };
+            e.act(act, pre)
         };
-        e.act(act, pre)
-    };
     let i = gate(e, cfg.i, Some(0), cfg.acts[0])?;
     let f = gate(e, cfg.f, Some(2), cfg.acts[0])?;
     let g = gate(e, cfg.g, None, cfg.acts[1])?;
@@ -442,7 +546,11 @@ fn lstm_cell_op(e: &mut Emit, a: &LstmCell) -> Result<Vec<Operand>> {
         recurrent_bias: e.f32_opt(o.recurrent_bias)?,
         peephole: e.f32_opt(o.peephole_weight)?,
     };
-    let (x, h, c) = (e.f32(a.input)?, e.f32(a.hidden_state)?, e.f32(a.cell_state)?);
+    let (x, h, c) = (
+        e.f32(a.input)?,
+        e.f32(a.hidden_state)?,
+        e.f32(a.cell_state)?,
+    );
     let (h, c) = lstm_cell(e, &cfg, &wt, x, h, c)?;
     Ok(vec![h, c])
 }
@@ -450,10 +558,24 @@ fn lstm_cell_op(e: &mut Emit, a: &LstmCell) -> Result<Vec<Operand>> {
 fn lstm(e: &mut Emit, a: &Lstm) -> Result<Vec<Operand>> {
     let o = &a.options;
     let cfg = LstmConfig::new(a.hidden_size, o.layout, &o.activations);
-    let seq = Sequence::new(e, a.input, a.steps, a.hidden_size, o.direction, o.return_sequence)?;
+    let seq = Sequence::new(
+        e,
+        a.input,
+        a.steps,
+        a.hidden_size,
+        o.direction,
+        o.return_sequence,
+    )?;
     let (w, r) = (e.f32(a.weight)?, e.f32(a.recurrent_weight)?);
-    let (bias, rbias, peep) = (e.f32_opt(o.bias)?, e.f32_opt(o.recurrent_bias)?, e.f32_opt(o.peephole_weight)?);
-    let inits = [e.f32_opt(o.initial_hidden_state)?, e.f32_opt(o.initial_cell_state)?];
+    let (bias, rbias, peep) = (
+        e.f32_opt(o.bias)?,
+        e.f32_opt(o.recurrent_bias)?,
+        e.f32_opt(o.peephole_weight)?,
+    );
+    let inits = [
+        e.f32_opt(o.initial_hidden_state)?,
+        e.f32_opt(o.initial_cell_state)?,
+    ];
     let weights = |e: &mut Emit, d: u32| -> Result<LstmWeights> {
         Ok(LstmWeights {
             w: e.take(w, d)?,

@@ -4,12 +4,12 @@
 use super::{OutputRead, Step, WgpuGraph};
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;
-use crate::Options;
 use crate::kernel::{KernelId, KernelKey, DEPTHWISE_TILE, ROW_WORKGROUP, TILE, WORKGROUP_SIZE};
 use crate::lower::{KernelCall, Lowering};
 use crate::params::{Uniform, MAX_BLOCK};
 use crate::plan::{BufferPlan, Loc};
 use crate::window::windows;
+use crate::Options;
 use std::sync::Arc;
 use webnn_core::{Error, Graph, Result};
 
@@ -157,8 +157,8 @@ impl WgpuGraph {
             dispatches.push((*n, *call, bound, wins));
         }
         // Each block at an offset the device accepts for a uniform binding.
-        let stride =
-            MAX_BLOCK.next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
+        let stride = MAX_BLOCK
+            .next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
         let blocks: Vec<&Uniform> = dispatches
             .iter()
             .flat_map(|(_, _, _, w)| w.iter().map(|w| &w.uniform))
@@ -268,5 +268,4 @@ impl WgpuGraph {
             plan,
         })
     }
-
 }

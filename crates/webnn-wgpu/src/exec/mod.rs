@@ -12,13 +12,13 @@ pub use profile::StepTime;
 pub use tensor::WgpuTensor;
 
 use crate::cache::PipelineCache;
-use crate::gpu::Gpu;
-use crate::Options;
 use crate::fuse::fuse;
+use crate::gpu::Gpu;
 use crate::lower::{lower_fused, Lowering};
 use crate::plan::{plan, BufferPlan, Loc};
 use crate::storage::Storage;
 use crate::support::supported;
+use crate::Options;
 use std::sync::Arc;
 use webnn_core::{Error, Executable, Graph, HostTensor, OpKind, OperandDescriptor, Result};
 

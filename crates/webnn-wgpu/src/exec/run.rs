@@ -37,7 +37,9 @@ impl<T> Future for Delivery<T> {
     type Output = Result<T>;
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
         let Ok(mut s) = self.slot.lock() else {
-            return Poll::Ready(Err(Error::operation_error("the readback state is poisoned")));
+            return Poll::Ready(Err(Error::operation_error(
+                "the readback state is poisoned",
+            )));
         };
         match s.0.take() {
             Some(v) => Poll::Ready(Ok(v)),

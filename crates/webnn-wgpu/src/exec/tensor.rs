@@ -44,7 +44,13 @@ impl WgpuTensor {
             mapped_at_creation: false,
         });
         let id = NEXT_TENSOR.fetch_add(1, Ordering::Relaxed);
-        Ok(WgpuTensor { gpu, desc, buffer, bytes, id })
+        Ok(WgpuTensor {
+            gpu,
+            desc,
+            buffer,
+            bytes,
+            id,
+        })
     }
 
     pub fn desc(&self) -> &OperandDescriptor {
@@ -156,8 +162,11 @@ impl WgpuGraph {
         outputs: &[(&str, &WgpuTensor)],
     ) -> Result<()> {
         let ins = bind("input", &self.inputs, inputs, &self.gpu)?;
-        let out_descs: Vec<(String, OperandDescriptor)> =
-            self.outputs.iter().map(|o| (o.name.clone(), o.desc.clone())).collect();
+        let out_descs: Vec<(String, OperandDescriptor)> = self
+            .outputs
+            .iter()
+            .map(|o| (o.name.clone(), o.desc.clone()))
+            .collect();
         let outs = bind("output", &out_descs, outputs, &self.gpu)?;
         for (k, o) in outs.iter().enumerate() {
             if ins.iter().any(|i| i.id == o.id) || outs[..k].iter().any(|p| p.id == o.id) {

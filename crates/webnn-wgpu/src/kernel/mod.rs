@@ -58,33 +58,73 @@ pub enum KernelId {
     Where,
     Triangular,
     /// gather and gatherElements, with indices of type `index`.
-    Gather { index: DataType },
-    GatherNd { index: DataType },
+    Gather {
+        index: DataType,
+    },
+    GatherNd {
+        index: DataType,
+    },
     /// One input of concat written into its region of the output.
     Place,
-    ScatterElements { index: DataType },
-    ScatterNd { index: DataType },
-    BatchNorm { scale: bool, bias: bool },
+    ScatterElements {
+        index: DataType,
+    },
+    ScatterNd {
+        index: DataType,
+    },
+    BatchNorm {
+        scale: bool,
+        bias: bool,
+    },
     Quantize,
     Dequantize,
     Resample(ResampleMode),
-    Reduce { op: ReduceOp, lanes: u32 },
-    ArgReduce { max: bool, lanes: u32 },
-    Softmax { lanes: u32 },
+    Reduce {
+        op: ReduceOp,
+        lanes: u32,
+    },
+    ArgReduce {
+        max: bool,
+        lanes: u32,
+    },
+    Softmax {
+        lanes: u32,
+    },
     /// layerNormalization and instanceNormalization.
-    Normalize { scale: bool, bias: bool, lanes: u32 },
+    Normalize {
+        scale: bool,
+        bias: bool,
+        lanes: u32,
+    },
     CumSum,
     /// averagePool2d (mean), l2Pool2d (l2) and maxPool2d (max).
-    Pool { op: ReduceOp, lanes: u32 },
+    Pool {
+        op: ReduceOp,
+        lanes: u32,
+    },
     /// matmul, gemm (`c`: gemm's addend) and 1x1 convolutions (`c`: the bias), with a
     /// fused clamp or relu (`clamp`).
-    Matmul { c: bool, clamp: bool },
+    Matmul {
+        c: bool,
+        clamp: bool,
+    },
     /// conv2d and convTranspose2d as implicit matrix products.
-    Conv { transposed: bool, bias: bool, clamp: bool },
+    Conv {
+        transposed: bool,
+        bias: bool,
+        clamp: bool,
+    },
     /// Depthwise conv2d (one channel per group), tiled through workgroup memory.
-    Depthwise { bias: bool, clamp: bool },
+    Depthwise {
+        bias: bool,
+        clamp: bool,
+    },
     /// matmul and gemm with few rows, one output per row of the row frame.
-    Gemv { c: bool, clamp: bool, lanes: u32 },
+    Gemv {
+        c: bool,
+        clamp: bool,
+        lanes: u32,
+    },
 }
 
 /// One pipeline of the cache.
@@ -133,7 +173,10 @@ impl KernelKey {
     pub fn constants(self) -> Vec<(&'static str, f64)> {
         use KernelId::*;
         let mut c = Vec::new();
-        if matches!(self.module().body.frame(), Frame::Elementwise | Frame::Scatter) {
+        if matches!(
+            self.module().body.frame(),
+            Frame::Elementwise | Frame::Scatter
+        ) {
             c.push(("WG", WORKGROUP_SIZE as f64));
         }
         match self.kernel {
@@ -168,7 +211,11 @@ impl KernelKey {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            Gemv { c: has_c, clamp, lanes } => {
+            Gemv {
+                c: has_c,
+                clamp,
+                lanes,
+            } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
@@ -186,8 +233,16 @@ impl KernelKey {
                 c.push(("HAS_BIAS", flag(bias)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            Cast | Strided | Triangular | Gather { .. } | GatherNd { .. } | Place
-            | ScatterElements { .. } | ScatterNd { .. } | Quantize | Dequantize => {}
+            Cast
+            | Strided
+            | Triangular
+            | Gather { .. }
+            | GatherNd { .. }
+            | Place
+            | ScatterElements { .. }
+            | ScatterNd { .. }
+            | Quantize
+            | Dequantize => {}
         }
         c
     }
@@ -213,13 +268,21 @@ impl KernelKey {
         let float = DataTypeSet::FLOAT;
         for &op in UnaryOp::ALL {
             for t in op.types().iter() {
-                let out = if op.is_predicate() { DataType::Uint8 } else { t };
+                let out = if op.is_predicate() {
+                    DataType::Uint8
+                } else {
+                    t
+                };
                 keys.push(key(Unary(op), t, out));
             }
         }
         for &op in BinaryOp::ALL {
             for t in op.types().iter() {
-                let out = if op.is_predicate() { DataType::Uint8 } else { t };
+                let out = if op.is_predicate() {
+                    DataType::Uint8
+                } else {
+                    t
+                };
                 for broadcast in [false, true] {
                     keys.push(KernelKey {
                         broadcast,
@@ -265,7 +328,15 @@ impl KernelKey {
                 for bias in [false, true] {
                     keys.push(key(BatchNorm { scale, bias }, t, t));
                     for l in lanes() {
-                        keys.push(key(Normalize { scale, bias, lanes: l }, t, t));
+                        keys.push(key(
+                            Normalize {
+                                scale,
+                                bias,
+                                lanes: l,
+                            },
+                            t,
+                            t,
+                        ));
                     }
                 }
             }
@@ -284,7 +355,15 @@ impl KernelKey {
             for transposed in [false, true] {
                 for bias in [false, true] {
                     for clamp in [false, true] {
-                        keys.push(key(Conv { transposed, bias, clamp }, t, t));
+                        keys.push(key(
+                            Conv {
+                                transposed,
+                                bias,
+                                clamp,
+                            },
+                            t,
+                            t,
+                        ));
                     }
                 }
             }
@@ -314,7 +393,14 @@ impl KernelKey {
         }
         for t in DataTypeSet::SPEC.iter() {
             for l in lanes() {
-                keys.push(key(Pool { op: ReduceOp::Max, lanes: l }, t, t));
+                keys.push(key(
+                    Pool {
+                        op: ReduceOp::Max,
+                        lanes: l,
+                    },
+                    t,
+                    t,
+                ));
             }
             for out in [DataType::Int32, DataType::Int64] {
                 for max in [false, true] {

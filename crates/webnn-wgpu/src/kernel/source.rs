@@ -114,7 +114,9 @@ enum Ops {
     Unary,
     Binary,
     /// Accumulators of the row kernels (reduce_*.wgsl), with the lane reduction when `lanes`.
-    Fold { lanes: bool },
+    Fold {
+        lanes: bool,
+    },
     /// The float accumulator whatever the input type.
     FloatFold,
 }
@@ -270,8 +272,17 @@ impl ModuleKey {
     /// float16 (`native` says whether the device offers them).
     pub fn new(body: Body, dtype: DataType, out: DataType, native: bool) -> ModuleKey {
         let reads_f16 = body.inputs(dtype, out).contains(&DataType::Float16);
-        let f16 = if native && reads_f16 { F16::Native } else { F16::Packed };
-        ModuleKey { body, dtype, out, f16 }
+        let f16 = if native && reads_f16 {
+            F16::Native
+        } else {
+            F16::Packed
+        };
+        ModuleKey {
+            body,
+            dtype,
+            out,
+            f16,
+        }
     }
 
     /// Inputs bound after the uniform and the output (bindings 2, 3...).
@@ -312,9 +323,11 @@ impl ModuleKey {
             src::STORE
         };
         match frame {
-            Frame::Elementwise => {
-                parts.extend([src::PARAMS.into(), src::GRID.into(), src::ELEMENTWISE.into()])
-            }
+            Frame::Elementwise => parts.extend([
+                src::PARAMS.into(),
+                src::GRID.into(),
+                src::ELEMENTWISE.into(),
+            ]),
             Frame::Scatter => parts.extend([src::PARAMS.into(), src::GRID.into(), store.into()]),
             Frame::Rows => {
                 match body {

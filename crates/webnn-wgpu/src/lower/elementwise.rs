@@ -38,7 +38,11 @@ pub fn binary(cx: &Cx, op: BinaryOp, a: Operand, b: Operand) -> Result<Lowering>
         broadcast: sa != so || sb != so,
         ..KernelKey::new(KernelId::Binary(op), cx.dtype(a), cx.dtype(out))
     };
-    Ok(Lowering::Kernels(vec![cx.call(key, vec![a, b], Uniform::Params(params))]))
+    Ok(Lowering::Kernels(vec![cx.call(
+        key,
+        vec![a, b],
+        Uniform::Params(params),
+    )]))
 }
 
 /// Clamp bounds cast to the element type: floats round to the type (float16 included),
@@ -97,7 +101,11 @@ pub fn where_(cx: &Cx, args: &Where) -> Result<Lowering> {
         ..KernelKey::new(KernelId::Where, t, t)
     };
     let inputs = vec![args.condition, args.true_value, args.false_value];
-    Ok(Lowering::Kernels(vec![cx.call(key, inputs, Uniform::Params(params))]))
+    Ok(Lowering::Kernels(vec![cx.call(
+        key,
+        inputs,
+        Uniform::Params(params),
+    )]))
 }
 
 /// The element-wise block of a (de)quantization: the input's shape, the scale's strides
@@ -110,9 +118,10 @@ fn quantization_params(cx: &Cx, args: &QuantizeLinear) -> Result<Params> {
             "the zero point and the scale have different shapes",
         ));
     }
-    let offset = shape.len().checked_sub(scale.len()).ok_or_else(|| {
-        Error::operation_error("the scale has a higher rank than the input")
-    })?;
+    let offset = shape
+        .len()
+        .checked_sub(scale.len())
+        .ok_or_else(|| Error::operation_error("the scale has a higher rank than the input"))?;
     let st = strides(&scale);
     let mut blocks = vec![0u32; shape.len()];
     let mut scale_strides = vec![0u32; shape.len()];

@@ -43,7 +43,9 @@ pub(crate) struct Cx<'a> {
 
 impl Cx<'_> {
     pub fn shape(&self, o: Operand) -> Result<Vec<u32>> {
-        self.graph.desc(o).require_static("the wgpu backend's operands")
+        self.graph
+            .desc(o)
+            .require_static("the wgpu backend's operands")
     }
     pub fn dtype(&self, o: Operand) -> DataType {
         self.graph.desc(o).data_type
@@ -68,7 +70,12 @@ impl Cx<'_> {
     }
     /// A one-call lowering of kernel `kernel` from `inputs` (the first giving the input type)
     /// to the node's output.
-    pub fn one(&self, kernel: KernelId, inputs: Vec<Operand>, uniform: Uniform) -> Result<Lowering> {
+    pub fn one(
+        &self,
+        kernel: KernelId,
+        inputs: Vec<Operand>,
+        uniform: Uniform,
+    ) -> Result<Lowering> {
         let key = KernelKey::new(kernel, self.dtype(inputs[0]), self.dtype(self.out()));
         Ok(Lowering::Kernels(vec![self.call(key, inputs, uniform)]))
     }

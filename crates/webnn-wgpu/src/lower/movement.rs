@@ -9,7 +9,13 @@ use webnn_core::ops::*;
 use webnn_core::{Error, Operand, Result};
 
 /// out = input read through `a_strides` from `base`.
-fn strided(cx: &Cx, input: Operand, output: Operand, base: u32, a_strides: &[u32]) -> Result<KernelCall> {
+fn strided(
+    cx: &Cx,
+    input: Operand,
+    output: Operand,
+    base: u32,
+    a_strides: &[u32],
+) -> Result<KernelCall> {
     let mut params = cx.output_params(output)?;
     params.base = base;
     params.a_strides = dims8(a_strides)?;
@@ -37,7 +43,13 @@ pub fn transpose(cx: &Cx, args: &Transpose) -> Result<Lowering> {
     }
     let st = strides32(&s)?;
     let a: Vec<u32> = perm.iter().map(|&p| st[p as usize]).collect();
-    Ok(Lowering::Kernels(vec![strided(cx, args.input, cx.out(), 0, &a)?]))
+    Ok(Lowering::Kernels(vec![strided(
+        cx,
+        args.input,
+        cx.out(),
+        0,
+        &a,
+    )?]))
 }
 
 pub fn expand(cx: &Cx, args: &Expand) -> Result<Lowering> {
@@ -46,7 +58,13 @@ pub fn expand(cx: &Cx, args: &Expand) -> Result<Lowering> {
         return Ok(Lowering::Alias(args.input));
     }
     let a = Params::broadcast_strides(&s, &so)?;
-    Ok(Lowering::Kernels(vec![strided(cx, args.input, cx.out(), 0, &a[..so.len()])?]))
+    Ok(Lowering::Kernels(vec![strided(
+        cx,
+        args.input,
+        cx.out(),
+        0,
+        &a[..so.len()],
+    )?]))
 }
 
 pub fn slice(cx: &Cx, args: &Slice) -> Result<Lowering> {
@@ -61,7 +79,13 @@ pub fn slice(cx: &Cx, args: &Slice) -> Result<Lowering> {
     }
     let base: u32 = args.starts.iter().zip(&st).map(|(&a, &b)| a * b).sum();
     let a: Vec<u32> = st.iter().zip(&steps).map(|(&x, &k)| x * k).collect();
-    Ok(Lowering::Kernels(vec![strided(cx, args.input, cx.out(), base, &a)?]))
+    Ok(Lowering::Kernels(vec![strided(
+        cx,
+        args.input,
+        cx.out(),
+        base,
+        &a,
+    )?]))
 }
 
 /// Reversed axes read with negated strides from their far end (the sums wrap; see params.wgsl).
@@ -86,7 +110,13 @@ pub fn reverse(cx: &Cx, args: &Reverse) -> Result<Lowering> {
             }
         })
         .collect();
-    Ok(Lowering::Kernels(vec![strided(cx, args.input, cx.out(), base, &a)?]))
+    Ok(Lowering::Kernels(vec![strided(
+        cx,
+        args.input,
+        cx.out(),
+        base,
+        &a,
+    )?]))
 }
 
 /// Each output is a slice along the axis.
@@ -103,7 +133,13 @@ pub fn split(cx: &Cx, args: &Split) -> Result<Lowering> {
     Ok(Lowering::Kernels(calls))
 }
 
-fn remap(cx: &Cx, input: Operand, mode: RemapMode, lo: &[u32], value: [u32; 2]) -> Result<Lowering> {
+fn remap(
+    cx: &Cx,
+    input: Operand,
+    mode: RemapMode,
+    lo: &[u32],
+    value: [u32; 2],
+) -> Result<Lowering> {
     let s = cx.shape(input)?;
     let mut params = cx.output_params(cx.out())?;
     params.a_strides = dims8(&strides32(&s)?)?;
@@ -156,8 +192,17 @@ pub fn concat(cx: &Cx, args: &Concat) -> Result<Lowering> {
 
 pub fn triangular(cx: &Cx, args: &Triangular) -> Result<Lowering> {
     let mut params = cx.output_params(cx.out())?;
-    params.i = [u32::from(args.options.upper), args.options.diagonal as u32, 0, 0];
-    cx.one(KernelId::Triangular, vec![args.input], Uniform::Params(params))
+    params.i = [
+        u32::from(args.options.upper),
+        args.options.diagonal as u32,
+        0,
+        0,
+    ];
+    cx.one(
+        KernelId::Triangular,
+        vec![args.input],
+        Uniform::Params(params),
+    )
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-gather>: output dimensions are the
@@ -193,7 +238,14 @@ pub fn gather_elements(cx: &Cx, args: &Gather) -> Result<Lowering> {
     gather_call(cx, args, &a, &strides32(&si)?, axis_stride, s[axis])
 }
 
-fn gather_call(cx: &Cx, args: &Gather, a: &[u32], b: &[u32], axis_stride: u32, axis_size: u32) -> Result<Lowering> {
+fn gather_call(
+    cx: &Cx,
+    args: &Gather,
+    a: &[u32],
+    b: &[u32],
+    axis_stride: u32,
+    axis_size: u32,
+) -> Result<Lowering> {
     let mut params = cx.output_params(cx.out())?;
     params.a_strides = dims8(a)?;
     params.b_strides = dims8(b)?;
@@ -201,7 +253,11 @@ fn gather_call(cx: &Cx, args: &Gather, a: &[u32], b: &[u32], axis_stride: u32, a
     let kernel = KernelId::Gather {
         index: cx.dtype(args.indices),
     };
-    cx.one(kernel, vec![args.input, args.indices], Uniform::Params(params))
+    cx.one(
+        kernel,
+        vec![args.input, args.indices],
+        Uniform::Params(params),
+    )
 }
 
 /// gatherND: the indices' last dimension holds coordinates into the input's leading
@@ -209,7 +265,10 @@ fn gather_call(cx: &Cx, args: &Gather, a: &[u32], b: &[u32], axis_stride: u32, a
 pub fn gather_nd(cx: &Cx, args: &GatherNd) -> Result<Lowering> {
     let (s, si) = (cx.shape(args.input)?, cx.shape(args.indices)?);
     let (st, sti) = (strides32(&s)?, strides32(&si)?);
-    let k = *si.last().ok_or_else(|| Error::operation_error("gatherND indices have rank 0"))? as usize;
+    let k = *si
+        .last()
+        .ok_or_else(|| Error::operation_error("gatherND indices have rank 0"))?
+        as usize;
     let batch = si.len() - 1;
     let rank = cx.shape(cx.out())?.len();
     let mut a = vec![0u32; rank];
@@ -230,12 +289,23 @@ pub fn gather_nd(cx: &Cx, args: &GatherNd) -> Result<Lowering> {
     let kernel = KernelId::GatherNd {
         index: cx.dtype(args.indices),
     };
-    cx.one(kernel, vec![args.input, args.indices], Uniform::Params(params))
+    cx.one(
+        kernel,
+        vec![args.input, args.indices],
+        Uniform::Params(params),
+    )
 }
 
 /// The scatter frame's call writing `updates` through `indices` into the node's output,
 /// after a plain copy of the input.
-fn scatter(cx: &Cx, input: Operand, indices: Operand, updates: Operand, kernel: KernelId, params: Params) -> Result<Lowering> {
+fn scatter(
+    cx: &Cx,
+    input: Operand,
+    indices: Operand,
+    updates: Operand,
+    kernel: KernelId,
+    params: Params,
+) -> Result<Lowering> {
     let s = cx.shape(input)?;
     let copy = strided(cx, input, cx.out(), 0, &strides32(&s)?)?;
     let t = cx.dtype(updates);
@@ -265,9 +335,16 @@ pub fn scatter_elements(cx: &Cx, args: &ScatterElements) -> Result<Lowering> {
 }
 
 pub fn scatter_nd(cx: &Cx, args: &ScatterNd) -> Result<Lowering> {
-    let (s, si, su) = (cx.shape(args.input)?, cx.shape(args.indices)?, cx.shape(args.updates)?);
+    let (s, si, su) = (
+        cx.shape(args.input)?,
+        cx.shape(args.indices)?,
+        cx.shape(args.updates)?,
+    );
     let st = strides32(&s)?;
-    let k = *si.last().ok_or_else(|| Error::operation_error("scatterND indices have rank 0"))? as usize;
+    let k = *si
+        .last()
+        .ok_or_else(|| Error::operation_error("scatterND indices have rank 0"))?
+        as usize;
     let slice = super::u32_of(super::elements(&s[k..]))?;
     let n = super::elements(&su);
     let mut params = Params::new(&su, n)?;
@@ -295,5 +372,9 @@ pub fn resample2d(cx: &Cx, args: &Resample2d) -> Result<Lowering> {
         InterpolationMode::NearestNeighbor => ResampleMode::Nearest,
         InterpolationMode::Linear => ResampleMode::Linear,
     };
-    cx.one(KernelId::Resample(mode), vec![args.input], Uniform::Params(params))
+    cx.one(
+        KernelId::Resample(mode),
+        vec![args.input],
+        Uniform::Params(params),
+    )
 }

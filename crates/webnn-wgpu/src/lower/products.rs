@@ -2,13 +2,13 @@
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
 use crate::kernel::{lanes_for, KernelId, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
-
-/// Products with at most this many rows run on the gemv kernel.
-const GEMV_ROWS: u32 = 4;
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
 use webnn_core::{Operand, Result};
+
+/// Products with at most this many rows run on the gemv kernel.
+const GEMV_ROWS: u32 = 4;
 
 /// The tiled kernels number their output tiles (of all products) in a u32.
 fn check_tiles(rows: u32, cols: u32, tile: [u32; 2], products: u32) -> Result<()> {
@@ -58,7 +58,13 @@ pub fn matmul(cx: &Cx, args: &Binary) -> Result<Lowering> {
 }
 
 /// A matmul-kernel lowering with the node's fused clamp, if any.
-fn matmul_call(cx: &Cx, mut p: MatmulParams, a: Operand, b: Operand, c: Option<Operand>) -> Result<Lowering> {
+fn matmul_call(
+    cx: &Cx,
+    mut p: MatmulParams,
+    a: Operand,
+    b: Operand,
+    c: Option<Operand>,
+) -> Result<Lowering> {
     check_tiles(p.m, p.n, [TILE, TILE], p.batches)?;
     let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
     (p.clamp_low, p.clamp_high) = (low, high);
@@ -66,7 +72,11 @@ fn matmul_call(cx: &Cx, mut p: MatmulParams, a: Operand, b: Operand, c: Option<O
     // Few rows: one output per row of the row frame, splitting the sum over k.
     let kernel = if p.m <= GEMV_ROWS {
         let lanes = lanes_for(p.k.div_ceil(128));
-        KernelId::Gemv { c: has_c, clamp, lanes }
+        KernelId::Gemv {
+            c: has_c,
+            clamp,
+            lanes,
+        }
     } else {
         KernelId::Matmul { c: has_c, clamp }
     };
@@ -83,8 +93,16 @@ pub fn gemm(cx: &Cx, args: &Gemm) -> Result<Lowering> {
     p.m = m;
     p.n = n;
     p.k = if o.a_transpose { sa[0] } else { sa[1] };
-    (p.a_m, p.a_k) = if o.a_transpose { (1, sa[1]) } else { (sa[1], 1) };
-    (p.b_k, p.b_n) = if o.b_transpose { (1, sb[1]) } else { (sb[1], 1) };
+    (p.a_m, p.a_k) = if o.a_transpose {
+        (1, sa[1])
+    } else {
+        (sa[1], 1)
+    };
+    (p.b_k, p.b_n) = if o.b_transpose {
+        (1, sb[1])
+    } else {
+        (sb[1], 1)
+    };
     p.batches = 1;
     p.alpha = o.alpha as f32;
     p.beta = o.beta as f32;
@@ -148,7 +166,12 @@ fn conv_params(
 }
 
 /// The implicit-product convolution, with the node's fused clamp.
-fn conv_lowering(cx: &Cx, args: (Operand, Operand, Option<Operand>), mut p: ConvParams, transposed: bool) -> Result<Lowering> {
+fn conv_lowering(
+    cx: &Cx,
+    args: (Operand, Operand, Option<Operand>),
+    mut p: ConvParams,
+    transposed: bool,
+) -> Result<Lowering> {
     check_tiles(p.m, p.n, [TILE, TILE], p.groups)?;
     let (input, filter, bias) = args;
     if let Some([low, high]) = cx.clamp {
@@ -165,7 +188,12 @@ fn conv_lowering(cx: &Cx, args: (Operand, Operand, Option<Operand>), mut p: Conv
 
 /// A depthwise convolution (one input and one output channel per group) on the tiled
 /// depthwise kernel, when its input patch fits in workgroup memory.
-fn depthwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams, batch: u32) -> Result<Option<Lowering>> {
+fn depthwise(
+    cx: &Cx,
+    args: (Operand, Operand, Option<Operand>),
+    p: &ConvParams,
+    batch: u32,
+) -> Result<Option<Lowering>> {
     let patch = |tile: u32, k: u32, stride: u32, dilation: u32| {
         (tile as u64 - 1) * stride as u64 + (k as u64 - 1) * dilation as u64 + 1
     };
@@ -215,7 +243,13 @@ fn depthwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams,
 /// A 1x1 convolution with unit strides and no padding is a matrix product: per image,
 /// filter [out, in] times input [in, pixels] (NCHW), or pixels [batch * pixels, in] times
 /// filterᵀ (NHWC). The bias is the product's addend.
-fn pointwise(cx: &Cx, args: (Operand, Operand, Option<Operand>), p: &ConvParams, batch: u32, layout: InputLayout) -> Result<Lowering> {
+fn pointwise(
+    cx: &Cx,
+    args: (Operand, Operand, Option<Operand>),
+    p: &ConvParams,
+    batch: u32,
+    layout: InputLayout,
+) -> Result<Lowering> {
     let (input, filter, bias) = args;
     let pixels = p.oh * p.ow;
     let (s, f) = (p.in_strides, p.filter_strides);
@@ -255,7 +289,16 @@ pub fn conv2d(cx: &Cx, args: &Conv2d) -> Result<Lowering> {
         Conv2dFilterLayout::Ihwo => [3, 0, 1, 2],
     };
     let (fs, fst) = canonical(&cx.shape(args.filter)?, perm)?;
-    let mut p = conv_params(cx, args.input, o.input_layout, [fs[2], fs[3]], &o.padding, &o.strides, &o.dilations, o.groups)?;
+    let mut p = conv_params(
+        cx,
+        args.input,
+        o.input_layout,
+        [fs[2], fs[3]],
+        &o.padding,
+        &o.strides,
+        &o.dilations,
+        o.groups,
+    )?;
     p.m = fs[0] / p.groups;
     p.icg = fs[1];
     p.k = u32_of(fs[1] as u64 * fs[2] as u64 * fs[3] as u64)?;
@@ -285,7 +328,16 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
         ConvTranspose2dFilterLayout::Ohwi => [3, 0, 1, 2],
     };
     let (fs, fst) = canonical(&cx.shape(args.filter)?, perm)?;
-    let mut p = conv_params(cx, args.input, o.input_layout, [fs[2], fs[3]], &o.padding, &o.strides, &o.dilations, o.groups)?;
+    let mut p = conv_params(
+        cx,
+        args.input,
+        o.input_layout,
+        [fs[2], fs[3]],
+        &o.padding,
+        &o.strides,
+        &o.dilations,
+        o.groups,
+    )?;
     p.m = fs[1];
     p.k = u32_of(p.icg as u64 * fs[2] as u64 * fs[3] as u64)?;
     // conv.wgsl reads filter_strides as (output channel, input channel, row, column).

@@ -139,7 +139,13 @@ pub fn batch_normalization(cx: &Cx, args: &BatchNormalization) -> Result<Lowerin
         scale: o.scale.is_some(),
         bias: o.bias.is_some(),
     };
-    let inputs = vec![x, args.mean, args.variance, optional(x, o.scale), optional(x, o.bias)];
+    let inputs = vec![
+        x,
+        args.mean,
+        args.variance,
+        optional(x, o.scale),
+        optional(x, o.bias),
+    ];
     cx.one(kernel, inputs, Uniform::Params(params))
 }
 

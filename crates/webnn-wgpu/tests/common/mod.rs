@@ -154,12 +154,25 @@ fn element(t: DataType, bytes: &[u8], k: usize) -> f64 {
 /// for float32, 4e-3 for float16; other types: by at most `int_slack`), or None.
 pub fn mismatch(got: &HostTensor, want: &HostTensor, int_slack: u8) -> Option<String> {
     if got.desc != want.desc || got.bytes.len() != want.bytes.len() {
-        return Some(format!("{} ({} bytes) vs {} ({} bytes)", got.desc, got.bytes.len(), want.desc, want.bytes.len()));
+        return Some(format!(
+            "{} ({} bytes) vs {} ({} bytes)",
+            got.desc,
+            got.bytes.len(),
+            want.desc,
+            want.bytes.len()
+        ));
     }
     let t = got.desc.data_type;
     if !t.is_float() {
-        let at = got.bytes.iter().zip(&want.bytes).position(|(a, b)| a.abs_diff(*b) > int_slack)?;
-        return Some(format!("byte {at} differs: {} vs {}", got.bytes[at], want.bytes[at]));
+        let at = got
+            .bytes
+            .iter()
+            .zip(&want.bytes)
+            .position(|(a, b)| a.abs_diff(*b) > int_slack)?;
+        return Some(format!(
+            "byte {at} differs: {} vs {}",
+            got.bytes[at], want.bytes[at]
+        ));
     }
     let tol = if t == DataType::Float16 { 4e-3 } else { 1e-3 };
     let n = got.bytes.len() / (t.bits() as usize / 8);
