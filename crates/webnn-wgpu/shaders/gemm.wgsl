@@ -1,13 +1,15 @@
-// The tiled matrix-product frame of matmul, gemm, conv2d and convTranspose2d: workgroup
-// (x, y, z) computes the 64x64 output tile (columns x, rows y) of product z with 8x8
-// invocations, each an 8x8 block, accumulating in f32 over K in steps of 16 staged through
-// workgroup memory as vec4s (four rows of A, or four columns of B). Each step of the inner
-// loop reads four vec4s for 64 multiply-adds; the accumulators are named registers (an
-// indexed array would live in memory on some compilers). The body defines the product's
-// sizes and product count, `gemm_setup(z)` (per-product state), `lhs(m, k)`, `rhs(k, n)`
-// (0 outside the product is handled here) and `epilogue(m, n, acc)`.
+// The tiled matrix-product frame of matmul, gemm, conv2d and convTranspose2d: a workgroup of
+// 8 x ROWS invocations computes one (8 * ROWS) x 64 output tile of one product, each
+// invocation an 8x8 block, accumulating in f32 over K in steps of 16 staged through workgroup
+// memory as vec4s (four rows of A, or four columns of B). Each step of the inner loop reads
+// four vec4s for 64 multiply-adds; the accumulators are named registers (an indexed array
+// would live in memory on some compilers). The body defines the product's sizes and product
+// count, `gemm_setup(z)` (per-product state), `lhs(m, k)`, `rhs(k, n)` (0 outside the
+// product is handled here) and `epilogue(m, n, acc)`.
 
-const TILE_M: u32 = 64u;
+// Invocation rows of the workgroup (2, 4 or 8): tiles are 8 * ROWS outputs tall, so products
+// with few rows (early 1x1 convolutions) waste less of them.
+override ROWS: u32 = 8u;
 const TILE_N: u32 = 64u;
 const TILE_K: u32 = 16u;
 
@@ -51,14 +53,15 @@ fn store_row(m: u32, n: u32, v: vec4<f32>) {
 
 // Workgroup (x, y) takes tile y * (workgroups in x) + x of the tiles of all products, so a
 // product of any size fits the dispatch limits (65535 workgroups per dimension).
-@compute @workgroup_size(8, 8, 1)
+@compute @workgroup_size(8, ROWS, 1)
 fn main(
     @builtin(workgroup_id) group: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_id) local: vec3<u32>,
     @builtin(local_invocation_index) t: u32,
 ) {
-    let tiles_m = (gemm_m() + TILE_M - 1u) / TILE_M;
+    let tile_m = 8u * ROWS;
+    let tiles_m = (gemm_m() + tile_m - 1u) / tile_m;
     let tiles_n = (gemm_n() + TILE_N - 1u) / TILE_N;
     let per_product = tiles_m * tiles_n;
     let l = group.y * groups.x + group.x;
@@ -66,7 +69,7 @@ fn main(
         return;
     }
     let r = l % per_product;
-    tile(l / per_product, (r / tiles_n) * TILE_M, (r % tiles_n) * TILE_N, local, t);
+    tile(l / per_product, (r / tiles_n) * tile_m, (r % tiles_n) * TILE_N, local, t);
 }
 
 // Output tile (m0, n0) of product z.
@@ -89,19 +92,25 @@ fn tile(z: u32, m0: u32, n0: u32, local: vec3<u32>, t: u32) {
     var r6b = vec4<f32>();
     var r7a = vec4<f32>();
     var r7b = vec4<f32>();
+    let threads = 8u * ROWS;
+    // vec4s per k in the A tile.
+    let a_row = 2u * ROWS;
     for (var k0 = 0u; k0 < depth; k0 += TILE_K) {
-        // 256 vec4s of each tile, four per invocation: consecutive invocations take
-        // consecutive k of A and consecutive column groups of B.
+        // 32 * ROWS vec4s of A, four per invocation: consecutive invocations take
+        // consecutive k.
         for (var r = 0u; r < 4u; r += 1u) {
-            let e = t + 64u * r;
+            let e = t + threads * r;
             let ak = e % TILE_K;
             let am = (e / TILE_K) * 4u;
-            tile_a[ak * 16u + am / 4u] = vec4<f32>(
+            tile_a[ak * a_row + am / 4u] = vec4<f32>(
                 lhs_or_zero(m0 + am, k0 + ak),
                 lhs_or_zero(m0 + am + 1u, k0 + ak),
                 lhs_or_zero(m0 + am + 2u, k0 + ak),
                 lhs_or_zero(m0 + am + 3u, k0 + ak),
             );
+        }
+        // 256 vec4s of B: consecutive invocations take consecutive column groups.
+        for (var e = t; e < 256u; e += threads) {
             let bk = e / 16u;
             let bn = (e % 16u) * 4u;
             tile_b[bk * 16u + bn / 4u] = vec4<f32>(
@@ -113,8 +122,8 @@ fn tile(z: u32, m0: u32, n0: u32, local: vec3<u32>, t: u32) {
         }
         workgroupBarrier();
         for (var k = 0u; k < TILE_K; k += 1u) {
-            let a0 = tile_a[k * 16u + local.y * 2u];
-            let a1 = tile_a[k * 16u + local.y * 2u + 1u];
+            let a0 = tile_a[k * a_row + local.y * 2u];
+            let a1 = tile_a[k * a_row + local.y * 2u + 1u];
             let b0 = tile_b[k * 16u + local.x * 2u];
             let b1 = tile_b[k * 16u + local.x * 2u + 1u];
             r0a += a0.x * b0;

@@ -157,6 +157,7 @@ fn uniform_blocks_match_rust() {
     let matmul = KernelId::Matmul {
         c: true,
         clamp: true,
+        rows: 4,
     };
     check_layout(
         key(matmul),
@@ -168,6 +169,7 @@ fn uniform_blocks_match_rust() {
         transposed: false,
         bias: true,
         clamp: false,
+        rows: 8,
     };
     check_layout(
         key(conv),

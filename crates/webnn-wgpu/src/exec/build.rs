@@ -22,6 +22,14 @@ pub fn workgroups(units: u32) -> (u32, u32) {
     (x, y)
 }
 
+/// Output rows of a gemm-frame tile.
+fn tile_rows(key: KernelKey) -> u32 {
+    match key.kernel {
+        KernelId::Matmul { rows, .. } | KernelId::Conv { rows, .. } => 8 * rows,
+        _ => TILE,
+    }
+}
+
 /// Invocations per row of a row kernel.
 fn lanes(key: KernelKey) -> u32 {
     match key.kernel {
@@ -59,9 +67,9 @@ fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         Uniform::Pool(p) => rows(p.rows),
         Uniform::Matmul(m) => match key.kernel {
             KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
-            _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(TILE), m.batches]),
+            _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(tile_rows(key)), m.batches]),
         },
-        Uniform::Conv(c) => tiles([c.n.div_ceil(TILE), c.m.div_ceil(TILE), c.groups]),
+        Uniform::Conv(c) => tiles([c.n.div_ceil(TILE), c.m.div_ceil(tile_rows(key)), c.groups]),
         Uniform::Depthwise(d) => tiles([
             d.ow.div_ceil(DEPTHWISE_TILE[1]),
             d.oh.div_ceil(DEPTHWISE_TILE[0]),

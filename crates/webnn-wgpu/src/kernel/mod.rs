@@ -15,8 +15,19 @@ use webnn_core::{DataType, DataTypeSet};
 pub const WORKGROUP_SIZE: u32 = 64;
 /// Invocations per workgroup of the row frame (`ROW_WG` in shaders/rows.wgsl).
 pub const ROW_WORKGROUP: u32 = 64;
-/// Output tile of the gemm frame (`TILE_M`, `TILE_N` in shaders/gemm.wgsl).
+/// Output tile columns of the gemm frame (`TILE_N` in shaders/gemm.wgsl); its rows are
+/// 8 * `ROWS`.
 pub const TILE: u32 = 64;
+
+/// The gemm frame's `ROWS` for a product of `m` rows: 16- and 32-row tiles for short
+/// products, else 64.
+pub fn gemm_rows(m: u32) -> u32 {
+    match m {
+        0..=16 => 2,
+        17..=32 => 4,
+        _ => 8,
+    }
+}
 /// Output tile (rows, columns) of the depthwise kernel, and its input patch limit (`PATCH`).
 pub const DEPTHWISE_TILE: [u32; 2] = [8, 32];
 pub const DEPTHWISE_PATCH: u32 = 2048;
@@ -104,15 +115,18 @@ pub enum KernelId {
     },
     /// matmul, gemm (`c`: gemm's addend) and 1x1 convolutions (`c`: the bias), with a
     /// fused clamp or relu (`clamp`).
+    /// `rows`: the gemm frame's ROWS (tiles of 8 * rows output rows).
     Matmul {
         c: bool,
         clamp: bool,
+        rows: u32,
     },
     /// conv2d and convTranspose2d as implicit matrix products.
     Conv {
         transposed: bool,
         bias: bool,
         clamp: bool,
+        rows: u32,
     },
     /// Depthwise conv2d (one channel per group), tiled through workgroup memory.
     Depthwise {
@@ -207,9 +221,14 @@ impl KernelKey {
                 c.push(("HAS_BIAS", flag(bias)));
             }
             CumSum => c.push(("LANES", ROW_WORKGROUP as f64)),
-            Matmul { c: has_c, clamp } => {
+            Matmul {
+                c: has_c,
+                clamp,
+                rows,
+            } => {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
+                c.push(("ROWS", rows as f64));
             }
             Gemv {
                 c: has_c,
@@ -228,10 +247,12 @@ impl KernelKey {
                 transposed,
                 bias,
                 clamp,
+                rows,
             } => {
                 c.push(("TRANSPOSED", flag(transposed)));
                 c.push(("HAS_BIAS", flag(bias)));
                 c.push(("HAS_CLAMP", flag(clamp)));
+                c.push(("ROWS", rows as f64));
             }
             Cast
             | Strided
@@ -345,7 +366,9 @@ impl KernelKey {
             }
             for c in [false, true] {
                 for clamp in [false, true] {
-                    keys.push(key(Matmul { c, clamp }, t, t));
+                    for rows in [2, 4, 8] {
+                        keys.push(key(Matmul { c, clamp, rows }, t, t));
+                    }
                     for l in lanes() {
                         keys.push(key(Gemv { c, clamp, lanes: l }, t, t));
                     }
@@ -355,15 +378,15 @@ impl KernelKey {
             for transposed in [false, true] {
                 for bias in [false, true] {
                     for clamp in [false, true] {
-                        keys.push(key(
-                            Conv {
+                        for rows in [2, 4, 8] {
+                            let conv = Conv {
                                 transposed,
                                 bias,
                                 clamp,
-                            },
-                            t,
-                            t,
-                        ));
+                                rows,
+                            };
+                            keys.push(key(conv, t, t));
+                        }
                     }
                 }
             }

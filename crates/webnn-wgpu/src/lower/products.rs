@@ -1,7 +1,7 @@
 //! Matrix products and convolutions on the tiled gemm frame.
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
-use crate::kernel::{lanes_for, KernelId, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
+use crate::kernel::{gemm_rows, lanes_for, KernelId, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
@@ -65,7 +65,8 @@ fn matmul_call(
     b: Operand,
     c: Option<Operand>,
 ) -> Result<Lowering> {
-    check_tiles(p.m, p.n, [TILE, TILE], p.batches)?;
+    let rows = gemm_rows(p.m);
+    check_tiles(p.m, p.n, [8 * rows, TILE], p.batches)?;
     let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
     (p.clamp_low, p.clamp_high) = (low, high);
     let (has_c, clamp) = (c.is_some(), cx.clamp.is_some());
@@ -78,7 +79,11 @@ fn matmul_call(
             lanes,
         }
     } else {
-        KernelId::Matmul { c: has_c, clamp }
+        KernelId::Matmul {
+            c: has_c,
+            clamp,
+            rows,
+        }
     };
     cx.one(kernel, vec![a, b, c.unwrap_or(a)], Uniform::Matmul(p))
 }
@@ -172,7 +177,8 @@ fn conv_lowering(
     mut p: ConvParams,
     transposed: bool,
 ) -> Result<Lowering> {
-    check_tiles(p.m, p.n, [TILE, TILE], p.groups)?;
+    let rows = gemm_rows(p.m);
+    check_tiles(p.m, p.n, [8 * rows, TILE], p.groups)?;
     let (input, filter, bias) = args;
     if let Some([low, high]) = cx.clamp {
         (p.clamp_low, p.clamp_high) = (low, high);
@@ -181,6 +187,7 @@ fn conv_lowering(
         transposed,
         bias: bias.is_some(),
         clamp: cx.clamp.is_some(),
+        rows,
     };
     let inputs = vec![input, filter, bias.unwrap_or(input)];
     cx.one(kernel, inputs, Uniform::Conv(p))
