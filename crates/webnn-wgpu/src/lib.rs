@@ -45,9 +45,14 @@ pub struct WgpuBackend {
 }
 
 impl WgpuBackend {
-    /// Opens the default adapter; a NotSupportedError when there is none.
+    /// Opens the default adapter; a NotSupportedError when there is none. Native targets.
     pub fn new() -> Result<WgpuBackend> {
         Ok(WgpuBackend::with_gpu(Arc::new(Gpu::new()?)))
+    }
+
+    /// Opens the default adapter (on the web, the page's WebGPU).
+    pub async fn new_async() -> Result<WgpuBackend> {
+        Ok(WgpuBackend::with_gpu(Arc::new(Gpu::open().await?)))
     }
 
     pub fn with_gpu(gpu: Arc<Gpu>) -> WgpuBackend {
@@ -85,10 +90,16 @@ impl WgpuBackend {
     }
 
     /// Compiles to the concrete graph type (tests inspect its buffer plan).
-    /// Recurrent ops are expanded into matrix products and element-wise ops first.
+    /// Recurrent ops are expanded into matrix products and element-wise ops first. Native
+    /// targets.
     pub fn compile_graph(&self, graph: &Graph) -> Result<WgpuGraph> {
+        gpu::block_on(self.compile_graph_async(graph))?
+    }
+
+    /// `compile_graph`, awaiting the device's error report (on the web, from the event loop).
+    pub async fn compile_graph_async(&self, graph: &Graph) -> Result<WgpuGraph> {
         let graph = webnn_core::passes::expand(graph, &|_| true)?;
-        WgpuGraph::new(self.gpu.clone(), &self.cache, &graph, self.options)
+        WgpuGraph::new_async(self.gpu.clone(), &self.cache, &graph, self.options).await
     }
 
     /// A zero-filled tensor on the backend's device (`MLContext.createTensor`).
