@@ -179,6 +179,55 @@ pub enum ConvTranspose2dFilterLayout {
     Ohwi,
 }
 
+impl InputLayout {
+    /// The axes holding (batch, channels, height, width).
+    pub fn nchw_axes(self) -> [usize; 4] {
+        match self {
+            InputLayout::Nchw => [0, 1, 2, 3],
+            InputLayout::Nhwc => [0, 3, 1, 2],
+        }
+    }
+}
+
+impl Conv2dFilterLayout {
+    /// The filter's axes holding (output channels, input channels per group, height, width).
+    pub fn oihw_axes(self) -> [usize; 4] {
+        match self {
+            Conv2dFilterLayout::Oihw => [0, 1, 2, 3],
+            Conv2dFilterLayout::Hwio => [3, 2, 0, 1],
+            Conv2dFilterLayout::Ohwi => [0, 3, 1, 2],
+            Conv2dFilterLayout::Ihwo => [3, 0, 1, 2],
+        }
+    }
+}
+
+impl ConvTranspose2dFilterLayout {
+    /// The filter's axes holding (input channels, output channels per group, height, width).
+    pub fn iohw_axes(self) -> [usize; 4] {
+        match self {
+            ConvTranspose2dFilterLayout::Iohw => [0, 1, 2, 3],
+            ConvTranspose2dFilterLayout::Hwoi => [3, 2, 0, 1],
+            ConvTranspose2dFilterLayout::Ohwi => [3, 0, 1, 2],
+        }
+    }
+}
+
+/// A two-value spatial option (strides, dilations) with the spec's default of 1 each.
+pub fn spatial_pair(v: &Option<Vec<u32>>) -> [u32; 2] {
+    match v.as_deref() {
+        Some(&[h, w]) => [h, w],
+        _ => [1, 1],
+    }
+}
+
+/// A padding option [top, bottom, left, right] with the spec's default of zeros.
+pub fn spatial_padding(v: &Option<Vec<u32>>) -> [u32; 4] {
+    match v.as_deref() {
+        Some(&[t, b, l, r]) => [t, b, l, r],
+        _ => [0; 4],
+    }
+}
+
 options!(Conv2dOptions {
     padding: Option<Vec<u32>> = None,
     strides: Option<Vec<u32>> = None,

@@ -33,10 +33,7 @@ pub(crate) fn permute4<T: Copy>(src: &[T], shape: [usize; 4], perm: [usize; 4]) 
 
 /// The permutation taking an input in `layout` to NCHW.
 pub(crate) fn to_nchw(layout: InputLayout) -> [usize; 4] {
-    match layout {
-        InputLayout::Nchw => [0, 1, 2, 3],
-        InputLayout::Nhwc => [0, 3, 1, 2],
-    }
+    layout.nchw_axes()
 }
 
 /// The permutation taking an NCHW result to `layout`.
@@ -77,18 +74,12 @@ pub(crate) struct Geometry {
 
 impl Geometry {
     pub(crate) fn new(
-        padding: Option<&Vec<u32>>,
-        strides: Option<&Vec<u32>>,
-        dilations: Option<&Vec<u32>>,
+        padding: &Option<Vec<u32>>,
+        strides: &Option<Vec<u32>>,
+        dilations: &Option<Vec<u32>>,
     ) -> Geometry {
-        let two = |v: Option<&Vec<u32>>| match v {
-            Some(v) if v.len() == 2 => [v[0] as usize, v[1] as usize],
-            _ => [1, 1],
-        };
-        let (pad_top, pad_left) = match padding {
-            Some(p) if p.len() == 4 => (p[0] as i64, p[2] as i64),
-            _ => (0, 0),
-        };
+        let two = |v| spatial_pair(v).map(|x| x as usize);
+        let [pad_top, _, pad_left, _] = spatial_padding(padding).map(|x| x as i64);
         Geometry { pad_top, pad_left, strides: two(strides), dilations: two(dilations) }
     }
 }
@@ -194,15 +185,10 @@ fn for_each_tap(
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d>
 pub fn conv2d(cx: &Cx, op: &Conv2d) -> Result<Tensor> {
     let o = &op.options;
-    let filter_perm = match o.filter_layout {
-        Conv2dFilterLayout::Oihw => [0, 1, 2, 3],
-        Conv2dFilterLayout::Hwio => [3, 2, 0, 1],
-        Conv2dFilterLayout::Ohwi => [0, 3, 1, 2],
-        Conv2dFilterLayout::Ihwo => [3, 0, 1, 2],
-    };
+    let filter_perm = o.filter_layout.oihw_axes();
     let p = conv_operands(cx, [op.input, op.filter], o.bias, o.input_layout, filter_perm)?;
     let ([n, c, h, w], [oc, icg, kh, kw], [oh, ow]) = (p.x_shape, p.f_shape, p.out_hw);
-    let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
+    let g = Geometry::new(&o.padding, &o.strides, &o.dilations);
     let groups = (o.groups as usize).max(1);
     let ocg = (oc / groups).max(1);
     let mut y = vec![0.0f64; n * oc * oh * ow];
@@ -231,14 +217,10 @@ pub fn conv2d(cx: &Cx, op: &Conv2d) -> Result<Tensor> {
 /// scatters `value * filter` into the output window it maps to.
 pub fn conv_transpose2d(cx: &Cx, op: &ConvTranspose2d) -> Result<Tensor> {
     let o = &op.options;
-    let filter_perm = match o.filter_layout {
-        ConvTranspose2dFilterLayout::Iohw => [0, 1, 2, 3],
-        ConvTranspose2dFilterLayout::Hwoi => [3, 2, 0, 1],
-        ConvTranspose2dFilterLayout::Ohwi => [3, 0, 1, 2],
-    };
+    let filter_perm = o.filter_layout.iohw_axes();
     let p = conv_operands(cx, [op.input, op.filter], o.bias, o.input_layout, filter_perm)?;
     let ([n, c, h, w], [_, ocg, kh, kw], [oh, ow]) = (p.x_shape, p.f_shape, p.out_hw);
-    let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
+    let g = Geometry::new(&o.padding, &o.strides, &o.dilations);
     let groups = (o.groups as usize).max(1);
     let oc = ocg * groups;
     // The spec does not require the input channels to divide by groups; any remainder

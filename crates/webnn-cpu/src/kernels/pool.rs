@@ -66,7 +66,7 @@ pub fn pool2d(cx: &Cx, kind: OpKind, op: &Pool2d) -> Result<Tensor> {
         Some(v) if v.len() == 2 => [v[0] as usize, v[1] as usize],
         _ => [nchw_shape[2], nchw_shape[3]],
     };
-    let g = Geometry::new(o.padding.as_ref(), o.strides.as_ref(), o.dilations.as_ref());
+    let g = Geometry::new(&o.padding, &o.strides, &o.dilations);
     let windows = Windows { s: nchw_shape, window, g, out_hw: [oh, ow] };
     let out_nchw = [nchw_shape[0], nchw_shape[1], oh, ow];
     let dt = cx.out_type(0);

@@ -89,11 +89,15 @@ fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer {
     })
 }
 
-/// Bytes padded with zeros to whole words (`write_buffer` copies multiples of 4).
-pub(super) fn padded(bytes: &[u8], size: u64) -> Vec<u8> {
+/// Bytes padded with zeros to the buffer's size (`write_buffer` copies multiples of 4); no
+/// copy when they already fill it.
+pub(super) fn padded(bytes: &[u8], size: u64) -> std::borrow::Cow<'_, [u8]> {
+    if bytes.len() as u64 == size {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
     let mut v = bytes.to_vec();
     v.resize(size as usize, 0);
-    v
+    std::borrow::Cow::Owned(v)
 }
 
 impl WgpuGraph {

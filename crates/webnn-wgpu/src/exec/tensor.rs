@@ -68,9 +68,8 @@ impl WgpuTensor {
                 data.len()
             )));
         }
-        let mut padded = data.to_vec();
-        padded.resize(self.buffer.size() as usize, 0);
-        self.gpu.queue.write_buffer(&self.buffer, 0, &padded);
+        let data = super::build::padded(data, self.buffer.size());
+        self.gpu.queue.write_buffer(&self.buffer, 0, &data);
         Ok(())
     }
 

@@ -1,6 +1,6 @@
 //! Element-wise ops: unary and binary maps, casts, clamp, where and (de)quantization.
 
-use super::{dims8, float_option, int_range, words64, Cx, Lowering};
+use super::{dims8, float_option, words64, Cx, Lowering};
 use crate::kernel::{BinaryOp, KernelId, KernelKey, UnaryOp};
 use crate::params::{strides, Params, Uniform};
 use crate::storage::Domain;
@@ -57,7 +57,7 @@ pub fn clamp(cx: &Cx, args: &Clamp) -> Result<Lowering> {
             f[1] = max.map_or(f32::INFINITY, |v| float_option(t, v.as_f64()));
         }
         Domain::Sint | Domain::Uint | Domain::S64 | Domain::U64 => {
-            let (lo, hi) = int_range(t);
+            let (lo, hi) = t.int_range().unwrap_or_default();
             let (wa, wb) = (
                 words64(min.map_or(lo, |v| super::int_value(v, t))),
                 words64(max.map_or(hi, |v| super::int_value(v, t))),
@@ -147,7 +147,7 @@ fn quantization_params(cx: &Cx, args: &QuantizeLinear) -> Result<Params> {
 pub fn quantize(cx: &Cx, args: &QuantizeLinear) -> Result<Lowering> {
     let mut params = quantization_params(cx, args)?;
     let out = cx.dtype(cx.out());
-    let (lo, hi) = int_range(out);
+    let (lo, hi) = out.int_range().unwrap_or_default();
     let (l, h) = (words64(lo), words64(hi));
     params.j = [l[0], l[1], h[0], h[1]];
     let inputs = vec![args.input, args.scale, args.zero_point];

@@ -116,11 +116,6 @@ pub fn float_option(t: DataType, v: f64) -> f32 {
     }
 }
 
-/// The value range of an integer type (zeros for floats).
-pub(crate) fn int_range(t: DataType) -> (i128, i128) {
-    t.int_range().unwrap_or((0, 0))
-}
-
 /// A number cast to an integer type as the spec's cast does (0 for float types, which never
 /// ask).
 pub(crate) fn int_value(v: MLNumber, t: DataType) -> i128 {

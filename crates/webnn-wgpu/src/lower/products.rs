@@ -124,14 +124,6 @@ fn canonical(s: &[u32], perm: [usize; 4]) -> Result<([u32; 4], [u32; 4])> {
     Ok((perm.map(|p| s[p]), perm.map(|p| st[p])))
 }
 
-/// (n, c, h, w) axes of an input layout.
-fn layout_axes(layout: InputLayout) -> [usize; 4] {
-    match layout {
-        InputLayout::Nchw => [0, 1, 2, 3],
-        InputLayout::Nhwc => [0, 3, 1, 2],
-    }
-}
-
 /// The geometry both convolutions share: sizes of input, output and filter taps, strides,
 /// dilations and the leading padding.
 #[allow(clippy::too_many_arguments)]
@@ -145,24 +137,18 @@ fn conv_params(
     dilations: &Option<Vec<u32>>,
     groups: u32,
 ) -> Result<ConvParams> {
-    let ax = layout_axes(layout);
+    let ax = layout.nchw_axes();
     let (si, in_strides) = canonical(&cx.shape(input)?, ax)?;
     let (so, out_strides) = canonical(&cx.shape(cx.out())?, ax)?;
-    let two = |v: &Option<Vec<u32>>| match v {
-        Some(v) if v.len() == 2 => [v[0], v[1]],
-        _ => [1, 1],
-    };
     let mut p = ConvParams::zeroed();
     p.n = u32_of(so[0] as u64 * so[2] as u64 * so[3] as u64)?;
     p.groups = groups.max(1);
     (p.kh, p.kw) = (taps[0], taps[1]);
     (p.oh, p.ow, p.ih, p.iw) = (so[2], so[3], si[2], si[3]);
     p.icg = si[1] / p.groups;
-    [p.stride_h, p.stride_w] = two(strides);
-    [p.dilation_h, p.dilation_w] = two(dilations);
-    if let Some(pad) = padding.as_ref().filter(|p| p.len() == 4) {
-        (p.pad_top, p.pad_left) = (pad[0], pad[2]);
-    }
+    [p.stride_h, p.stride_w] = spatial_pair(strides);
+    [p.dilation_h, p.dilation_w] = spatial_pair(dilations);
+    [p.pad_top, _, p.pad_left, _] = spatial_padding(padding);
     p.in_strides = in_strides;
     p.out_strides = out_strides;
     p.clamp_low = f32::NEG_INFINITY;
@@ -288,14 +274,8 @@ fn pointwise(
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d>
 pub fn conv2d(cx: &Cx, args: &Conv2d) -> Result<Lowering> {
     let o = &args.options;
-    // The filter's (output channel, input channel, row, column) axes.
-    let perm = match o.filter_layout {
-        Conv2dFilterLayout::Oihw => [0, 1, 2, 3],
-        Conv2dFilterLayout::Hwio => [3, 2, 0, 1],
-        Conv2dFilterLayout::Ohwi => [0, 3, 1, 2],
-        Conv2dFilterLayout::Ihwo => [3, 0, 1, 2],
-    };
-    let (fs, fst) = canonical(&cx.shape(args.filter)?, perm)?;
+    // The filter's (output channel, input channel, row, column) sizes and strides.
+    let (fs, fst) = canonical(&cx.shape(args.filter)?, o.filter_layout.oihw_axes())?;
     let mut p = conv_params(
         cx,
         args.input,
@@ -317,7 +297,7 @@ pub fn conv2d(cx: &Cx, args: &Conv2d) -> Result<Lowering> {
             return Ok(l);
         }
     }
-    let unpadded = o.padding.as_ref().is_none_or(|v| v.iter().all(|&x| x == 0));
+    let unpadded = spatial_padding(&o.padding) == [0; 4];
     if p.groups == 1 && p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && unpadded {
         return pointwise(cx, operands, &p, batch, o.input_layout);
     }
@@ -328,13 +308,9 @@ pub fn conv2d(cx: &Cx, args: &Conv2d) -> Result<Lowering> {
 /// outputPadding or outputSizes) comes from the validated output shape.
 pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
     let o = &args.options;
-    // The filter's (input channel, output channel within the group, row, column) axes.
-    let perm = match o.filter_layout {
-        ConvTranspose2dFilterLayout::Iohw => [0, 1, 2, 3],
-        ConvTranspose2dFilterLayout::Hwoi => [3, 2, 0, 1],
-        ConvTranspose2dFilterLayout::Ohwi => [3, 0, 1, 2],
-    };
-    let (fs, fst) = canonical(&cx.shape(args.filter)?, perm)?;
+    // The filter's (input channel, output channel within the group, row, column) sizes and
+    // strides.
+    let (fs, fst) = canonical(&cx.shape(args.filter)?, o.filter_layout.iohw_axes())?;
     let mut p = conv_params(
         cx,
         args.input,

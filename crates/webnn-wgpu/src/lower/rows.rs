@@ -158,20 +158,13 @@ pub fn pool(cx: &Cx, op: ReduceOp, args: &Pool2d) -> Result<Lowering> {
     let st = strides32(&s)?;
     let nhwc = o.layout == InputLayout::Nhwc;
     // (n, c, h, w) axes of the layout.
-    let ax = if nhwc { [0, 3, 1, 2] } else { [0, 1, 2, 3] };
+    let ax = o.layout.nchw_axes();
     let window = match &o.window_dimensions {
         Some(w) if w.len() == 2 => [w[0], w[1]],
         _ => [s[ax[2]], s[ax[3]]],
     };
-    let two = |v: &Option<Vec<u32>>| match v {
-        Some(v) if v.len() == 2 => [v[0], v[1]],
-        _ => [1, 1],
-    };
-    let (strides, dilations) = (two(&o.strides), two(&o.dilations));
-    let padding = match &o.padding {
-        Some(p) if p.len() == 4 => [p[0], p[2]],
-        _ => [0, 0],
-    };
+    let (strides, dilations) = (spatial_pair(&o.strides), spatial_pair(&o.dilations));
+    let [pad_top, _, pad_left, _] = spatial_padding(&o.padding);
     let p = PoolParams {
         rows: u32_of(elements(&so))?,
         len: window[0]
@@ -189,8 +182,8 @@ pub fn pool(cx: &Cx, op: ReduceOp, args: &Pool2d) -> Result<Lowering> {
         stride_w: strides[1],
         dilation_h: dilations[0],
         dilation_w: dilations[1],
-        pad_top: padding[0],
-        pad_left: padding[1],
+        pad_top,
+        pad_left,
         sn: st[ax[0]],
         sc: st[ax[1]],
         sh: st[ax[2]],
