@@ -18,6 +18,17 @@ impl Operand {
     pub fn index(self) -> usize {
         self.index as usize
     }
+
+    /// The builder id and index, for bindings that hand operands to another language.
+    pub fn to_raw(self) -> (u32, u32) {
+        (self.builder, self.index)
+    }
+
+    /// The inverse of `to_raw`. A forged pair is still rejected by the builder's own check
+    /// (`the operand was not created by this builder`).
+    pub fn from_raw(builder: u32, index: u32) -> Operand {
+        Operand { builder, index }
+    }
 }
 
 /// Where an operand's value comes from.

@@ -2,6 +2,7 @@
 //! futures (native only: the browser cannot block, so the wasm build reports it instead).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use webnn_core::{Error, Result};
 
@@ -119,6 +120,24 @@ impl Gpu {
             return Err(gpu_error(what, e));
         }
         self.take_uncaptured(what)
+    }
+
+    /// Closes `scope` now (work recorded later falls outside it) and returns its report, to
+    /// await when convenient: a dispatch returns at once, a later read waits for the report.
+    pub fn end(
+        self: &Arc<Gpu>,
+        scope: Scope,
+        what: &'static str,
+    ) -> Pin<Box<dyn Future<Output = Result<()>>>> {
+        let v = scope.validation.pop();
+        let o = scope.oom.pop();
+        let gpu = self.clone();
+        Box::pin(async move {
+            if let Some(e) = v.await.or(o.await) {
+                return Err(gpu_error(what, e));
+            }
+            gpu.take_uncaptured(what)
+        })
     }
 
     /// Runs `f` inside error scopes (`scope`, `close`), waiting for the device's report;

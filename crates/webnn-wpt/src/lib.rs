@@ -9,7 +9,6 @@
 //! The library has no threads, clocks or file access in its core path, so it also runs on
 //! wasm32 (with the `embed` feature providing the JSON files); `native` reads them from disk.
 
-pub mod args;
 pub mod compare;
 pub mod conformance;
 pub mod data;
@@ -18,9 +17,10 @@ pub mod embedded;
 pub mod expected;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
-pub mod ops_json;
-pub mod options;
 pub mod report;
+
+/// The JSON-to-builder mapping lives in `webnn-idl`, shared with the browser binding.
+pub use webnn_idl::{args, calls as ops_json};
 pub mod validation;
 
 pub use expected::{evaluate, Expectations, Outcome};

@@ -8,6 +8,8 @@ use super::WgpuGraph;
 use crate::gpu::Gpu;
 use crate::storage::Storage;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use webnn_core::{Error, OperandDescriptor, Result};
 
@@ -75,6 +77,12 @@ impl WgpuTensor {
 
     /// The contents (`readTensor`), once the work submitted before has finished.
     pub async fn read_async(&self) -> Result<Vec<u8>> {
+        self.reader().await
+    }
+
+    /// Records the copy to a staging buffer now and returns a future that owns what it needs,
+    /// so callers need not keep the tensor borrowed while the device works.
+    pub fn reader(&self) -> impl Future<Output = Result<Vec<u8>>> + 'static {
         let size = self.buffer.size();
         let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("webnn tensor readback"),
@@ -90,15 +98,18 @@ impl WgpuTensor {
             });
         encoder.copy_buffer_to_buffer(&self.buffer, 0, &staging, 0, size);
         self.gpu.queue.submit([encoder.finish()]);
-        super::run::map(&self.gpu, &staging).await?;
-        let data = {
-            let view = staging
-                .get_mapped_range(..)
-                .map_err(|e| Error::operation_error(format!("reading a tensor: {e}")))?;
-            view[..self.bytes as usize].to_vec()
-        };
-        staging.unmap();
-        Ok(data)
+        let (gpu, bytes) = (self.gpu.clone(), self.bytes as usize);
+        async move {
+            super::run::map(&gpu, &staging).await?;
+            let data = {
+                let view = staging
+                    .get_mapped_range(..)
+                    .map_err(|e| Error::operation_error(format!("reading a tensor: {e}")))?;
+                view[..bytes].to_vec()
+            };
+            staging.unmap();
+            Ok(data)
+        }
     }
 
     /// `read_async` on native targets.
@@ -160,6 +171,17 @@ impl WgpuGraph {
         inputs: &[(&str, &WgpuTensor)],
         outputs: &[(&str, &WgpuTensor)],
     ) -> Result<()> {
+        self.submit_tensors(inputs, outputs)?.await
+    }
+
+    /// The synchronous part of `dispatch_tensors_async`: checks the bindings and submits the
+    /// work; the returned future reports what the device caught (`MLContext.dispatch`
+    /// returns before the GPU finishes).
+    pub fn submit_tensors(
+        &mut self,
+        inputs: &[(&str, &WgpuTensor)],
+        outputs: &[(&str, &WgpuTensor)],
+    ) -> Result<Pin<Box<dyn Future<Output = Result<()>>>>> {
         let ins = bind("input", &self.inputs, inputs, &self.gpu)?;
         let out_descs: Vec<(String, OperandDescriptor)> = self
             .outputs
@@ -190,7 +212,7 @@ impl WgpuGraph {
         }
         let scope = self.gpu.scope();
         self.gpu.queue.submit([encoder.finish()]);
-        self.gpu.close(scope, "dispatch").await
+        Ok(self.gpu.end(scope, "dispatch"))
     }
 
     /// `dispatch_tensors_async` on native targets.

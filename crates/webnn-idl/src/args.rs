@@ -1,4 +1,4 @@
-//! JSON argument values converted the way WebIDL converts JS values for `MLGraphBuilder`
+//! Argument values (JSON, as the WPT data and a JavaScript binding hand them over) converted the way WebIDL converts JS values for `MLGraphBuilder`
 //! methods: a value of the wrong kind, an out-of-range `[EnforceRange]` integer or an unknown
 //! enum string is a TypeError (what JS would throw), so validation rows that rely on those
 //! conversions behave as in a browser.
@@ -161,14 +161,32 @@ pub fn ml_number(v: &Value, what: &str) -> Result<MLNumber> {
     }
 }
 
-/// `MLOperandDescriptor` (`dataType` and `shape` are required members).
+/// `MLOperandDescriptor` (`dataType` and `shape` are required members). Two extensions:
+/// the pre-2024 member name `dimensions` is read when `shape` is absent (frameworks still
+/// pass it), and a shape entry may be a bounded dynamic dimension `{name, maxSize}`.
 pub fn descriptor(v: &Value) -> Result<OperandDescriptor> {
     let obj = v.as_object().ok_or_else(|| type_error(format!("{v} is not an MLOperandDescriptor")))?;
     let dt = obj.get("dataType").ok_or_else(|| type_error("descriptor: dataType is required"))?;
-    let shape = obj.get("shape").ok_or_else(|| type_error("descriptor: shape is required"))?;
+    let shape = obj
+        .get("shape")
+        .or_else(|| obj.get("dimensions"))
+        .ok_or_else(|| type_error("descriptor: shape is required"))?;
     let data_type = data_type(dt, "descriptor.dataType")?;
-    let shape = enforce_u32_list(shape, "descriptor.shape")?;
-    Ok(OperandDescriptor::new(data_type, &shape))
+    let dims = sequence(shape, "descriptor.shape")?.iter().map(dim).collect::<Result<Vec<Dim>>>()?;
+    Ok(OperandDescriptor::with_dims(data_type, dims))
+}
+
+/// One shape entry: `[EnforceRange] unsigned long`, or `{name, maxSize}` (flexible inputs).
+fn dim(v: &Value) -> Result<Dim> {
+    match v.as_object() {
+        Some(o) => {
+            let name = o.get("name").map(string).transpose()?.filter(|n| !n.is_empty());
+            let name = name.ok_or_else(|| type_error("descriptor.shape: a dynamic dimension needs a name"))?;
+            let max = o.get("maxSize").ok_or_else(|| type_error(format!("descriptor.shape: '{name}' needs maxSize")))?;
+            Ok(Dim::Dynamic { name: name.into(), max_size: enforce_u32(max, "descriptor.shape maxSize")? })
+        }
+        None => Ok(Dim::Static(enforce_u32(v, "descriptor.shape")?)),
+    }
 }
 
 /// Whether a JSON value is written as an operand descriptor (validation rows).
@@ -176,21 +194,29 @@ pub fn is_descriptor(v: &Value) -> bool {
     v.as_object().is_some_and(|o| o.contains_key("dataType") && o.contains_key("shape"))
 }
 
-fn operand_ref(v: &Value, operands: &HashMap<String, Operand>, what: &str) -> Result<Operand> {
-    match v {
-        Value::String(s) => {
-            operands.get(s).copied().ok_or_else(|| type_error(format!("{what}: '{s}' does not name an MLOperand")))
-        }
-        _ => Err(type_error(format!("{what}: {v} is not an MLOperand"))),
+/// How a value that stands for an `MLOperand` is turned into one: the WPT data names operands
+/// with strings; a JavaScript binding marks its operand objects in its own way.
+pub trait Operands {
+    fn resolve(&self, v: &Value) -> Option<Operand>;
+}
+
+/// Operands named by string values.
+impl Operands for HashMap<String, Operand> {
+    fn resolve(&self, v: &Value) -> Option<Operand> {
+        v.as_str().and_then(|s| self.get(s)).copied()
     }
 }
 
+fn operand_ref(v: &Value, operands: &dyn Operands, what: &str) -> Result<Operand> {
+    operands.resolve(v).ok_or_else(|| type_error(format!("{what}: {v} is not an MLOperand")))
+}
+
 /// The arguments of one builder call: positional parameters by name, the options dictionary,
-/// and the operands that string values refer to.
+/// and how operand values are resolved.
 pub struct Args<'a> {
     params: Vec<(&'a str, &'a Value)>,
     options: Option<&'a Value>,
-    operands: &'a HashMap<String, Operand>,
+    operands: &'a dyn Operands,
     /// Validation rows write some option members (gather's `axis`, slice's `strides`...) next
     /// to the positional arguments; when set, option lookups fall back to those.
     option_fallback: bool,
@@ -202,7 +228,7 @@ impl<'a> Args<'a> {
     pub fn new(
         params: Vec<(&'a str, &'a Value)>,
         options: Option<&'a Value>,
-        operands: &'a HashMap<String, Operand>,
+        operands: &'a dyn Operands,
         option_fallback: bool,
     ) -> Args<'a> {
         Args { params, options, operands, option_fallback, used: RefCell::new(Vec::new()) }
@@ -296,7 +322,7 @@ impl<'a> Args<'a> {
 pub struct Opts<'a> {
     map: Option<&'a Map<String, Value>>,
     fallback: Vec<(&'a str, &'a Value)>,
-    operands: &'a HashMap<String, Operand>,
+    operands: &'a dyn Operands,
     used: &'a RefCell<Vec<String>>,
 }
 

@@ -1,0 +1,151 @@
+//! The positional parameters of every `MLGraphBuilder` operation, read from the spec's IDL
+//! (`webidl/webnn.idl`), so a binding that receives positional JavaScript arguments names
+//! them exactly as the IDL does without a second hand-written table.
+
+use std::sync::OnceLock;
+use webnn_core::OpKind;
+
+/// One IDL parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: String,
+    pub optional: bool,
+}
+
+/// An operation of `MLGraphBuilder` and its parameters in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub method: String,
+    pub params: Vec<Param>,
+}
+
+impl Signature {
+    /// The number of required parameters: JavaScript's `Function.length` for the operation.
+    pub fn length(&self) -> usize {
+        self.params.iter().take_while(|p| !p.optional).count()
+    }
+}
+
+const IDL: &str = include_str!("../../../webidl/webnn.idl");
+
+/// Every operation of the op table with its IDL signature, in table order.
+pub fn op_signatures() -> &'static [Signature] {
+    static SIGS: OnceLock<Vec<Signature>> = OnceLock::new();
+    SIGS.get_or_init(|| {
+        let all = parse_interface(IDL, "MLGraphBuilder");
+        OpKind::ALL
+            .iter()
+            .filter_map(|k| all.iter().find(|s| s.method == k.name()).cloned())
+            .collect()
+    })
+}
+
+/// The signature of builder operation `method`, if it is one of the op table's.
+pub fn op_signature(method: &str) -> Option<&'static Signature> {
+    op_signatures().iter().find(|s| s.method == method)
+}
+
+/// The operations declared in `interface NAME` and its partial interfaces (the first overload
+/// of each name; constructors and attributes are left out).
+pub fn parse_interface(idl: &str, name: &str) -> Vec<Signature> {
+    let mut out: Vec<Signature> = Vec::new();
+    let mut rest = idl;
+    while let Some(start) = find_interface(rest, name) {
+        let body_start = rest[start..].find('{').map(|i| start + i + 1).unwrap_or(rest.len());
+        let body_end = rest[body_start..].find("};").map(|i| body_start + i).unwrap_or(rest.len());
+        for stmt in strip_comments(&rest[body_start..body_end]).split(';') {
+            if let Some(sig) = parse_operation(stmt) {
+                if !out.iter().any(|s| s.method == sig.method) {
+                    out.push(sig);
+                }
+            }
+        }
+        rest = &rest[body_end..];
+    }
+    out
+}
+
+fn find_interface(text: &str, name: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("interface ") {
+        let at = from + i;
+        let after = text[at + "interface ".len()..].trim_start();
+        let word: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if word == name {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn strip_comments(s: &str) -> String {
+    s.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join(" ")
+}
+
+/// `RetType name(params)`: `None` for attributes, constructors and anything else.
+fn parse_operation(stmt: &str) -> Option<Signature> {
+    let open = stmt.find('(')?;
+    let close = stmt.rfind(')')?;
+    let head = stmt[..open].trim();
+    let method = head.rsplit(|c: char| c.is_whitespace() || c == '>').next()?.to_owned();
+    if method.is_empty() || method == "constructor" || head.split_whitespace().count() < 2 {
+        return None;
+    }
+    let params = split_top_level(&stmt[open + 1..close]).into_iter().filter_map(parse_param).collect();
+    Some(Signature { method, params })
+}
+
+/// Splits on commas outside `<...>`, `(...)` and `[...]`.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0i32, 0, Vec::new());
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts.into_iter().filter(|p| !p.trim().is_empty()).collect()
+}
+
+fn parse_param(p: &str) -> Option<Param> {
+    let decl = p.split('=').next()?.trim();
+    let optional = decl.starts_with("optional ");
+    let name = decl.rsplit(|c: char| c.is_whitespace() || c == ')' || c == '>').next()?.to_owned();
+    (!name.is_empty()).then_some(Param { name, optional })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_op_has_its_idl_signature() {
+        assert_eq!(op_signatures().len(), OpKind::ALL.len());
+        let conv = op_signature("conv2d").unwrap();
+        let names: Vec<&str> = conv.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["input", "filter", "options"]);
+        assert_eq!(conv.length(), 2);
+        let split = op_signature("split").unwrap();
+        assert_eq!(split.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["input", "splits", "options"]);
+        assert_eq!(op_signature("gru").unwrap().length(), 5);
+        assert_eq!(op_signature("lstmCell").unwrap().length(), 6);
+        assert_eq!(op_signature("instanceNormalization").unwrap().length(), 1);
+    }
+
+    #[test]
+    fn other_interfaces_parse_too() {
+        let ctx = parse_interface(IDL, "MLContext");
+        let dispatch = ctx.iter().find(|s| s.method == "dispatch").unwrap();
+        assert_eq!(dispatch.length(), 3);
+        let builder = parse_interface(IDL, "MLGraphBuilder");
+        assert!(builder.iter().any(|s| s.method == "input" && s.length() == 2));
+        assert!(builder.iter().any(|s| s.method == "build" && s.length() == 1));
+    }
+}

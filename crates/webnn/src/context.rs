@@ -1,0 +1,359 @@
+//! `MLContext`: the backend a context runs on, and the spec's rules for tensors, graphs and
+//! dispatch, checked here once for every backend and for the browser binding.
+
+use crate::graph::{Compiled, Graph};
+use crate::tensor::{Tensor, TensorDescriptor};
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::{Rc, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use webnn_core::{op_support_limits, Backend, Error, Graph as CoreGraph, OpSupportLimits, Result};
+use webnn_cpu::CpuBackend;
+use webnn_wgpu::WgpuBackend;
+
+/// `MLPowerPreference`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PowerPreference {
+    #[default]
+    Default,
+    HighPerformance,
+    LowPower,
+}
+
+/// The device a page asked for with the pre-2025 `deviceType` member, which Chromium kept as
+/// a hint and frameworks still pass; here it forces the backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceType {
+    Cpu,
+    Gpu,
+}
+
+/// `MLContextOptions`, plus the device hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContextOptions {
+    pub power_preference: PowerPreference,
+    pub accelerated: bool,
+    pub device_type: Option<DeviceType>,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions { power_preference: PowerPreference::Default, accelerated: true, device_type: None }
+    }
+}
+
+/// The backend a context runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The reference interpreter.
+    Cpu,
+    /// WGSL compute pipelines on WebGPU (wgpu natively, the page's WebGPU in the browser).
+    Wgpu,
+}
+
+impl BackendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Cpu => "cpu",
+            BackendKind::Wgpu => "webgpu",
+        }
+    }
+}
+
+/// Which backend `options` get, given whether a WebGPU adapter exists and whether it is a
+/// software (fallback) one. A software adapter runs kernels one to two orders of magnitude
+/// slower than the CPU backend, so "accelerated" (the fastest path) means the CPU there;
+/// `deviceType` overrides the choice; `accelerated: false` asks for the CPU.
+pub fn choose(options: &ContextOptions, adapter: Option<bool /* software */>) -> BackendKind {
+    match (options.device_type, adapter) {
+        (Some(DeviceType::Cpu), _) => BackendKind::Cpu,
+        (Some(DeviceType::Gpu), Some(_)) => BackendKind::Wgpu,
+        (_, Some(false)) if options.accelerated && options.power_preference != PowerPreference::LowPower => {
+            BackendKind::Wgpu
+        }
+        _ => BackendKind::Cpu,
+    }
+}
+
+pub(crate) enum Engine {
+    Cpu(CpuBackend),
+    Wgpu(WgpuBackend),
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(crate) fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+type Pending = Pin<Box<dyn Future<Output = Result<()>>>>;
+
+pub(crate) struct ContextInner {
+    pub(crate) id: u64,
+    pub(crate) engine: Engine,
+    kind: BackendKind,
+    destroyed: Cell<bool>,
+    /// Device work submitted by `dispatch` whose error report is not read yet.
+    pending: RefCell<Vec<Pending>>,
+    /// Everything created on the context, destroyed with it.
+    graphs: RefCell<Vec<Weak<crate::graph::GraphInner>>>,
+    tensors: RefCell<Vec<Weak<crate::tensor::TensorInner>>>,
+}
+
+/// `MLContext`. Cloning gives another handle to the same context.
+#[derive(Clone)]
+pub struct Context(pub(crate) Rc<ContextInner>);
+
+impl Context {
+    pub(crate) async fn create(options: ContextOptions) -> Result<Context> {
+        let wants_gpu = choose(&options, Some(false)) == BackendKind::Wgpu;
+        let gpu = if wants_gpu { WgpuBackend::new_async().await.ok() } else { None };
+        let software = gpu.as_ref().map(|b| b.gpu().info.device_type == wgpu::DeviceType::Cpu);
+        let engine = match (choose(&options, software), gpu) {
+            (BackendKind::Wgpu, Some(b)) => Engine::Wgpu(b),
+            _ => Engine::Cpu(CpuBackend),
+        };
+        Ok(Context::with_engine(engine))
+    }
+
+    /// A context on the CPU backend, created without waiting.
+    pub fn cpu() -> Context {
+        Context::with_engine(Engine::Cpu(CpuBackend))
+    }
+
+    /// A context on an already opened wgpu backend.
+    pub fn wgpu(backend: WgpuBackend) -> Context {
+        Context::with_engine(Engine::Wgpu(backend))
+    }
+
+    fn with_engine(engine: Engine) -> Context {
+        let kind = match engine {
+            Engine::Cpu(_) => BackendKind::Cpu,
+            Engine::Wgpu(_) => BackendKind::Wgpu,
+        };
+        Context(Rc::new(ContextInner {
+            id: next_id(),
+            engine,
+            kind,
+            destroyed: Cell::new(false),
+            pending: RefCell::new(Vec::new()),
+            graphs: RefCell::new(Vec::new()),
+            tensors: RefCell::new(Vec::new()),
+        }))
+    }
+
+    /// The backend this context runs on.
+    pub fn backend(&self) -> BackendKind {
+        self.0.kind
+    }
+
+    /// A description of the device (adapter name for WebGPU).
+    pub fn device_name(&self) -> String {
+        match &self.0.engine {
+            Engine::Cpu(_) => "reference cpu interpreter".into(),
+            Engine::Wgpu(b) => format!("{} ({:?})", b.gpu().info.name, b.gpu().info.backend),
+        }
+    }
+
+    /// `MLContext.accelerated`: whether work runs on a GPU (a hardware adapter).
+    pub fn accelerated(&self) -> bool {
+        match &self.0.engine {
+            Engine::Cpu(_) => false,
+            Engine::Wgpu(b) => b.gpu().info.device_type != wgpu::DeviceType::Cpu,
+        }
+    }
+
+    pub fn is_destroyed(&self) -> bool {
+        self.0.destroyed.get()
+    }
+
+    pub fn same(&self, other: &Context) -> bool {
+        self.0.id == other.0.id
+    }
+
+    /// An InvalidStateError once the context is destroyed (builders check it on each call).
+    pub fn check_usable(&self, what: &str) -> Result<()> {
+        self.check_alive(what)
+    }
+
+    /// The descriptor and bytes of a constant tensor of this context (`builder.constant(tensor)`).
+    pub fn constant_contents(&self, t: &Tensor) -> Result<(webnn_core::OperandDescriptor, std::sync::Arc<[u8]>)> {
+        self.check_tensor(t, "constant")?;
+        match &t.0.constant_data {
+            Some(d) => Ok((t.desc().clone(), d.clone())),
+            None => Err(Error::type_error("constant: the tensor was not created by createConstantTensor")),
+        }
+    }
+
+    pub(crate) fn check_alive(&self, what: &str) -> Result<()> {
+        if self.is_destroyed() {
+            return Err(Error::invalid_state(format!("{what}: the context is destroyed")));
+        }
+        Ok(())
+    }
+
+    /// `MLContext.opSupportLimits()`.
+    pub fn op_support_limits(&self) -> OpSupportLimits {
+        let caps = match &self.0.engine {
+            Engine::Cpu(b) => b.capabilities(),
+            Engine::Wgpu(b) => b.capabilities(),
+        };
+        op_support_limits(&caps)
+    }
+
+    /// `MLGraphBuilder.build()` after validation: compiles `graph` for this context.
+    pub async fn compile(&self, graph: &CoreGraph) -> Result<Graph> {
+        self.check_alive("build")?;
+        let compiled = match &self.0.engine {
+            Engine::Cpu(_) => Compiled::Cpu(webnn_cpu::CpuGraph::new(graph.clone())?),
+            Engine::Wgpu(b) => Compiled::Wgpu(b.compile_graph_async(graph).await?),
+        };
+        let g = Graph::new(self, graph, compiled);
+        self.0.graphs.borrow_mut().push(Rc::downgrade(&g.0));
+        Ok(g)
+    }
+
+    /// `MLContext.createTensor()`.
+    pub fn create_tensor(&self, desc: TensorDescriptor) -> Result<Tensor> {
+        self.check_alive("createTensor")?;
+        self.new_tensor(desc, None)
+    }
+
+    /// `MLContext.createConstantTensor()`: an immutable tensor holding `data`.
+    pub fn create_constant_tensor(&self, desc: webnn_core::OperandDescriptor, data: &[u8]) -> Result<Tensor> {
+        self.check_alive("createConstantTensor")?;
+        let desc = TensorDescriptor { desc, readable: false, writable: false, constant: true };
+        self.new_tensor(desc, Some(data))
+    }
+
+    fn new_tensor(&self, desc: TensorDescriptor, data: Option<&[u8]>) -> Result<Tensor> {
+        let t = Tensor::new(self, desc, data)?;
+        let mut tensors = self.0.tensors.borrow_mut();
+        tensors.retain(|w| w.strong_count() > 0);
+        tensors.push(Rc::downgrade(&t.0));
+        Ok(t)
+    }
+
+    fn check_tensor(&self, t: &Tensor, what: &str) -> Result<()> {
+        self.check_alive(what)?;
+        if t.0.context != self.0.id {
+            return Err(Error::type_error(format!("{what}: the tensor belongs to another context")));
+        }
+        if t.is_destroyed() {
+            return Err(Error::type_error(format!("{what}: the tensor is destroyed")));
+        }
+        Ok(())
+    }
+
+    /// `MLContext.writeTensor()`.
+    pub fn write_tensor(&self, t: &Tensor, data: &[u8]) -> Result<()> {
+        self.check_tensor(t, "writeTensor")?;
+        if !t.0.desc.writable {
+            return Err(Error::type_error("writeTensor: the tensor was not created writable"));
+        }
+        t.write(data)
+    }
+
+    /// `MLContext.readTensor()`: waits for the work dispatched before, then reads.
+    pub async fn read_tensor(&self, t: &Tensor) -> Result<Vec<u8>> {
+        self.check_tensor(t, "readTensor")?;
+        if !t.0.desc.readable {
+            return Err(Error::type_error("readTensor: the tensor was not created readable"));
+        }
+        self.settle().await?;
+        t.read().await
+    }
+
+    /// Awaits the reports of dispatched work; the first failure is an OperationError.
+    async fn settle(&self) -> Result<()> {
+        let pending: Vec<Pending> = std::mem::take(&mut *self.0.pending.borrow_mut());
+        let mut first = Ok(());
+        for p in pending {
+            if let (Err(e), true) = (p.await, first.is_ok()) {
+                first = Err(e);
+            }
+        }
+        first
+    }
+
+    /// `MLContext.dispatch()`: checks the bindings as the spec says, then runs (the CPU) or
+    /// submits (WebGPU) the graph; it returns before device work finishes.
+    pub fn dispatch(&self, graph: &Graph, inputs: &[(&str, &Tensor)], outputs: &[(&str, &Tensor)]) -> Result<()> {
+        self.check_alive("dispatch")?;
+        if graph.0.context != self.0.id {
+            return Err(Error::type_error("dispatch: the graph belongs to another context"));
+        }
+        if graph.is_destroyed() {
+            return Err(Error::invalid_state("dispatch: the graph is destroyed"));
+        }
+        let all: Vec<&Tensor> = inputs.iter().chain(outputs).map(|(_, t)| *t).collect();
+        for (k, t) in all.iter().enumerate() {
+            self.check_tensor(t, "dispatch")?;
+            if all[..k].iter().any(|u| Rc::ptr_eq(&u.0, &t.0)) {
+                return Err(Error::type_error("dispatch: a tensor is bound more than once"));
+            }
+        }
+        if let Some((name, _)) = outputs.iter().find(|(_, t)| t.0.desc.constant) {
+            return Err(Error::type_error(format!("dispatch: output '{name}' is a constant tensor")));
+        }
+        check_names("input", &graph.0.inputs, inputs)?;
+        check_names("output", &graph.0.outputs, outputs)?;
+        if let Some(p) = graph.run(inputs, outputs)? {
+            self.0.pending.borrow_mut().push(p);
+        }
+        Ok(())
+    }
+
+    /// `MLContext.destroy()`: every graph and tensor of the context is destroyed with it.
+    pub fn destroy(&self) {
+        if self.0.destroyed.replace(true) {
+            return;
+        }
+        for g in self.0.graphs.take().iter().filter_map(Weak::upgrade) {
+            Graph(g).destroy();
+        }
+        for t in self.0.tensors.take().iter().filter_map(Weak::upgrade) {
+            Tensor(t).destroy();
+        }
+        self.0.pending.borrow_mut().clear();
+    }
+
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.0.engine
+    }
+
+    /// Tensors of this context still alive (for memory tests).
+    pub fn live_tensors(&self) -> usize {
+        self.0.tensors.borrow().iter().filter_map(Weak::upgrade).filter(|t| !Tensor(t.clone()).is_destroyed()).count()
+    }
+}
+
+/// The spec's "validate named tensors": exactly the graph's names, each with its descriptor.
+fn check_names(
+    what: &str,
+    want: &[(String, webnn_core::OperandDescriptor)],
+    given: &[(&str, &Tensor)],
+) -> Result<()> {
+    if given.len() != want.len() {
+        return Err(Error::type_error(format!(
+            "dispatch: the graph has {} {what}s, {} tensors were given",
+            want.len(),
+            given.len()
+        )));
+    }
+    for (name, t) in given {
+        let desc = want
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, d)| d)
+            .ok_or_else(|| Error::type_error(format!("dispatch: the graph has no {what} named '{name}'")))?;
+        if t.0.desc.desc != *desc {
+            return Err(Error::type_error(format!(
+                "dispatch: {what} '{name}' is {desc}, the tensor is {}",
+                t.0.desc.desc
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! `MLGraph`: a graph compiled for its context's backend.
+
+use crate::context::{next_id, Context};
+use crate::tensor::{Storage, Tensor};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use webnn_core::{Error, Graph as CoreGraph, OperandDescriptor, Result};
+use webnn_cpu::CpuGraph;
+use webnn_wgpu::WgpuGraph;
+
+pub(crate) enum Compiled {
+    Cpu(CpuGraph),
+    Wgpu(WgpuGraph),
+}
+
+pub(crate) struct GraphInner {
+    pub(crate) context: u64,
+    pub(crate) inputs: Vec<(String, OperandDescriptor)>,
+    pub(crate) outputs: Vec<(String, OperandDescriptor)>,
+    /// `None` once destroyed.
+    compiled: RefCell<Option<Compiled>>,
+    id: u64,
+}
+
+/// `MLGraph`. Cloning gives another handle to the same graph.
+#[derive(Clone)]
+pub struct Graph(pub(crate) Rc<GraphInner>);
+
+type Pending = Pin<Box<dyn Future<Output = Result<()>>>>;
+
+impl Graph {
+    pub(crate) fn new(ctx: &Context, graph: &CoreGraph, compiled: Compiled) -> Graph {
+        let named = |v: &[(String, webnn_core::Operand)]| -> Vec<(String, OperandDescriptor)> {
+            v.iter().map(|(n, o)| (n.clone(), graph.desc(*o).clone())).collect()
+        };
+        Graph(Rc::new(GraphInner {
+            context: ctx.0.id,
+            inputs: named(&graph.inputs),
+            outputs: named(&graph.outputs),
+            compiled: RefCell::new(Some(compiled)),
+            id: next_id(),
+        }))
+    }
+
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// The graph's inputs with their descriptors.
+    pub fn inputs(&self) -> &[(String, OperandDescriptor)] {
+        &self.0.inputs
+    }
+
+    pub fn outputs(&self) -> &[(String, OperandDescriptor)] {
+        &self.0.outputs
+    }
+
+    pub fn is_destroyed(&self) -> bool {
+        self.0.compiled.borrow().is_none()
+    }
+
+    /// `MLGraph.destroy()`: frees the compiled graph (and its GPU buffers) now.
+    pub fn destroy(&self) {
+        self.0.compiled.borrow_mut().take();
+    }
+
+    /// Runs on bound tensors whose names and descriptors the context has checked.
+    pub(crate) fn run(&self, inputs: &[(&str, &Tensor)], outputs: &[(&str, &Tensor)]) -> Result<Option<Pending>> {
+        let mut compiled = self.0.compiled.borrow_mut();
+        match compiled.as_mut() {
+            None => Err(Error::invalid_state("dispatch: the graph is destroyed")),
+            Some(Compiled::Cpu(g)) => {
+                let mut feeds = HashMap::new();
+                for (name, t) in inputs {
+                    let storage = t.0.storage.borrow();
+                    let Some(Storage::Host(bytes)) = &*storage else {
+                        return Err(Error::type_error(format!("dispatch: input '{name}' is not a CPU tensor")));
+                    };
+                    feeds.insert((*name).to_owned(), webnn_cpu::Tensor::from_bytes(t.desc(), bytes)?);
+                }
+                for (name, value) in g.run(&feeds)? {
+                    let t = outputs.iter().find(|(n, _)| *n == name).map(|(_, t)| *t);
+                    if let Some(t) = t {
+                        t.write(&value.to_bytes())?;
+                    }
+                }
+                Ok(None)
+            }
+            Some(Compiled::Wgpu(g)) => {
+                let ins = gpu_tensors(inputs)?;
+                let outs = gpu_tensors(outputs)?;
+                let ins: Vec<(&str, &webnn_wgpu::WgpuTensor)> = ins.iter().map(|(n, t)| (*n, &**t)).collect();
+                let outs: Vec<(&str, &webnn_wgpu::WgpuTensor)> = outs.iter().map(|(n, t)| (*n, &**t)).collect();
+                g.submit_tensors(&ins, &outs).map(Some)
+            }
+        }
+    }
+}
+
+type GpuRef<'a> = std::cell::Ref<'a, webnn_wgpu::WgpuTensor>;
+
+fn gpu_tensors<'a>(bound: &[(&'a str, &'a Tensor)]) -> Result<Vec<(&'a str, GpuRef<'a>)>> {
+    bound
+        .iter()
+        .map(|(name, t)| {
+            let r = std::cell::Ref::filter_map(t.0.storage.borrow(), |s| match s {
+                Some(Storage::Gpu(g)) => Some(g),
+                _ => None,
+            })
+            .map_err(|_| Error::type_error(format!("dispatch: '{name}' is not a WebGPU tensor")))?;
+            Ok((*name, r))
+        })
+        .collect()
+}

@@ -1,0 +1,32 @@
+//! webnn: the WebNN object model for Rust users and for the browser binding (`webnn-web`),
+//! which converts JavaScript values into calls on these types and holds no rules of its own.
+//!
+//! * [`Ml::create_context`] picks a backend from [`ContextOptions`] (see [`choose`]);
+//! * [`Context`] builds graphs, creates/reads/writes tensors and dispatches, enforcing the
+//!   spec's context, lifetime and binding rules;
+//! * [`Graph`] and [`Tensor`] are handles that `destroy()` frees at once.
+//!
+//! Graphs are built with [`webnn_core::GraphBuilder`], which validates every op.
+
+mod context;
+mod graph;
+mod tensor;
+
+pub use context::{choose, BackendKind, Context, ContextOptions, DeviceType, PowerPreference};
+pub use graph::Graph;
+pub use tensor::{Tensor, TensorDescriptor};
+pub use webnn_core::{
+    op_support_limits, DataType, Dim, Error, ErrorKind, GraphBuilder, OpSupportLimits, Operand, OperandDescriptor,
+    Result,
+};
+
+/// `navigator.ml`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ml;
+
+impl Ml {
+    /// `ML.createContext(options)`.
+    pub async fn create_context(&self, options: ContextOptions) -> Result<Context> {
+        Context::create(options).await
+    }
+}
