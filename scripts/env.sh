@@ -5,3 +5,5 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # Mesa's Vulkan drivers want a runtime directory; a private one keeps them quiet.
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}/webnn-rs-runtime-$(id -u)}"
 mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
+# npm-installed build tools (binaryen's wasm-opt), outside the clone like the target directory.
+export WEBNN_TOOLS="${WEBNN_TOOLS:-$HOME/.cache/webnn-rs/tools}"

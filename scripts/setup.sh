@@ -35,3 +35,12 @@ if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
   cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
+
+BINARYEN_VERSION=132.0.0
+tools="${WEBNN_TOOLS:-$HOME/.cache/webnn-rs/tools}"
+# wasm-opt prints only the major version.
+if [ "$("$tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print $3}')" != "${BINARYEN_VERSION%%.*}" ]; then
+  command -v npm >/dev/null || { echo "node and npm are required for the browser build"; exit 1; }
+  log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm"
+  npm install --silent --no-audit --no-fund --prefix "$tools" "binaryen@$BINARYEN_VERSION" >/dev/null
+fi

@@ -1,19 +1,16 @@
 //! The conformance suite: each case's graph is built through `GraphBuilder`, compiled and
 //! dispatched on a backend, and every expected output compared with the case's tolerance.
 
-use crate::args::{descriptor, Args};
+use crate::args::descriptor;
 use crate::compare::{check_output, Tolerance};
 use crate::data::{encode, Data};
-use crate::ops_json::{call, CallError};
+use crate::ops_json::CallError;
 use crate::report::{case_key, CaseResult, Status, Suite};
+use crate::session::{NativeSession, Session};
 use serde_json::Value;
 use std::collections::HashMap;
 use webnn_core::builder::check_descriptor;
-use webnn_core::ops::OpOptions;
-use webnn_core::{
-    op_support_limits, Backend, DataType, DataTypeSet, GraphBuilder, HostTensor, OpKind, OpSupportLimits, Operand,
-    OperandDescriptor,
-};
+use webnn_core::{Backend, DataType, DataTypeSet, HostTensor, OpKind, OperandDescriptor};
 
 /// Why a case stopped before passing.
 enum Stop {
@@ -64,20 +61,32 @@ pub fn run_file(
     selected: &dyn Fn(&str) -> bool,
     on_result: &mut dyn FnMut(CaseResult),
 ) {
+    let mut session = NativeSession::new(backend);
+    crate::session::ready(run_file_in(&mut session, file, json, selected, on_result));
+}
+
+/// `run_file` on any session (the browser's is asynchronous).
+pub async fn run_file_in<S: Session>(
+    session: &mut S,
+    file: &str,
+    json: &str,
+    selected: &dyn Fn(&str) -> bool,
+    on_result: &mut dyn FnMut(CaseResult),
+) {
     let suite = Suite::Conformance;
     let Some((_, cases)) = load_file(suite, file, json, "cases", selected, on_result) else { return };
-    let limits = op_support_limits(&backend.capabilities());
     for (i, case) in cases.iter().enumerate() {
         let name = case.get("name").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("(case {i})"));
         if !selected(&case_key(suite, file, &name)) {
             continue;
         }
-        let (status, message) = crate::guarded(|| match run_case(backend, &limits, case) {
-            Ok(()) => (Status::Pass, String::new()),
-            Err(Stop::Skip(m)) => (Status::Skip, m),
-            Err(Stop::Error(m)) => (Status::Error, m),
-            Err(Stop::Fail(m)) => (Status::Fail, m),
-        });
+        let (status, message) = match crate::guarded_async(run_case(session, case)).await {
+            Err(panic) => (Status::Error, panic),
+            Ok(Ok(())) => (Status::Pass, String::new()),
+            Ok(Err(Stop::Skip(m))) => (Status::Skip, m),
+            Ok(Err(Stop::Error(m))) => (Status::Error, m),
+            Ok(Err(Stop::Fail(m))) => (Status::Fail, m),
+        };
         on_result(CaseResult { suite, file: file.to_owned(), name, status, message });
     }
 }
@@ -132,13 +141,13 @@ fn api_error(what: &str, e: impl std::fmt::Display) -> Stop {
 
 /// WPT's pre-check for cases without `castToSupportedType`: an operand whose data type the
 /// backend's `opSupportLimits()` lacks for that op's slot means the case does not apply.
-fn check_support(
-    b: &GraphBuilder,
-    operands: &HashMap<String, Operand>,
-    limits: &OpSupportLimits,
+fn check_support<S: Session>(
+    session: &S,
+    operands: &HashMap<String, S::Operand>,
     method: &str,
     args: &[(&str, &Value)],
 ) -> Step<()> {
+    let limits = session.limits();
     let Some(kind) = OpKind::from_name(method) else { return Ok(()) };
     for (slot, v) in args {
         if !kind.slots().iter().any(|s| s.name == *slot) {
@@ -150,7 +159,7 @@ fn check_support(
             _ => continue,
         };
         for n in names {
-            let Some(t) = operands.get(n).and_then(|o| b.desc(*o).ok()).map(|d| d.data_type) else { continue };
+            let Some(t) = operands.get(n).and_then(|o| session.desc(o).ok()).map(|d| d.data_type) else { continue };
             if !limits.supports(kind, slot, t) {
                 return Err(Stop::Skip(format!(
                     "{method}.{slot}: data type {t} is not in this backend's opSupportLimits()"
@@ -161,7 +170,8 @@ fn check_support(
     Ok(())
 }
 
-fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> Step<()> {
+async fn run_case<S: Session>(session: &mut S, case: &Value) -> Step<()> {
+    let limits = session.limits().clone();
     let graph = case.get("graph").ok_or_else(|| harness("the case has no graph"))?;
     let tol = Tolerance::from_json(case.get("tolerance").unwrap_or(&Value::Null)).map_err(harness)?;
     let cast = case.get("castToSupportedType").is_some_and(crate::args::boolean);
@@ -169,8 +179,8 @@ fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> St
     let expected = tensors(graph.get("expectedOutputs"), "expectedOutputs")?;
     let operators = graph.get("operators").and_then(Value::as_array).ok_or_else(|| harness("no graph.operators"))?;
 
-    let mut b = GraphBuilder::new();
-    let mut operands: HashMap<String, Operand> = HashMap::new();
+    session.new_builder().map_err(|e| api_error("MLGraphBuilder", e))?;
+    let mut operands: HashMap<String, S::Operand> = HashMap::new();
     let mut feeds: Vec<(&str, HostTensor)> = Vec::new();
     for t in &inputs {
         let supported = if t.constant { limits.constant.data_types } else { limits.input.data_types };
@@ -187,14 +197,14 @@ fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> St
         let n = elements(&desc)?;
         let bytes = encode(data_type, &t.data, n).map_err(|e| harness(format!("input '{}': {e}", t.name)))?;
         let mut o = if t.constant {
-            b.constant(desc, bytes).map_err(|e| api_error("constant", e))?
+            session.constant(&desc, bytes, None).map_err(|e| api_error("constant", e))?
         } else {
-            let o = b.input(t.name, desc.clone()).map_err(|e| api_error("input", e))?;
+            let o = session.input(t.name, &desc).map_err(|e| api_error("input", e))?;
             feeds.push((t.name, HostTensor { desc, bytes }));
             o
         };
         if data_type != original {
-            o = b.cast(o, original, OpOptions::default()).map_err(|e| api_error("cast", e))?;
+            o = cast_to(session, o, original)?;
         }
         operands.insert(t.name.to_owned(), o);
     }
@@ -225,27 +235,20 @@ fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> St
             if let Some(Value::Object(m)) = options {
                 all.extend(m.iter().map(|(k, v)| (k.as_str(), v)));
             }
-            check_support(&b, &operands, limits, method, &all)?;
+            check_support(session, &operands, method, &all)?;
         }
-        let outs = {
-            let args = Args::new(params, options, &operands, false);
-            let outs = call(&mut b, method, &args).map_err(|e| match e {
-                CallError::Api(e) => Stop::Error(e.to_string()),
-                CallError::Harness(m) => harness(m),
-            })?;
-            let unused = args.unused();
-            if !unused.is_empty() {
-                return Err(harness(format!("{method}: arguments not understood: {}", unused.join(", "))));
-            }
-            outs
-        };
+        let outs = session.call(method, &params, options, false, &operands).map_err(|e| match e {
+            CallError::Api(e) => Stop::Error(e.to_string()),
+            CallError::Harness(m) => harness(m),
+        })?;
         name_outputs(method, op.get("outputs"), &outs, &mut operands)?;
     }
 
-    let mut named: Vec<(&str, Operand, DataType)> = Vec::new();
+    let mut named: Vec<(&str, S::Operand, DataType)> = Vec::new();
     for t in &expected {
-        let mut o = *operands
+        let mut o = operands
             .get(t.name)
+            .cloned()
             .ok_or_else(|| harness(format!("expected output '{}' is not produced by any operator", t.name)))?;
         let mut data_type = t.desc.data_type;
         if !limits.output.data_types.contains(data_type) {
@@ -254,16 +257,12 @@ fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> St
                 return Err(Stop::Skip(lacks));
             }
             data_type = compatible_type(data_type, limits.output.data_types).ok_or(Stop::Skip(lacks))?;
-            o = b.cast(o, data_type, OpOptions::default()).map_err(|e| api_error("cast", e))?;
+            o = cast_to(session, o, data_type)?;
         }
         named.push((t.name, o, data_type));
     }
-    let outputs: Vec<(&str, Operand)> = named.iter().map(|(n, o, _)| (*n, *o)).collect();
-    let graph = b.build(&outputs).map_err(|e| api_error("build", e))?;
-    let mut exe = backend.compile(&graph).map_err(|e| api_error("compile", e))?;
-    let feeds: Vec<(&str, &HostTensor)> =
-        feeds.iter().filter(|(n, _)| graph.inputs.iter().any(|(g, _)| g == n)).map(|(n, t)| (*n, t)).collect();
-    let results = exe.dispatch(&feeds).map_err(|e| api_error("dispatch", e))?;
+    let outputs: Vec<(&str, S::Operand)> = named.iter().map(|(n, o, _)| (*n, o.clone())).collect();
+    let results = session.compute(&outputs, &feeds).await.map_err(|(stage, e)| api_error(&stage, e))?;
 
     let mut failures = Vec::new();
     for (t, (_, _, data_type)) in expected.iter().zip(&named) {
@@ -288,12 +287,25 @@ fn run_case(backend: &dyn Backend, limits: &OpSupportLimits, case: &Value) -> St
     }
 }
 
+/// `cast(o, data_type)` through the session (for `castToSupportedType`).
+fn cast_to<S: Session>(session: &mut S, o: S::Operand, data_type: DataType) -> Step<S::Operand> {
+    let name = "\u{0}cast";
+    let operands = HashMap::from([(name.to_owned(), o)]);
+    let (input, t) = (Value::String(name.into()), Value::String(data_type.name().into()));
+    let outs = session.call("cast", &[("input", &input), ("dataType", &t)], None, false, &operands);
+    match outs {
+        Ok(mut v) if v.len() == 1 => Ok(v.remove(0)),
+        Ok(_) => Err(harness("cast returned no single operand")),
+        Err(e) => Err(api_error("cast", e)),
+    }
+}
+
 /// Records an operator's results under the names its `outputs` gives.
-fn name_outputs(
+fn name_outputs<O: Clone>(
     method: &str,
     names: Option<&Value>,
-    outs: &[Operand],
-    operands: &mut HashMap<String, Operand>,
+    outs: &[O],
+    operands: &mut HashMap<String, O>,
 ) -> Step<()> {
     let names: Vec<&str> = match names {
         Some(Value::String(s)) => vec![s.as_str()],
@@ -307,7 +319,7 @@ fn name_outputs(
         return Err(harness(format!("{method} returned {} operands but the case names {}", outs.len(), names.len())));
     }
     for (n, o) in names.iter().zip(outs) {
-        operands.insert((*n).to_owned(), *o);
+        operands.insert((*n).to_owned(), o.clone());
     }
     Ok(())
 }

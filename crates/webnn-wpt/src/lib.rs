@@ -18,6 +18,7 @@ pub mod expected;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
 pub mod report;
+pub mod session;
 
 /// The JSON-to-builder mapping lives in `webnn-idl`, shared with the browser binding.
 pub use webnn_idl::{args, calls as ops_json};
@@ -87,6 +88,43 @@ pub fn run(
         }
     }
     results
+}
+
+/// Awaits `f`, turning a panic into an error message where unwinding is available.
+pub(crate) async fn guarded_async<T>(f: impl std::future::Future<Output = T>) -> Result<T, String> {
+    #[cfg(panic = "unwind")]
+    {
+        use std::future::Future;
+        use std::pin::Pin;
+        use std::task::{Context, Poll};
+        struct Catch<F>(F);
+        impl<F: Future> Future for Catch<F> {
+            type Output = Result<F::Output, String>;
+            fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+                // SAFETY: the inner future is never moved out of the pinned wrapper.
+                let inner = unsafe { self.map_unchecked_mut(|c| &mut c.0) };
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx))) {
+                    Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Err(payload) => Poll::Ready(Err(format!("panicked: {}", panic_message(&*payload)))),
+                }
+            }
+        }
+        Catch(f).await
+    }
+    #[cfg(not(panic = "unwind"))]
+    {
+        Ok(f.await)
+    }
+}
+
+#[cfg(panic = "unwind")]
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown payload".into())
 }
 
 /// Runs `f`, turning a panic (in a backend or the builder) into an error result where

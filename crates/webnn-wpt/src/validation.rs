@@ -4,15 +4,13 @@
 //! the row gives `options.label`). A row run for several ops (files whose `builderMethods` is
 //! empty use `operatorLists`) is one result that passes only if every op passes.
 
-use crate::args::{descriptor, is_descriptor, string, Args};
-use crate::ops_json::{call, CallError};
+use crate::args::{descriptor, is_descriptor, string};
+use crate::ops_json::CallError;
 use crate::report::{case_key, CaseResult, Status, Suite};
+use crate::session::{NativeSession, Session};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use webnn_core::{
-    check_view_type, op_support_limits, Backend, DataType, Error, ErrorKind, GraphBuilder, OpKind, OpSupportLimits,
-    Operand, OperandDescriptor, ViewType,
-};
+use webnn_core::{Backend, DataType, Error, ErrorKind, OpKind, OperandDescriptor, ViewType};
 
 /// Files whose rows only expect success when the input data types are in
 /// `opSupportLimits()` for the op (otherwise they expect a TypeError).
@@ -54,11 +52,21 @@ pub fn run_file(
     selected: &dyn Fn(&str) -> bool,
     on_result: &mut dyn FnMut(CaseResult),
 ) {
+    run_file_in(&mut NativeSession::new(backend), file, json, selected, on_result)
+}
+
+/// `run_file` on any session (builder calls are synchronous in every one).
+pub fn run_file_in<S: Session>(
+    session: &mut S,
+    file: &str,
+    json: &str,
+    selected: &dyn Fn(&str) -> bool,
+    on_result: &mut dyn FnMut(CaseResult),
+) {
     let suite = Suite::Validation;
     let Some((root, tables)) = crate::conformance::load_file(suite, file, json, "tables", selected, on_result) else {
         return;
     };
-    let limits = op_support_limits(&backend.capabilities());
     for table in &tables {
         let calls = table_calls(file, &root, table);
         let rows = table.get("cases").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
@@ -74,7 +82,7 @@ pub fn run_file(
             }
             let (status, message) = crate::guarded(|| match row.as_object() {
                 None => (Status::Error, "harness: the row is not an object".into()),
-                Some(row) => run_row(&limits, file, &calls, row),
+                Some(row) => run_row(session, file, &calls, row),
             });
             on_result(CaseResult { suite, file: file.to_owned(), name, status, message });
         }
@@ -167,7 +175,7 @@ fn judge(got: Result<Vec<OperandDescriptor>, CallError>, expect: &Expect, label:
     }
 }
 
-fn run_row(limits: &OpSupportLimits, file: &str, calls: &Calls, row: &Map<String, Value>) -> (Status, String) {
+fn run_row<S: Session>(session: &mut S, file: &str, calls: &Calls, row: &Map<String, Value>) -> (Status, String) {
     let expect = match expectation(row) {
         Ok(e) => e,
         Err(m) => return (Status::Error, format!("harness: {m}")),
@@ -175,11 +183,11 @@ fn run_row(limits: &OpSupportLimits, file: &str, calls: &Calls, row: &Map<String
     let label = row.get("options").and_then(|o| o.get("label")).and_then(Value::as_str);
     let verdicts: Vec<(String, Verdict)> = match calls {
         Calls::Input => {
-            let mut b = GraphBuilder::new();
             let got = (|| {
+                session.new_builder()?;
                 let name = string(row.get("name").unwrap_or(&Value::Null))?;
-                let o = b.input(&name, descriptor(row.get("descriptor").unwrap_or(&Value::Null))?)?;
-                Ok(vec![b.desc(o)?.clone()])
+                let o = session.input(&name, &descriptor(row.get("descriptor").unwrap_or(&Value::Null))?)?;
+                Ok(vec![session.desc(&o)?])
             })();
             vec![(String::new(), judge(got.map_err(CallError::Api), &expect, label))]
         }
@@ -189,19 +197,17 @@ fn run_row(limits: &OpSupportLimits, file: &str, calls: &Calls, row: &Map<String
             let Some(len) = len.filter(|&n| n <= 1 << 28) else {
                 return (Status::Error, "harness: buffer.byteLength is missing or too large".into());
             };
-            let mut b = GraphBuilder::new();
             let got = (|| -> Result<Vec<OperandDescriptor>, CallError> {
+                session.new_builder()?;
                 let desc = descriptor(row.get("descriptor").unwrap_or(&Value::Null))?;
                 // WPT passes the data as the typed array the row names; rows marked
                 // `viewTestOnly` exist only to check its element type.
                 let view = row.get("buffer").and_then(|b| b.get("type")).and_then(Value::as_str);
-                if let Some(view) = view {
-                    let view = ViewType::from_name(view)
-                        .ok_or_else(|| CallError::Harness(format!("unknown buffer type {view}")))?;
-                    check_view_type(desc.data_type, view)?;
-                }
-                let o = b.constant(desc, vec![0; len as usize])?;
-                Ok(vec![b.desc(o)?.clone()])
+                let view = view
+                    .map(|v| ViewType::from_name(v).ok_or_else(|| CallError::Harness(format!("unknown buffer type {v}"))))
+                    .transpose()?;
+                let o = session.constant(&desc, vec![0; len as usize], view)?;
+                Ok(vec![session.desc(&o)?])
             })();
             vec![(String::new(), judge(got, &expect, label))]
         }
@@ -212,7 +218,7 @@ fn run_row(limits: &OpSupportLimits, file: &str, calls: &Calls, row: &Map<String
             .iter()
             .map(|m| {
                 let gated = SUPPORT_GATED.contains(&file);
-                (m.clone(), call_row(limits, m, row, &expect, gated, label))
+                (m.clone(), call_row(session, m, row, &expect, gated, label))
             })
             .collect(),
     };
@@ -241,16 +247,16 @@ fn run_row(limits: &OpSupportLimits, file: &str, calls: &Calls, row: &Map<String
 
 /// A row's call arguments with descriptors replaced by the names of the input operands made
 /// for them.
-struct Prepared {
+struct Prepared<O> {
     params: Vec<(String, Value)>,
     options: Option<Value>,
-    operands: HashMap<String, Operand>,
+    operands: HashMap<String, O>,
 }
 
-fn prepare(b: &mut GraphBuilder, row: &Map<String, Value>) -> Result<Prepared, Error> {
+fn prepare<S: Session>(b: &mut S, row: &Map<String, Value>) -> Result<Prepared<S::Operand>, Error> {
     let mut operands = HashMap::new();
-    let mut make = |b: &mut GraphBuilder, name: String, v: &Value| -> Result<Value, Error> {
-        let o = b.input(&name, descriptor(v)?)?;
+    let mut make = |b: &mut S, name: String, v: &Value| -> Result<Value, Error> {
+        let o = b.input(&name, &descriptor(v)?)?;
         operands.insert(name.clone(), o);
         Ok(Value::String(name))
     };
@@ -293,43 +299,44 @@ fn prepare(b: &mut GraphBuilder, row: &Map<String, Value>) -> Result<Prepared, E
 }
 
 /// Builds the row's operands on a fresh builder, calls `method` and judges the outcome.
-fn call_row(
-    limits: &OpSupportLimits,
+fn call_row<S: Session>(
+    b: &mut S,
     method: &str,
     row: &Map<String, Value>,
     expect: &Expect,
     gated: bool,
     label: Option<&str>,
 ) -> Verdict {
-    let mut b = GraphBuilder::new();
-    let p = match prepare(&mut b, row) {
+    if let Err(e) = b.new_builder() {
+        return Verdict::Error(format!("harness: MLGraphBuilder: {e}"));
+    }
+    let p = match prepare(b, row) {
         Ok(p) => p,
         // Creating an operand threw (e.g. an invalid descriptor): that is the row's outcome.
         Err(e) => return judge(Err(CallError::Api(e)), expect, label),
     };
     let mut expect_here = expect;
-    if gated && matches!(expect, Expect::Success(_)) && !supported(limits, method, &p.params, &b, &p.operands) {
+    if gated && matches!(expect, Expect::Success(_)) && !supported(b, method, &p.params, &p.operands) {
         expect_here = &Expect::TypeError;
     }
-    let params = p.params.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    let args = Args::new(params, p.options.as_ref(), &p.operands, true);
-    let got = call(&mut b, method, &args).and_then(|outs| {
-        outs.iter().map(|o| b.desc(*o).cloned().map_err(CallError::Api)).collect::<Result<Vec<_>, _>>()
+    let params: Vec<(&str, &Value)> = p.params.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let got = b.call(method, &params, p.options.as_ref(), true, &p.operands).and_then(|outs| {
+        outs.iter().map(|o| b.desc(o).map_err(CallError::Api)).collect::<Result<Vec<_>, _>>()
     });
     judge(got, expect_here, label)
 }
 
 /// Whether every operand argument's data type is in `opSupportLimits()` for its slot.
-fn supported(
-    limits: &OpSupportLimits,
+fn supported<S: Session>(
+    b: &S,
     method: &str,
     params: &[(String, Value)],
-    b: &GraphBuilder,
-    operands: &HashMap<String, Operand>,
+    operands: &HashMap<String, S::Operand>,
 ) -> bool {
+    let limits = b.limits();
     let Some(kind) = OpKind::from_name(method) else { return true };
     params.iter().all(|(slot, v)| {
-        let t = v.as_str().and_then(|n| operands.get(n)).and_then(|o| b.desc(*o).ok()).map(|d| d.data_type);
+        let t = v.as_str().and_then(|n| operands.get(n)).and_then(|o| b.desc(o).ok()).map(|d| d.data_type);
         match t {
             Some(t) if kind.slots().iter().any(|s| s.name == slot) => limits.supports(kind, slot, t),
             _ => true,

@@ -1,0 +1,170 @@
+//! A WebDriver client for ChromeDriver and Debian's Chromium, headless, with WebGPU enabled
+//! (SwiftShader where there is no GPU) and the flags that keep it off the network.
+
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Chromium's flags: headless with WebGPU, nothing that reaches out to the network.
+pub const CHROMIUM_ARGS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--enable-unsafe-webgpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,1000",
+];
+
+/// One ChromeDriver process with one browser session; both end when it is dropped.
+pub struct Browser {
+    driver: Child,
+    port: u16,
+    session: String,
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
+}
+
+/// One HTTP/1.1 request to 127.0.0.1:`port`; the response body as JSON.
+fn request(port: u16, method: &str, path: &str, body: Option<&Value>) -> Result<Value, String> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("chromedriver: {e}"))?;
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).map_err(|e| format!("chromedriver: {e}"))?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).map_err(|e| format!("chromedriver: {e}"))?;
+    let text = String::from_utf8_lossy(&out);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    let v: Value = serde_json::from_str(body).map_err(|e| format!("chromedriver: {e}: {body:.200}"))?;
+    match v.get("value").and_then(|x| x.get("error")) {
+        Some(err) => {
+            let msg = v["value"].get("message").and_then(Value::as_str).unwrap_or("");
+            Err(format!("webdriver {err}: {msg}"))
+        }
+        None => Ok(v.get("value").cloned().unwrap_or(Value::Null)),
+    }
+}
+
+impl Browser {
+    /// Starts `chromedriver` (the `CHROMEDRIVER` variable, or `/usr/bin/chromedriver`) and a
+    /// headless Chromium (`CHROMIUM`, or `/usr/bin/chromium`).
+    pub fn start() -> Result<Browser, String> {
+        let driver_bin = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+        let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let port = free_port().map_err(|e| e.to_string())?;
+        let driver = Command::new(&driver_bin)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {driver_bin}: {e}"))?;
+        let mut b = Browser { driver, port, session: String::new() };
+        let start = Instant::now();
+        while request(port, "GET", "/status", None).is_err() {
+            if start.elapsed() > Duration::from_secs(20) {
+                return Err("chromedriver did not start within 20 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let profile = std::env::temp_dir().join(format!("webnn-chromium-{}-{port}", std::process::id()));
+        let mut args: Vec<String> = CHROMIUM_ARGS.iter().map(|s| s.to_string()).collect();
+        args.push(format!("--user-data-dir={}", profile.display()));
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": chromium, "args": args}
+        }}});
+        let v = request(port, "POST", "/session", Some(&caps))?;
+        b.session = v.get("sessionId").and_then(Value::as_str).ok_or("no session id")?.to_owned();
+        // Long test runs poll rather than wait in one script; a generous limit covers loading.
+        b.post("timeouts", &json!({"script": 600_000, "pageLoad": 120_000}))?;
+        Ok(b)
+    }
+
+    fn post(&self, what: &str, body: &Value) -> Result<Value, String> {
+        request(self.port, "POST", &format!("/session/{}/{what}", self.session), Some(body))
+    }
+
+    pub fn goto(&self, url: &str) -> Result<(), String> {
+        self.post("url", &json!({ "url": url })).map(|_| ())
+    }
+
+    /// Runs `script` (a function body; `arguments` holds `args`) and returns its result.
+    pub fn eval(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.post("execute/sync", &json!({ "script": script, "args": args }))
+    }
+
+    /// Waits until `expr` (a JavaScript expression) is truthy and returns its value.
+    pub fn wait_for(&self, expr: &str, limit: Duration) -> Result<Value, String> {
+        let start = Instant::now();
+        loop {
+            let v = self.eval(&format!("return {expr};"), json!([]))?;
+            if !v.is_null() && v != Value::Bool(false) {
+                return Ok(v);
+            }
+            if start.elapsed() > limit {
+                return Err(format!("timed out after {} s waiting for {expr}", limit.as_secs()));
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// A PNG screenshot of the page.
+    pub fn screenshot(&self) -> Result<Vec<u8>, String> {
+        let v = request(self.port, "GET", &format!("/session/{}/screenshot", self.session), None)?;
+        base64(v.as_str().ok_or("no screenshot data")?)
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = request(self.port, "DELETE", &format!("/session/{}", self.session), None);
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+fn base64(s: &str) -> Result<Vec<u8>, String> {
+    let val = |c: u8| -> Result<u32, String> {
+        Ok(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return Err(format!("bad base64 byte {c}")),
+        } as u32)
+    };
+    let clean: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=').collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            n |= val(c)? << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..chunk.len().saturating_sub(1)]);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_decodes() {
+        assert_eq!(super::base64("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(super::base64("aGk=").unwrap(), b"hi");
+        assert_eq!(super::base64("YWJj").unwrap(), b"abc");
+    }
+}

@@ -1,0 +1,507 @@
+// The WebNN interface objects a page sees. They are shaped as WebIDL shapes native ones
+// (prototypes carrying the methods and getters, illegal constructors, brand checks, promises
+// that reject rather than throw) and hand every call to the wasm module (crates/webnn-web),
+// which converts the arguments with the spec's rules and runs the graphs. The build prepends
+// `OP_METHODS` (the builder operations and their lengths, from the op table and the IDL).
+
+const OPERAND_KEY = '\u0000operand';
+// Lets the polyfill construct objects whose interfaces have no public constructor.
+const INTERNAL = Symbol('webnn-polyfill internal');
+
+function illegalConstructor() {
+  return new TypeError('Illegal constructor');
+}
+
+function operationError(message) {
+  return new DOMException(message, 'OperationError');
+}
+
+// One loaded wasm instance. A Rust panic traps the instance and may leave its state
+// half-changed, so it is retired: its objects report a lost context, the next
+// createContext loads a fresh instance, and the page keeps working.
+class Instance {
+  constructor(mod) {
+    this.mod = mod;
+    this.retired = false;
+    this.contexts = new Set();
+  }
+
+  // Runs a wasm call; a trap becomes an OperationError and retires the instance.
+  call(fn) {
+    if (this.retired) throw operationError('the context was lost after an internal error');
+    try {
+      return fn(this.mod);
+    } catch (e) {
+      throw this.fix(e);
+    }
+  }
+
+  async callAsync(fn) {
+    if (this.retired) throw operationError('the context was lost after an internal error');
+    try {
+      return await fn(this.mod);
+    } catch (e) {
+      throw this.fix(e);
+    }
+  }
+
+  fix(e) {
+    if (e instanceof WebAssembly.RuntimeError) {
+      this.retired = true;
+      for (const lose of this.contexts) lose('an internal error stopped the polyfill: ' + e.message);
+      this.contexts.clear();
+      return operationError('internal error (' + e.message + '); the polyfill recovers on the next createContext');
+    }
+    return e;
+  }
+}
+
+// WebIDL-style conversion of an argument into JSON for the wasm side: numbers that JSON
+// cannot hold and BigInts become the strings webnn-idl reads back, operands become marked
+// pairs, sequences (arrays, typed arrays, iterables) become arrays, dictionaries become
+// objects of their enumerable members (inherited ones included, undefined ones left out).
+function wire(v, operandPair) {
+  switch (typeof v) {
+    case 'number':
+      if (Number.isNaN(v)) return 'NaN';
+      if (v === Infinity) return 'Infinity';
+      if (v === -Infinity) return '-Infinity';
+      if (Object.is(v, -0)) return '-0';
+      return v;
+    case 'bigint':
+      return v.toString();
+    case 'string':
+    case 'boolean':
+      return v;
+    case 'undefined':
+      return undefined;
+    case 'symbol':
+      throw new TypeError('a Symbol cannot be converted');
+    default:
+      break;
+  }
+  if (v === null) return null;
+  const pair = operandPair(v);
+  if (pair) return { [OPERAND_KEY]: pair };
+  if (Array.isArray(v) || ArrayBuffer.isView(v) || typeof v[Symbol.iterator] === 'function') {
+    return Array.from(v, (x) => {
+      const w = wire(x, operandPair);
+      return w === undefined ? null : w;
+    });
+  }
+  const out = {};
+  for (const k in v) {
+    if (k === OPERAND_KEY) continue;
+    const w = wire(v[k], operandPair);
+    if (w !== undefined) out[k] = w;
+  }
+  return out;
+}
+
+function json(v) {
+  return JSON.stringify(wire(v, operandPair) ?? null);
+}
+
+// The bytes of an AllowSharedBufferSource and the name of its type ('Float32Array',
+// 'ArrayBuffer', ...), which decides the data types it may carry.
+function bufferSource(v, what) {
+  if (ArrayBuffer.isView(v)) {
+    if (v.buffer.detached) throw new TypeError(what + ': the buffer is detached');
+    const name = v instanceof DataView ? 'DataView' : v[Symbol.toStringTag];
+    return { bytes: new Uint8Array(v.buffer, v.byteOffset, v.byteLength), view: name };
+  }
+  const shared = typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer;
+  if (v instanceof ArrayBuffer || shared) {
+    if (v.detached) throw new TypeError(what + ': the buffer is detached');
+    return { bytes: new Uint8Array(v), view: shared ? 'SharedArrayBuffer' : 'ArrayBuffer' };
+  }
+  throw new TypeError(what + ': not an ArrayBuffer, SharedArrayBuffer or ArrayBufferView');
+}
+
+function requireArgs(args, n, what) {
+  if (args.length < n) {
+    throw new TypeError(`${what}: ${n} argument(s) required, but only ${args.length} present`);
+  }
+}
+
+// A record<USVString, T>: own enumerable string keys.
+function recordEntries(v, what) {
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) {
+    throw new TypeError(what + ' is not an object');
+  }
+  return Object.keys(v).map((k) => [k, v[k]]);
+}
+
+let operandPair = () => null;
+let operandOf = () => null;
+let tensorOf = () => null;
+let graphOf = () => null;
+let contextOf = () => null;
+
+class MLOperand {
+  #pair;
+  #builder;
+  #dataType;
+  #shape;
+
+  constructor(token, builder, info) {
+    if (token !== INTERNAL) throw illegalConstructor();
+    this.#builder = builder;
+    this.#pair = [info[0], info[1]];
+    this.#dataType = info[2];
+    this.#shape = Object.freeze(info[3]);
+  }
+
+  get dataType() {
+    if (!(#dataType in this)) throw new TypeError('Illegal invocation');
+    return this.#dataType;
+  }
+
+  get shape() {
+    if (!(#shape in this)) throw new TypeError('Illegal invocation');
+    return this.#shape;
+  }
+
+  static {
+    operandPair = (v) => (#pair in v ? v.#pair : null);
+    operandOf = (v) => (v !== null && typeof v === 'object' && #pair in v ? v : null);
+  }
+}
+
+class MLTensor {
+  #inst;
+  #raw;
+  #context;
+  #shape;
+
+  constructor(token, context, inst, raw) {
+    if (token !== INTERNAL) throw illegalConstructor();
+    this.#inst = inst;
+    this.#raw = raw;
+    this.#context = context;
+    this.#shape = Object.freeze(JSON.parse(raw.shape()));
+  }
+
+  #self() {
+    if (!(#raw in this)) throw new TypeError('Illegal invocation');
+    return this;
+  }
+
+  get dataType() {
+    return this.#self().#raw.dataType();
+  }
+  get shape() {
+    return this.#self().#shape;
+  }
+  get readable() {
+    return this.#self().#raw.readable();
+  }
+  get writable() {
+    return this.#self().#raw.writable();
+  }
+  get constant() {
+    return this.#self().#raw.constant();
+  }
+
+  destroy() {
+    const t = this.#self();
+    if (!t.#inst.retired) t.#raw.destroy();
+  }
+
+  static {
+    tensorOf = (v) => (v !== null && typeof v === 'object' && #raw in v ? { inst: v.#inst, raw: v.#raw, context: v.#context } : null);
+  }
+}
+
+class MLGraph {
+  #inst;
+  #raw;
+  #context;
+
+  constructor(token, context, inst, raw) {
+    if (token !== INTERNAL) throw illegalConstructor();
+    this.#inst = inst;
+    this.#raw = raw;
+    this.#context = context;
+  }
+
+  destroy() {
+    if (!(#raw in this)) throw new TypeError('Illegal invocation');
+    if (!this.#inst.retired) this.#raw.destroy();
+  }
+
+  static {
+    graphOf = (v) => (v !== null && typeof v === 'object' && #raw in v ? { inst: v.#inst, raw: v.#raw, context: v.#context } : null);
+  }
+}
+
+class MLContext {
+  #inst;
+  #raw;
+  #lost;
+  #loseNow;
+
+  constructor(token, inst, raw) {
+    if (token !== INTERNAL) throw illegalConstructor();
+    this.#inst = inst;
+    this.#raw = raw;
+    this.#lost = new Promise((resolve) => {
+      this.#loseNow = (message) => resolve({ message });
+    });
+    inst.contexts.add(this.#loseNow);
+  }
+
+  #self() {
+    if (!(#raw in this)) throw new TypeError('Illegal invocation');
+    return this;
+  }
+
+  // A tensor or graph argument: one of this polyfill's, from the same wasm instance.
+  #own(v, of, what) {
+    const x = of(v);
+    if (!x) throw new TypeError(`${what} is not an ${of === tensorOf ? 'MLTensor' : 'MLGraph'}`);
+    if (x.inst !== this.#inst) throw new TypeError(`${what} belongs to another context`);
+    return x;
+  }
+
+  get accelerated() {
+    return this.#self().#raw.accelerated();
+  }
+
+  get lost() {
+    return this.#self().#lost;
+  }
+
+  // Extension: which backend the context runs on ('webgpu' or 'cpu').
+  get backend() {
+    return this.#self().#raw.backend();
+  }
+
+  opSupportLimits() {
+    const c = this.#self();
+    return c.#inst.call(() => JSON.parse(c.#raw.opSupportLimits()));
+  }
+
+  dispatch(graph, inputs, outputs) {
+    const c = this.#self();
+    requireArgs(arguments, 3, 'dispatch');
+    const g = c.#own(graph, graphOf, 'graph');
+    c.#inst.call((mod) => {
+      const b = new mod.WebBindings();
+      try {
+        for (const [name, t] of recordEntries(inputs, 'inputs')) b.input(name, c.#own(t, tensorOf, `inputs['${name}']`).raw);
+        for (const [name, t] of recordEntries(outputs, 'outputs')) b.output(name, c.#own(t, tensorOf, `outputs['${name}']`).raw);
+        c.#raw.dispatch(g.raw, b);
+      } finally {
+        b.free();
+      }
+    });
+  }
+
+  async createTensor(descriptor) {
+    const c = this.#self();
+    requireArgs(arguments, 1, 'createTensor');
+    const raw = c.#inst.call(() => c.#raw.createTensor(json(descriptor)));
+    return new MLTensor(INTERNAL, c, c.#inst, raw);
+  }
+
+  async createConstantTensor(descriptor, inputData) {
+    const c = this.#self();
+    requireArgs(arguments, 2, 'createConstantTensor');
+    const { bytes, view } = bufferSource(inputData, 'createConstantTensor');
+    const raw = c.#inst.call(() => c.#raw.createConstantTensor(json(descriptor), bytes, view));
+    return new MLTensor(INTERNAL, c, c.#inst, raw);
+  }
+
+  async readTensor(tensor, outputData) {
+    const c = this.#self();
+    requireArgs(arguments, 1, 'readTensor');
+    const t = c.#own(tensor, tensorOf, 'tensor');
+    const out = arguments.length > 1 ? bufferSource(outputData, 'readTensor') : null;
+    if (out && out.bytes.byteLength !== t.raw.byteLength()) {
+      throw new TypeError(`readTensor: the buffer has ${out.bytes.byteLength} bytes, the tensor ${t.raw.byteLength()}`);
+    }
+    const bytes = await c.#inst.callAsync(() => c.#raw.readTensor(t.raw));
+    if (!out) return bytes.buffer;
+    out.bytes.set(bytes);
+    return undefined;
+  }
+
+  writeTensor(tensor, inputData) {
+    const c = this.#self();
+    requireArgs(arguments, 2, 'writeTensor');
+    const t = c.#own(tensor, tensorOf, 'tensor');
+    const { bytes } = bufferSource(inputData, 'writeTensor');
+    c.#inst.call(() => c.#raw.writeTensor(t.raw, bytes));
+  }
+
+  destroy() {
+    const c = this.#self();
+    if (!c.#inst.retired) c.#raw.destroy();
+    c.#inst.contexts.delete(c.#loseNow);
+    c.#loseNow('the context was destroyed');
+  }
+
+  static {
+    contextOf = (v) => (v !== null && typeof v === 'object' && #raw in v ? { inst: v.#inst, raw: v.#raw } : null);
+  }
+}
+
+class MLGraphBuilder {
+  #inst;
+  #raw;
+  #context;
+
+  constructor(context) {
+    if (!new.target) throw new TypeError("Constructor MLGraphBuilder requires 'new'");
+    requireArgs(arguments, 1, 'MLGraphBuilder');
+    const c = contextOf(context);
+    if (!c) throw new TypeError('MLGraphBuilder: the argument is not an MLContext');
+    this.#inst = c.inst;
+    this.#context = context;
+    this.#raw = c.inst.call((mod) => new mod.WebBuilder(c.raw));
+  }
+
+  #self() {
+    if (!(#raw in this)) throw new TypeError('Illegal invocation');
+    return this;
+  }
+
+  #operands(infoJson) {
+    return JSON.parse(infoJson).map((info) => new MLOperand(INTERNAL, this, info));
+  }
+
+  input(name, descriptor) {
+    const b = this.#self();
+    requireArgs(arguments, 2, 'input');
+    const n = String(name);
+    return b.#operands(b.#inst.call(() => b.#raw.input(n, json(descriptor))))[0];
+  }
+
+  // constant(descriptor, buffer), constant(dataType, value), constant(tensor): overloads
+  // resolved as WebIDL does, by argument count and the first argument's type.
+  constant(...args) {
+    const b = this.#self();
+    requireArgs(args, 1, 'constant');
+    if (args.length === 1) {
+      const t = tensorOf(args[0]);
+      if (!t) throw new TypeError('constant: the argument is not an MLTensor');
+      if (t.inst !== b.#inst) throw new TypeError('constant: the tensor belongs to another context');
+      return b.#operands(b.#inst.call(() => b.#raw.constantTensor(t.raw)))[0];
+    }
+    if (typeof args[0] === 'string') {
+      return b.#operands(b.#inst.call(() => b.#raw.constantScalar(json(args[0]), json(args[1]))))[0];
+    }
+    const { bytes, view } = bufferSource(args[1], 'constant');
+    return b.#operands(b.#inst.call(() => b.#raw.constant(json(args[0]), bytes, view)))[0];
+  }
+
+  async build(outputs) {
+    const b = this.#self();
+    requireArgs(arguments, 1, 'build');
+    const named = {};
+    for (const [name, o] of recordEntries(outputs, 'build: outputs')) {
+      if (!operandOf(o)) throw new TypeError(`build: outputs['${name}'] is not an MLOperand`);
+      named[name] = o;
+    }
+    const raw = await b.#inst.callAsync(() => b.#raw.build(json(named)));
+    return new MLGraph(INTERNAL, b.#context, b.#inst, raw);
+  }
+
+  static {
+    // Every operation of the op table, as a method of the prototype with the IDL's length.
+    for (const [method, length] of OP_METHODS) {
+      const fn = {
+        [method](...args) {
+          const b = this.#self();
+          requireArgs(args, length, method);
+          const given = [];
+          args.forEach((a, i) => {
+            const w = wire(a, operandPair);
+            if (w !== undefined) given.push([i, w]);
+          });
+          const out = b.#operands(b.#inst.call(() => b.#raw.op(method, JSON.stringify(given))));
+          return method === 'split' || method === 'gru' || method === 'lstm' || method === 'lstmCell' ? out : out[0];
+        },
+      }[method];
+      Object.defineProperty(fn, 'length', { value: length });
+      Object.defineProperty(MLGraphBuilder.prototype, method, {
+        value: fn,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    }
+  }
+}
+
+class ML {
+  #load;
+
+  constructor(token, load) {
+    if (token !== INTERNAL) throw illegalConstructor();
+    this.#load = load;
+  }
+
+  // createContext(options) and createContext(gpuDevice). A GPUDevice asks for WebGPU; the
+  // context opens its own device on the page's adapter (see the README's limits).
+  async createContext(options) {
+    if (!(#load in this)) throw new TypeError('Illegal invocation');
+    let opts = options;
+    if (typeof GPUDevice !== 'undefined' && options instanceof GPUDevice) {
+      opts = { deviceType: 'gpu' };
+    } else if (options !== undefined && options !== null && typeof options !== 'object') {
+      throw new TypeError('createContext: options is not a dictionary');
+    }
+    const inst = await this.#load();
+    const raw = await inst.callAsync((mod) => mod.createContext(json(opts ?? {})));
+    return new MLContext(INTERNAL, inst, raw);
+  }
+}
+
+const INTERFACES = { ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor };
+
+for (const [name, cls] of Object.entries(INTERFACES)) {
+  Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: name, configurable: true });
+}
+
+// Returns a loader that instantiates the wasm module once, and again after a trap retired
+// the previous instance. `importGlue(n)` imports the wasm-bindgen glue afresh for the n-th
+// instance (a new module record, so a new memory) and resolves to its initialised exports.
+function instanceLoader(importGlue) {
+  let current = null;
+  let count = 0;
+  const fresh = () => {
+    count += 1;
+    const p = importGlue(count).then((mod) => new Instance(mod));
+    p.catch(() => {
+      if (current === p) current = null;
+    });
+    return p;
+  };
+  return async () => {
+    current ??= fresh();
+    let inst = await current;
+    if (inst.retired) {
+      current = fresh();
+      inst = await current;
+    }
+    return inst;
+  };
+}
+
+// Installs navigator.ml and the interface objects where the browser has no WebNN (or always,
+// with force: true) and returns navigator.ml.
+function installWebNN(global, importGlue, { force = false } = {}) {
+  const nav = global.navigator;
+  if (nav && 'ml' in nav && !force) return nav.ml;
+  const ml = new ML(INTERNAL, instanceLoader(importGlue));
+  for (const [name, cls] of Object.entries(INTERFACES)) {
+    Object.defineProperty(global, name, { value: cls, writable: true, enumerable: false, configurable: true });
+  }
+  const navProto = nav ? Object.getPrototypeOf(nav) : null;
+  if (navProto) {
+    Object.defineProperty(navProto, 'ml', { get: () => ml, enumerable: true, configurable: true });
+  }
+  return ml;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the browser polyfill into pkg-js/dist: crates/webnn-web for wasm32, the pinned
+# wasm-bindgen (ES module glue), wasm-opt, and the two entry scripts (scripts/web/bundle.mjs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+cargo build -q -p webnn-web --target wasm32-unknown-unknown --release
+dist=pkg-js/dist
+mkdir -p "$dist"
+wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web \
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_web.wasm"
+# binaryen's wasm-opt from npm (setup.sh installs it; Debian's is too old for reference types).
+"$WEBNN_TOOLS/node_modules/.bin/wasm-opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
+node scripts/web/bundle.mjs

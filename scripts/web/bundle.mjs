@@ -1,0 +1,50 @@
+// Writes the polyfill's two entry points into pkg-js/dist next to the wasm-bindgen output:
+// webnn.mjs (ES module exporting install) and webnn-polyfill.js (a classic script that
+// installs itself). The builder's operation list comes from the wasm module itself.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = path.join(root, 'pkg-js/dist');
+const glue = await import(pathToFileURL(path.join(dist, 'webnn_web.js')));
+glue.initSync({ module: readFileSync(path.join(dist, 'webnn_web_bg.wasm')) });
+const ops = `const OP_METHODS = ${glue.opMethods()};\n`;
+const polyfill = readFileSync(path.join(root, 'pkg-js/src/polyfill.js'), 'utf8');
+
+const esm = `${ops}${polyfill}
+const GLUE = new URL('./webnn_web.js', import.meta.url);
+const WASM = new URL('./webnn_web_bg.wasm', import.meta.url);
+
+/** Installs navigator.ml and the WebNN interfaces (see types/index.d.ts). */
+export async function install(options = {}) {
+  const wasm = options.wasmUrl ?? WASM;
+  return installWebNN(globalThis, async (n) => {
+    const mod = await import(\`\${GLUE}?instance=\${n}\`);
+    await mod.default({ module_or_path: wasm });
+    return mod;
+  }, options);
+}
+
+export { ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor };
+`;
+
+const classic = `(function () {
+'use strict';
+${ops}${polyfill}
+// The wasm sits next to this script; a worker that loads it with importScripts can name the
+// folder in self.WEBNN_POLYFILL_BASE. <script data-force> installs over a native WebNN.
+const script = typeof document !== 'undefined' ? document.currentScript : null;
+const base = new URL('.', self.WEBNN_POLYFILL_BASE ?? (script ? script.src : self.location.href));
+const force = script ? script.hasAttribute('data-force') : Boolean(self.WEBNN_POLYFILL_FORCE);
+installWebNN(self, async (n) => {
+  const mod = await import(new URL('webnn_web.js?instance=' + n, base).href);
+  await mod.default({ module_or_path: new URL('webnn_web_bg.wasm', base) });
+  return mod;
+}, { force });
+})();
+`;
+
+writeFileSync(path.join(dist, 'webnn.mjs'), esm);
+writeFileSync(path.join(dist, 'webnn-polyfill.js'), classic);
+console.log(`bundled ${JSON.parse(glue.opMethods()).length} builder operations into pkg-js/dist`);
