@@ -20,7 +20,7 @@ fi
 
 echo "[check-types] tsc --noEmit (TypeScript $(node -p 'require("typescript/package.json").version') + @webgpu/types)"
 node_modules/.bin/tsc --noEmit -p tsconfig.json
-echo "[check-types] tsc --noEmit (TypeScript $(node -p 'require("typescript-6/package.json").version'), lib.dom's WebGPU)"
+echo "[check-types] tsc --noEmit (TypeScript $(node -p 'require("typescript-6/package.json").version'), lib.dom's WebGPU, NodeNext resolution)"
 node node_modules/typescript-6/bin/tsc --noEmit -p tsconfig.dom-webgpu.json
 echo "[check-types] IDL coverage of types/webnn.d.ts"
 node test/idl-coverage.mjs
