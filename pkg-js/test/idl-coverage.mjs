@@ -24,6 +24,12 @@ const indexPath = path.join(pkg, 'types/index.d.ts');
 const WIDENED = {
   'MLOperandDescriptor.shape': 'readonly MLDimension[]', // flexible inputs (MLDynamicDimension entries)
 };
+// Argument types the declarations may replace with a sub-interface: constants and tensors
+// take descriptors without the flexible-input extension's dynamic dimensions, which is every
+// descriptor the IDL allows.
+const ARGUMENT_SUBTYPES = {
+  MLOperandDescriptor: 'MLStaticOperandDescriptor',
+};
 
 let passed = 0;
 let failed = 0;
@@ -195,9 +201,17 @@ function matches(sig, args, result) {
   if (sig.params.length !== args.length) return false;
   const argsOk = args.every((a, i) => {
     const p = sig.params[i];
-    return p.optional === (a.optional || a.variadic) && sameType(p.type, tsText(a.idlType, false));
+    const want = tsText(a.idlType, false);
+    const sub = ARGUMENT_SUBTYPES[want];
+    return p.optional === (a.optional || a.variadic) && (sameType(p.type, want) || (sub && p.type === sub));
   });
   return argsOk && (result === null || sameType(sig.result, result));
+}
+
+for (const [base, sub] of Object.entries(ARGUMENT_SUBTYPES)) {
+  const t = declaredType(sub);
+  const bases = t ? checker.getBaseTypes(t).map((b) => checker.typeToString(b)) : [];
+  check(bases.includes(base), `${sub} extends ${base}`);
 }
 
 // ---- Interfaces -----------------------------------------------------------------------------

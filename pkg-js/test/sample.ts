@@ -353,6 +353,13 @@ async function misuse(ml: ML, context: MLContext, builder: MLGraphBuilder, x: ML
     new MLGraphBuilder();
     // @ts-expect-error: an unknown op in the limits
     context.opSupportLimits().convolution;
+    const dynamic: MLDynamicDimension = { name: "batch", maxSize: 8 };
+    // @ts-expect-error: a tensor's dimensions are sizes (only graph inputs may be dynamic)
+    await context.createTensor({ dataType: "float32", shape: [dynamic, 4] });
+    // @ts-expect-error: so are a constant's
+    builder.constant({ dataType: "float32", shape: [dynamic] }, new Float32Array(8));
+    // @ts-expect-error: a dynamic dimension needs its bound
+    builder.input("y", { dataType: "float32", shape: [{ name: "batch" }] });
     console.log(operand, single);
 }
 

@@ -53,6 +53,7 @@ export type MLDataTypeList = globalThis.MLDataTypeList;
 export type MLDynamicDimension = globalThis.MLDynamicDimension;
 export type MLDimension = globalThis.MLDimension;
 export type MLOperandDescriptor = globalThis.MLOperandDescriptor;
+export type MLStaticOperandDescriptor = globalThis.MLStaticOperandDescriptor;
 export type MLLegacyOperandDescriptor = globalThis.MLLegacyOperandDescriptor;
 export type MLTensorDescriptor = globalThis.MLTensorDescriptor;
 export type MLLegacyTensorDescriptor = globalThis.MLLegacyTensorDescriptor;

@@ -106,7 +106,7 @@ interface MLContext {
      * Creates a tensor that holds constant data, for `MLGraphBuilder.constant(tensor)`.
      * float16 data may be a `Float16Array` or a `Uint16Array` of bit patterns.
      */
-    createConstantTensor(descriptor: MLOperandDescriptor, inputData: AllowSharedBufferSource): Promise<MLTensor>;
+    createConstantTensor(descriptor: MLStaticOperandDescriptor, inputData: AllowSharedBufferSource): Promise<MLTensor>;
     /** Reads a readable tensor's contents into a new buffer. */
     readTensor(tensor: MLTensor): Promise<ArrayBuffer>;
     /** Reads a readable tensor's contents into `outputData`, which must have its byte length. */
@@ -460,15 +460,21 @@ interface MLOperandDescriptor {
 }
 
 /**
+ * An operand descriptor whose dimensions are all sizes, as constants and tensors need (only
+ * graph inputs may have dynamic dimensions).
+ */
+interface MLStaticOperandDescriptor extends MLOperandDescriptor {
+    shape: readonly number[];
+}
+
+/**
  * An operand descriptor as older drafts wrote it, with `dimensions` for `shape`.
  * @deprecated Use `MLOperandDescriptor` with `shape`.
  */
 interface MLLegacyOperandDescriptor {
     dataType: MLOperandDataType;
-    /**
-     * @deprecated Use `shape`.
-     */
-    dimensions: readonly MLDimension[];
+    /** @deprecated Use `shape`. */
+    dimensions: readonly number[];
     shape?: undefined;
 }
 
@@ -496,6 +502,8 @@ interface MLOperatorOptions {
 type MLNumber = number | bigint;
 
 interface MLTensorDescriptor extends MLOperandDescriptor {
+    /** The dimensions, all sizes: a tensor has no dynamic dimensions. */
+    shape: readonly number[];
     /** Whether `readTensor` may read the tensor. @default false */
     readable?: boolean;
     /** Whether `writeTensor` may write the tensor. @default false */
@@ -836,7 +844,7 @@ interface MLGraphBuilder {
      * A constant from a buffer, copied now. float16 data may be a `Float16Array` or a
      * `Uint16Array` of bit patterns.
      */
-    constant(descriptor: MLOperandDescriptor, buffer: AllowSharedBufferSource): MLOperand;
+    constant(descriptor: MLStaticOperandDescriptor, buffer: AllowSharedBufferSource): MLOperand;
     /** @deprecated Older drafts named the shape `dimensions`; use `shape`. */
     constant(descriptor: MLLegacyOperandDescriptor, buffer: AllowSharedBufferSource): MLOperand;
     /** A scalar constant of a data type. */
