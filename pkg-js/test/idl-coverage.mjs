@@ -366,6 +366,13 @@ check(
   'install(options?) => Promise<ML>',
 );
 
+const members = (kind) => [...interfaces.values()].flatMap((i) => i.members.filter((m) => m.type === kind)).length;
+console.log(
+  `IDL: ${interfaces.size} interfaces, ${members('attribute')} attributes, ${members('operation')} operation overloads, ` +
+    `${members('constructor')} constructor, ${dictionaries.size} dictionaries with ` +
+    `${[...dictionaries.values()].reduce((n, d) => n + d.members.length, 0)} members, ` +
+    `${[...enums.values()].reduce((n, v) => n + v.length, 0)} enum values in ${enums.size} enums, ${typedefs.size} typedefs`,
+);
 for (const n of notes) console.log(`note: ${n}`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
