@@ -85,13 +85,13 @@ for (const d of idl) {
 // Dictionaries a caller passes (reachable from operation arguments): their members must be
 // optional exactly when the IDL does not require them. The others are only ever returned, with
 // every member filled, so the declarations may mark those members present.
-const passed_in = new Set();
+const callerDictionaries = new Set();
 function markPassed(t) {
   if (typeof t.idlType !== 'string') return t.idlType.forEach(markPassed);
-  const name = typedefs.has(t.idlType) ? null : t.idlType;
-  if (typedefs.has(t.idlType)) return markPassed(typedefs.get(t.idlType));
-  if (!dictionaries.has(name) || passed_in.has(name)) return;
-  passed_in.add(name);
+  const name = t.idlType;
+  if (typedefs.has(name)) return markPassed(typedefs.get(name));
+  if (!dictionaries.has(name) || callerDictionaries.has(name)) return;
+  callerDictionaries.add(name);
   const d = dictionaries.get(name);
   if (d.parent) markPassed({ idlType: d.parent });
   for (const m of d.members) markPassed(m.idlType);
@@ -309,7 +309,7 @@ for (const [name, dict] of dictionaries) {
     const bases = checker.getBaseTypes(type).map((b) => checker.typeToString(b));
     check(bases.includes(dict.parent), `${name} extends ${dict.parent}`, `extends ${bases.join(', ') || 'nothing'}`);
   }
-  const input = passed_in.has(name);
+  const input = callerDictionaries.has(name);
   for (const m of dict.members) {
     const what = `${name}.${m.name}`;
     const p = checker.getPropertyOfType(type, m.name);
