@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Type-checks the npm package's TypeScript declarations: the strict sample program against
-# them (TypeScript 5 with @webgpu/types, and TypeScript 6 whose lib.dom has WebGPU), then the
-# IDL coverage test. Installs the pinned tools with `npm ci` only when pkg-js/node_modules is
+# them (TypeScript 5 with @webgpu/types, and TypeScript 6 whose lib.dom has WebGPU), a worker
+# sample against lib.webworker, then the IDL coverage test. Installs the pinned tools with `npm ci` only when pkg-js/node_modules is
 # missing or older than package-lock.json; needs nothing from the network but the npm registry.
 set -euo pipefail
 cd "$(dirname "$0")/../pkg-js"
@@ -22,5 +22,7 @@ echo "[check-types] tsc --noEmit (TypeScript $(node -p 'require("typescript/pack
 node_modules/.bin/tsc --noEmit -p tsconfig.json
 echo "[check-types] tsc --noEmit (TypeScript $(node -p 'require("typescript-6/package.json").version'), lib.dom's WebGPU, NodeNext resolution)"
 node node_modules/typescript-6/bin/tsc --noEmit -p tsconfig.dom-webgpu.json
+echo "[check-types] tsc --noEmit (worker sample, lib.webworker)"
+node_modules/.bin/tsc --noEmit -p tsconfig.worker.json
 echo "[check-types] IDL coverage of types/webnn.d.ts"
 node test/idl-coverage.mjs
