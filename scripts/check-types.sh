@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Type-checks the npm package's TypeScript declarations: the strict sample program against
 # them (TypeScript 5 with @webgpu/types, and TypeScript 6 whose lib.dom has WebGPU), a worker
-# sample against lib.webworker, then the IDL coverage test. Installs the pinned tools with `npm ci` only when pkg-js/node_modules is
-# missing or older than package-lock.json; needs nothing from the network but the npm registry.
+# sample against lib.webworker, then the IDL coverage test. Installs the pinned tools with
+# `npm ci` only when pkg-js/node_modules is missing or was installed from another
+# package-lock.json; needs nothing from the network but the npm registry.
 set -euo pipefail
 cd "$(dirname "$0")/../pkg-js"
 
