@@ -80,7 +80,7 @@ async function classifier(context: MLContext): Promise<void> {
 
     // The three constant overloads: a buffer, a scalar, a constant tensor.
     const filter = builder.constant(
-        { dataType: "float32", shape: nhwc ? [8, 3, 3, 3] : [8, 3, 3, 3] },
+        { dataType: "float32", shape: [8, 3, 3, 3] }, // oihw or ohwi: 3x3 kernels over 3 channels
         new Float32Array(8 * 3 * 3 * 3).fill(0.01),
     );
     const biasTensor = await context.createConstantTensor(
