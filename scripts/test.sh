@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/setup.sh all
+bash scripts/models.sh          # EfficientNet-Lite0 weights, labels and samples into www/models/
 
 echo "== native tests"
 cargo test --workspace --exclude webnn-browser-tests

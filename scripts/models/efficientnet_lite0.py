@@ -13,7 +13,9 @@ Writes into OUT_DIR:
   manifest.json   name -> {offset (bytes), shape}, the block table, input preprocessing
   labels.json     the 1000 ImageNet class names, index 0 = "tench, Tinca tinca"
   chelsea.png, coffee.png           scikit-image's samples as shipped (CC0)
-  chelsea.rgb, coffee.rgb           the same resized to 224x224, raw RGB u8, row-major
+  chelsea.rgb, coffee.rgb           their centre crops (7/8 of the shorter side, as the ImageNet
+                                    evaluation's resize to 256 and crop to 224) scaled to
+                                    224x224 bilinearly: raw RGB u8, row-major
 
 Batch normalization (eps 1e-3) is folded into each convolution: w' = w * g / sqrt(v + eps)
 per output channel, b' = beta - mean * g / sqrt(v + eps), computed in double precision. So
@@ -244,20 +246,29 @@ def decode_png(data):
     return width, height, bytes(rgb)
 
 
-def resize_bilinear(width, height, rgb, size):
-    """The whole image stretched to size x size by bilinear interpolation with pixel centres
-    aligned (source x = (x + 0.5) * width / size - 0.5, clamped to the edge), as a canvas
-    drawImage without mipmaps does; rounded to the nearest u8."""
+def center_crop(width, height):
+    """The ImageNet evaluation crop as a source rectangle (x, y, side): the centred square of
+    7/8 of the shorter side, what resizing the shorter side to 256 and cropping 224 keeps."""
+    side = min(width, height) * 7 / 8
+    return (width - side) / 2, (height - side) / 2, side
 
-    def taps(n_src):
+
+def resize_bilinear(width, height, rgb, rect, size):
+    """The square source rectangle `rect` = (x, y, side) of the image scaled to size x size
+    by bilinear interpolation with pixel centres aligned (source x = x + (d + 0.5) * side /
+    size - 0.5, clamped to the image), as a canvas drawImage(image, x, y, side, side, 0, 0,
+    size, size) does without mipmaps; rounded to the nearest u8."""
+    rx, ry, side = rect
+
+    def taps(origin, n_src):
         out = []
         for d in range(size):
-            s = min(max((d + 0.5) * n_src / size - 0.5, 0.0), n_src - 1)
+            s = min(max(origin + (d + 0.5) * side / size - 0.5, 0.0), n_src - 1)
             i = min(int(s), n_src - 2)
             out.append((i, s - i))
         return out
 
-    xs, ys = taps(width), taps(height)
+    xs, ys = taps(rx, width), taps(ry, height)
     out = bytearray(size * size * 3)
     for y, (y0, fy) in enumerate(ys):
         r0, r1 = y0 * width * 3, (y0 + 1) * width * 3
@@ -295,10 +306,12 @@ def write(out_dir, tensors, labels, images, source):
                    "floor(total / 2) before, the rest after",
         "activation": "relu6 after every convolution but the projections",
         "input": {"shape": [1, 3, SIZE, SIZE], "channels": "RGB",
+                  "crop": "the centred square of 7/8 of the shorter side, scaled to 224x224 "
+                          "(bilinear): the ImageNet resize-256, crop-224 evaluation",
                   "preprocess": "(x - 127) / 128 on 0..255"},
         "labels": "labels.json",
-        "samples": {name: {"png": name + ".png", "rgb": name + ".rgb",
-                           "original": [w, h]}
+        "samples": {name: {"png": name + ".png", "rgb": name + ".rgb", "size": [w, h],
+                           "crop": [round(v, 4) for v in center_crop(w, h)]}
                     for name, (w, h) in images.items()},
         "blocks": [{"expand": e, "kernel": k, "stride": s, "in": cin, "out": cout}
                    for (e, k, s, cin, cout) in BLOCKS],
@@ -324,7 +337,7 @@ def main(pth, classes_js, skimage_wheel, out_dir):
                 f.write(png)
             w, h, rgb = decode_png(png)
             with open(os.path.join(out_dir, name + ".rgb"), "wb") as f:
-                f.write(resize_bilinear(w, h, rgb, SIZE))
+                f.write(resize_bilinear(w, h, rgb, center_crop(w, h), SIZE))
             images[name] = (w, h)
     labels = read_labels(classes_js)
     tensors = convert(read_checkpoint(pth))

@@ -1,9 +1,19 @@
-//! Reference networks built with the WebNN graph builder. Weights come from a seeded
-//! generator (no model files): the graphs have the real architectures and sizes, so they
-//! measure speed and check backends against each other, not accuracy on images.
+//! Reference networks built with the WebNN graph builder.
+//!
+//! - MobileNetV2 with weights from a seeded generator (no model files): the real
+//!   architecture and size, for speed and backend-against-backend checks, not accuracy.
+//! - EfficientNet-Lite0 with its trained ImageNet weights, read from the files
+//!   `scripts/models.sh` converts, in NCHW or NHWC.
 
+mod efficientnet;
 mod mobilenet;
 mod rng;
 
+pub use efficientnet::{
+    efficientnet_dir, efficientnet_lite0, imagenet_labels, preprocess, same_padding, sample_rgb,
+    top_k, Block, EfficientNetWeights, ModelError, EFFICIENTNET_INPUT, EFFICIENTNET_SAMPLES,
+    EFFICIENTNET_SIZE,
+};
 pub use mobilenet::{mobilenet_v2, sample_image, MOBILENET_INPUT};
 pub use rng::Rng;
+pub use webnn_core::ops::InputLayout;
