@@ -92,9 +92,14 @@ fn uint(v: &Value, what: &str) -> Result<u32, ModelError> {
 impl EfficientNetWeights {
     /// Reads `manifest.json` and `weights.bin` from `dir`.
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
-        let manifest: Value = serde_json::from_slice(&read(&dir.join("manifest.json"))?)
-            .map_err(|e| bad(format!("not JSON: {e}")))?;
-        let data = read(&dir.join("weights.bin"))?;
+        let manifest = read(&dir.join("manifest.json"))?;
+        Self::from_bytes(&manifest, read(&dir.join("weights.bin"))?)
+    }
+
+    /// The weights from the two files' contents (for callers that fetch them, as a page does).
+    pub fn from_bytes(manifest: &[u8], data: Vec<u8>) -> Result<Self, ModelError> {
+        let manifest: Value =
+            serde_json::from_slice(manifest).map_err(|e| bad(format!("not JSON: {e}")))?;
         let mut tensors = HashMap::new();
         let entries = manifest["tensors"]
             .as_object()
