@@ -14,3 +14,11 @@ wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web \
   --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
 node scripts/web/bundle.mjs
+
+# --harness: also the WPT harness that drives the polyfill in a page (webnn-wpt-js), kept
+# in the target directory since it is only for tests.
+if [ "${1:-}" = --harness ]; then
+  cargo build -q -p webnn-wpt-js --target wasm32-unknown-unknown --release
+  wasm-bindgen --target web --out-dir "$CARGO_TARGET_DIR/webnn-wpt-js" --out-name webnn_wpt_js \
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_wpt_js.wasm"
+fi

@@ -7,7 +7,7 @@ use webnn_core::Backend;
 use webnn_wpt::native::{default_expected_path, default_wpt_dir, load_dir, read_expectations};
 use webnn_wpt::{evaluate, run, to_json, Selection, Status};
 
-const USAGE: &str = "usage: webnn-wpt --backend cpu [--json FILE] [--filter SUBSTR] \
+const USAGE: &str = "usage: webnn-wpt --backend cpu|wgpu|browser-cpu|browser-webgpu [--json FILE] [--filter SUBSTR] \
 [--suite conformance|validation] [--wpt DIR] [--expected FILE] [--verbose] [--list-failing]";
 
 struct Cli {
@@ -80,7 +80,8 @@ pub fn main() -> ExitCode {
 
 fn real_main() -> Result<bool, String> {
     let cli = parse_args()?;
-    let backend = make_backend(&cli.backend)?;
+    let in_browser = webnn_wpt::browser::context_options(&cli.backend).is_some();
+    let backend = if in_browser { None } else { Some(make_backend(&cli.backend)?) };
     let wpt = cli.wpt.clone().unwrap_or_else(default_wpt_dir);
     let expected_path = cli.expected.clone().unwrap_or_else(|| default_expected_path(&cli.backend));
     let expectations = read_expectations(&expected_path)?;
@@ -93,7 +94,14 @@ fn real_main() -> Result<bool, String> {
             println!("{:5} {}{reason}{}", r.status.name().to_uppercase(), r.key(), message_suffix(&r.message));
         }
     };
-    let results = run(backend.as_ref(), &files.as_sources(), &cli.selection, &mut on_result);
+    let results = match &backend {
+        Some(b) => run(b.as_ref(), &files.as_sources(), &cli.selection, &mut on_result),
+        None => {
+            let results = webnn_wpt::browser::run(&cli.backend, &wpt, &files.as_sources(), &cli.selection)?;
+            results.iter().for_each(&mut on_result);
+            results
+        }
+    };
     let elapsed = start.elapsed();
 
     let selection = cli.selection.clone();
@@ -121,13 +129,13 @@ fn real_main() -> Result<bool, String> {
         }
     }
     if let Some(path) = &cli.json {
-        std::fs::write(path, to_json(backend.name(), &results))
+        std::fs::write(path, to_json(&cli.backend, &results))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     let errors = results.iter().filter(|r| r.status == Status::Error).count();
     println!(
         "backend {}: {} cases ({} expected failures, {} of the failures are errors), {}",
-        backend.name(),
+        cli.backend,
         results.len(),
         outcome.expected_failures,
         errors,

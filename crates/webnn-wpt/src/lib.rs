@@ -9,6 +9,8 @@
 //! The library has no threads, clocks or file access in its core path, so it also runs on
 //! wasm32 (with the `embed` feature providing the JSON files); `native` reads them from disk.
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod browser;
 pub mod compare;
 pub mod conformance;
 pub mod data;

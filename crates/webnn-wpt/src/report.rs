@@ -90,6 +90,30 @@ pub fn to_json(backend: &str, results: &[CaseResult]) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
+/// The inverse of `to_json`: the backend name and the results.
+pub fn from_json(text: &str) -> Result<(String, Vec<CaseResult>), String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("report: {e}"))?;
+    let backend = v.get("backend").and_then(Value::as_str).unwrap_or("").to_owned();
+    let items = v.get("results").and_then(Value::as_array).ok_or("report: no results array")?;
+    let field = |r: &Value, k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let results = items
+        .iter()
+        .map(|r| {
+            let suite = match field(r, "suite").as_str() {
+                "conformance" => Suite::Conformance,
+                "validation" => Suite::Validation,
+                other => return Err(format!("report: unknown suite '{other}'")),
+            };
+            let status = [Status::Pass, Status::Fail, Status::Error, Status::Skip]
+                .into_iter()
+                .find(|s| s.name() == field(r, "status"))
+                .ok_or_else(|| format!("report: unknown status in {r}"))?;
+            Ok(CaseResult { suite, file: field(r, "file"), name: field(r, "name"), status, message: field(r, "message") })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok((backend, results))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! (SwiftShader where there is no GPU) and the flags that keep it off the network.
 
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -41,11 +41,33 @@ fn request(port: u16, method: &str, path: &str, body: Option<&Value>) -> Result<
         body.len()
     );
     s.write_all(req.as_bytes()).map_err(|e| format!("chromedriver: {e}"))?;
+    // ChromeDriver may keep the connection open: read the head, then Content-Length bytes.
+    let mut reader = std::io::BufReader::new(s);
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).map_err(|e| format!("chromedriver: {e}"))? == 0 {
+            break;
+        }
+        if line == "\r\n" || line == "\n" {
+            break;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+    }
     let mut out = Vec::new();
-    s.read_to_end(&mut out).map_err(|e| format!("chromedriver: {e}"))?;
-    let text = String::from_utf8_lossy(&out);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    let v: Value = serde_json::from_str(body).map_err(|e| format!("chromedriver: {e}: {body:.200}"))?;
+    match length {
+        Some(n) => {
+            out.resize(n, 0);
+            reader.read_exact(&mut out).map_err(|e| format!("chromedriver: {e}"))?;
+        }
+        None => {
+            reader.read_to_end(&mut out).map_err(|e| format!("chromedriver: {e}"))?;
+        }
+    }
+    let body = String::from_utf8_lossy(&out);
+    let v: Value = serde_json::from_str(&body).map_err(|e| format!("chromedriver: {e}: {body:.200}"))?;
     match v.get("value").and_then(|x| x.get("error")) {
         Some(err) => {
             let msg = v["value"].get("message").and_then(Value::as_str).unwrap_or("");

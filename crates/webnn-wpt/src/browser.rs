@@ -1,0 +1,87 @@
+//! `--backend browser-cpu` / `browser-webgpu`: the suites run in headless Chromium through
+//! the polyfill's JavaScript objects. The page (`tests/browser/pages/wpt.html`) loads the
+//! polyfill as any page would and the harness compiled to wasm (`webnn-wpt-js`), which drives
+//! `navigator.ml`; this side serves the files, starts the run, shows progress and reads the
+//! report back. Build both first with `scripts/build-web.sh --harness`.
+
+use crate::report::{from_json, CaseResult};
+use crate::{Selection, Sources};
+use serde_json::json;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use webnn_www::{Browser, Mount, Server};
+
+/// The `MLContextOptions` each browser backend asks for: the `deviceType` hint picks WebGPU
+/// even on a software adapter, where `accelerated` alone would choose the CPU.
+pub fn context_options(backend: &str) -> Option<serde_json::Value> {
+    match backend {
+        "browser-cpu" => Some(json!({"deviceType": "cpu"})),
+        "browser-webgpu" => Some(json!({"deviceType": "gpu"})),
+        _ => None,
+    }
+}
+
+/// Where `scripts/build-web.sh --harness` puts the harness's wasm.
+pub fn harness_dir() -> std::path::PathBuf {
+    let target = std::env::var("CARGO_TARGET_DIR").map(Into::into).unwrap_or_else(|_| webnn_www::workspace_root().join("target"));
+    Path::new(&target).join("webnn-wpt-js")
+}
+
+pub fn run(backend: &str, wpt: &Path, sources: &Sources, selection: &Selection) -> Result<Vec<CaseResult>, String> {
+    let options = context_options(backend).ok_or_else(|| format!("unknown browser backend '{backend}'"))?;
+    let root = webnn_www::workspace_root();
+    let harness = harness_dir();
+    for needed in [root.join("pkg-js/dist/webnn-polyfill.js"), harness.join("webnn_wpt_js.js")] {
+        if !needed.is_file() {
+            return Err(format!("{} is missing: run scripts/build-web.sh --harness", needed.display()));
+        }
+    }
+    let server = Server::start(
+        vec![
+            Mount::new("/pkg/", root.join("pkg-js/dist")),
+            Mount::new("/harness/", harness),
+            Mount::new("/wpt-data/", wpt),
+            Mount::new("/", root.join("tests/browser/pages")),
+        ],
+        0,
+    )
+    .map_err(|e| format!("cannot serve the harness: {e}"))?;
+    let browser = Browser::start()?;
+    browser.goto(&server.url("/wpt.html"))?;
+    browser.wait_for("window.harnessReady !== undefined", Duration::from_secs(60))?;
+    if browser.eval("return window.harnessReady;", json!([]))? != json!(true) {
+        return Err("the polyfill did not install itself in the page".into());
+    }
+    let names = |files: &[(&str, &str)]| files.iter().map(|(n, _)| n.to_string()).collect::<Vec<_>>();
+    let mut list = json!({"conformance": [], "validation": []});
+    if selection.conformance {
+        list["conformance"] = json!(names(&sources.conformance));
+    }
+    if selection.validation {
+        list["validation"] = json!(names(&sources.validation));
+    }
+    browser.eval(
+        "startWpt(arguments[0], arguments[1], arguments[2]);",
+        json!([options, list, selection.filter]),
+    )?;
+    let start = Instant::now();
+    let mut last = (0, Instant::now());
+    loop {
+        let state = browser.eval("return [wpt.done, wpt.cases, wpt.report !== null, wpt.error];", json!([]))?;
+        if let Some(e) = state[3].as_str() {
+            return Err(format!("the page's harness failed: {e}"));
+        }
+        if state[2] == json!(true) {
+            break;
+        }
+        let done = state[0].as_u64().unwrap_or(0);
+        if done != last.0 && last.1.elapsed() > Duration::from_secs(10) {
+            eprintln!("  {done} files, {} cases, {:.0} s", state[1], start.elapsed().as_secs_f64());
+            last = (done, Instant::now());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let report = browser.eval("return wpt.report;", json!([]))?;
+    let (_, results) = from_json(report.as_str().ok_or("the report is not a string")?)?;
+    Ok(results)
+}
