@@ -410,11 +410,11 @@ class MLGraphBuilder {
 
   static {
     // Every operation of the op table, as a method of the prototype with the IDL's length.
-    for (const [method, length] of OP_METHODS) {
+    for (const [method, length, fewest] of OP_METHODS) {
       const fn = {
         [method](...args) {
           const b = this.#self();
-          requireArgs(args, length, method);
+          requireArgs(args, fewest, method);
           const given = [];
           args.forEach((a, i) => {
             const w = wire(a, operandPair);

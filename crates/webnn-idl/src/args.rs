@@ -268,6 +268,14 @@ impl<'a> Args<'a> {
         operand_ref(self.required(name)?, self.operands, name)
     }
 
+    /// A required `MLOperand` parameter under the first of `names` given.
+    pub fn operand_of(&self, names: &[&str]) -> Result<Operand> {
+        let first = names.first().copied().unwrap_or("input");
+        let v = names.iter().find_map(|n| self.param(n));
+        let v = v.ok_or_else(|| type_error(format!("the required argument '{first}' is missing")))?;
+        operand_ref(v, self.operands, first)
+    }
+
     /// A required `sequence<MLOperand>` parameter.
     pub fn operands(&self, name: &str) -> Result<Vec<Operand>> {
         sequence(self.required(name)?, name)?.iter().map(|v| operand_ref(v, self.operands, name)).collect()

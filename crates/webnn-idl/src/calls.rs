@@ -49,7 +49,8 @@ fn call_method(b: &mut GraphBuilder, method: &str, a: &Args) -> Result<Vec<Opera
         (unary: [$($un:literal => $um:ident),*], binary: [$($bn:literal => $bm:ident),*]) => {
             match method {
                 $($un => {
-                    let input = a.operand("input")?;
+                    // The IDL names the operand `a` for logicalNot, isNaN and isInfinite.
+                    let input = a.operand_of(&["input", "a"])?;
                     return one(b.$um(input, o::label_only(&opts)?));
                 })*
                 $($bn => {

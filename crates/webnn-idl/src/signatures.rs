@@ -19,10 +19,19 @@ pub struct Signature {
     pub params: Vec<Param>,
 }
 
+/// Overloads the spec dropped that published pages still call, with their argument count:
+/// `softmax(input)`, the 2-D softmax of the 2023 spec (`GraphBuilder::softmax_2d`).
+const LEGACY_MIN_ARGS: &[(&str, usize)] = &[("softmax", 1)];
+
 impl Signature {
     /// The number of required parameters: JavaScript's `Function.length` for the operation.
     pub fn length(&self) -> usize {
         self.params.iter().take_while(|p| !p.optional).count()
+    }
+
+    /// The fewest arguments a call may pass (a legacy overload may need fewer than `length`).
+    pub fn min_args(&self) -> usize {
+        LEGACY_MIN_ARGS.iter().find(|(m, _)| *m == self.method).map_or(self.length(), |&(_, n)| n)
     }
 }
 

@@ -178,14 +178,20 @@ impl Session for JsSession {
                 }
             }
         }
+        // Parameters by the IDL's names; a parameter the data names otherwise (cast's
+        // `dataType` is `type` there, logicalNot's `a` is `input`) takes the next unclaimed one.
+        let named: Vec<Option<usize>> =
+            sig.params.iter().map(|p| params.iter().position(|(n, _)| *n == p.name)).collect();
+        let mut spare = params.iter().enumerate().filter(|(k, (n, _))| {
+            !named.contains(&Some(*k)) && (!fallback || sig.params.iter().any(|p| p.name == *n))
+        });
         let args = Array::new();
         let mut last = 0;
         for (i, p) in sig.params.iter().enumerate() {
-            let v = match p.name.as_str() {
-                "options" => merged.as_ref(),
-                // The WPT data calls cast's `dataType` parameter `type`.
-                "dataType" => params.iter().find(|(n, _)| *n == "dataType" || *n == "type").map(|(_, v)| *v),
-                name => params.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+            let v = match (p.name.as_str(), named[i]) {
+                ("options", _) => merged.as_ref(),
+                (_, Some(k)) => Some(params[k].1),
+                (_, None) => spare.next().map(|(_, (_, v))| *v),
             };
             args.push(&v.map(|v| to_js(v, operands)).unwrap_or(JsValue::UNDEFINED));
             if v.is_some() {

@@ -82,6 +82,10 @@ pub fn run(backend: &str, wpt: &Path, sources: &Sources, selection: &Selection) 
         std::thread::sleep(Duration::from_millis(500));
     }
     let report = browser.eval("return wpt.report;", json!([]))?;
-    let (_, results) = from_json(report.as_str().ok_or("the report is not a string")?)?;
+    let (ran_on, results) = from_json(report.as_str().ok_or("the report is not a string")?)?;
+    // The hint picks the backend; a context that fell back elsewhere would test the wrong one.
+    if ran_on != backend {
+        return Err(format!("asked for {backend}, the page's context ran on {ran_on}"));
+    }
     Ok(results)
 }
