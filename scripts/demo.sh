@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# The main job: builds a small WebNN graph with the builder and runs it on the CPU backend.
+# The main job: builds the browser polyfill and the demo pages, serves www/ on localhost
+# (COOP/COEP headers) and runs the image-classification demo (EfficientNet-Lite0, ImageNet
+# weights) in headless Chromium on the CPU and WebGPU backends: prints the top-5 classes and
+# timings and saves a screenshot to out/demo.png. With a display it keeps serving for a person.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-bash scripts/setup.sh native
-cargo run --release -q -p webnn-cpu --example demo "$@"
+bash scripts/setup.sh all
+bash scripts/models.sh
+bash scripts/build-web.sh
+cargo run -q --release -p webnn-www -- demo "$@"

@@ -2,12 +2,14 @@
 # Every test: unit and integration tests (WPT conformance + validation on the cpu backend and
 # on the wgpu backend over Mesa's lavapipe, every op and type against the cpu backend,
 # MobileNetV2 on both), then in headless Chromium: the WPT suites on the cpu backend compiled
-# to wasm32, and the wgpu backend on the page's WebGPU against the cpu backend.
+# to wasm32, the wgpu backend on the page's WebGPU against the cpu backend, and the polyfill
+# (navigator.ml) driven through its JavaScript objects by the WPT suites and its own tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/setup.sh all
 bash scripts/models.sh          # EfficientNet-Lite0 weights, labels and samples into www/models/
+bash scripts/build-web.sh --harness   # the polyfill (pkg-js/dist) and the in-page WPT harness
 
 echo "== native tests"
 cargo test --workspace --exclude webnn-browser-tests
@@ -17,4 +19,8 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu -- --nocapture
+echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU and WebGPU contexts"
+cargo run -q -p webnn-wpt -- --backend browser-cpu
+cargo run -q -p webnn-wpt -- --backend browser-webgpu
+
 bash scripts/check-types.sh   # the npm package's TypeScript declarations
