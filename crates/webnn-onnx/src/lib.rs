@@ -1,0 +1,146 @@
+//! webnn-onnx: a validated WebNN graph as an ONNX model (opset 21, which ONNX Runtime 1.31
+//! runs) with WebNN's exact semantics. Where ONNX differs, ops are decomposed: layouts are
+//! transposed, pooling rounding follows the output size, reductions over no axes reduce
+//! each element alone, indices are clamped, and data types ONNX Runtime's kernels lack are
+//! computed in a wider type and cast back. Recurrent ops are expanded into primitives by
+//! `webnn_core::passes` first.
+//!
+//! int4/uint4 values are held unpacked as int8/uint8 inside the model; the model's inputs
+//! and outputs of those types are int8/uint8 tensors (see `Boundary::unpacked`).
+
+pub mod emit;
+mod ops;
+
+/// The ONNX protobuf types (generated from `proto/onnx.proto`).
+#[allow(clippy::all)]
+pub mod proto {
+    include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
+}
+
+use emit::{held, onnx_type, unpack_nibbles, Em};
+use proto::{
+    tensor_shape_proto::{dimension, Dimension},
+    type_proto, GraphProto, ModelProto, OperatorSetIdProto, TensorShapeProto, TypeProto, ValueInfoProto,
+};
+use webnn_core::{passes, DataType, Error, Graph, OperandDescriptor, Result, Source};
+
+/// The ONNX operator set the models use.
+pub const OPSET: i64 = 21;
+/// ONNX IR version 10 (the one opset 21 came with).
+pub const IR_VERSION: i64 = 10;
+
+/// A graph input or output: its WebNN name and descriptor, and its name in the model.
+#[derive(Clone, Debug)]
+pub struct Boundary {
+    pub name: String,
+    pub onnx_name: String,
+    pub desc: OperandDescriptor,
+}
+
+impl Boundary {
+    /// int4/uint4 cross the model's boundary one value per byte.
+    pub fn unpacked(&self) -> bool {
+        matches!(self.desc.data_type, DataType::Int4 | DataType::Uint4)
+    }
+}
+
+/// A converted graph.
+#[derive(Clone, Debug)]
+pub struct OnnxModel {
+    pub model: ModelProto,
+    pub inputs: Vec<Boundary>,
+    pub outputs: Vec<Boundary>,
+}
+
+impl OnnxModel {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        prost::Message::encode_to_vec(&self.model)
+    }
+}
+
+fn value_info(name: &str, desc: &OperandDescriptor) -> ValueInfoProto {
+    let dim = desc
+        .shape
+        .iter()
+        .map(|d| Dimension {
+            value: Some(match d {
+                webnn_core::Dim::Static(n) => dimension::Value::DimValue(*n as i64),
+                webnn_core::Dim::Dynamic { name, .. } => dimension::Value::DimParam(name.to_string()),
+            }),
+            ..Default::default()
+        })
+        .collect();
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(onnx_type(desc.data_type)),
+                shape: Some(TensorShapeProto { dim }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Converts a validated graph.
+pub fn convert(graph: &Graph) -> Result<OnnxModel> {
+    let graph = passes::expand(graph, &|_| true)?;
+    let mut em = Em::new(&graph);
+    let mut inputs = Vec::new();
+    for (i, (name, o)) in graph.inputs.iter().enumerate() {
+        let onnx_name = format!("input_{i}");
+        em.set(*o, onnx_name.clone());
+        inputs.push(Boundary { name: name.clone(), onnx_name, desc: graph.desc(*o).clone() });
+    }
+    for (i, info) in graph.operands.iter().enumerate() {
+        if let Source::Constant(data) = &info.source {
+            let desc = &info.desc;
+            let shape = desc.require_static("a constant")?;
+            let elements: usize = shape.iter().map(|&n| n as usize).product();
+            let bytes = match desc.data_type {
+                DataType::Int4 | DataType::Uint4 => unpack_nibbles(desc.data_type, data, elements),
+                _ => data.to_vec(),
+            };
+            let dims: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+            let name = em.tensor(held(desc.data_type), &dims, bytes);
+            em.set(webnn_core::Operand::from_raw(0, i as u32), name);
+        }
+    }
+    for node in &graph.nodes {
+        ops::lower(&mut em, node).map_err(|e| e.at(node.op.name(), node.op.label()))?;
+    }
+    let mut outputs = Vec::new();
+    for (i, (name, o)) in graph.outputs.iter().enumerate() {
+        let onnx_name = format!("output_{i}");
+        let v = em.v(*o)?;
+        em.nodes.push(proto::NodeProto {
+            input: vec![v],
+            output: vec![onnx_name.clone()],
+            name: Some(format!("output_identity_{i}")),
+            op_type: Some("Identity".into()),
+            ..Default::default()
+        });
+        outputs.push(Boundary { name: name.clone(), onnx_name, desc: graph.desc(*o).clone() });
+    }
+    if graph.nodes.is_empty() && graph.outputs.is_empty() {
+        return Err(Error::type_error("the graph has no outputs"));
+    }
+    let g = GraphProto {
+        name: Some("webnn".into()),
+        input: inputs.iter().map(|b| value_info(&b.onnx_name, &b.desc)).collect(),
+        output: outputs.iter().map(|b| value_info(&b.onnx_name, &b.desc)).collect(),
+        node: std::mem::take(&mut em.nodes),
+        initializer: std::mem::take(&mut em.initializers),
+        ..Default::default()
+    };
+    let model = ModelProto {
+        ir_version: Some(IR_VERSION),
+        producer_name: Some("webnn-rs".into()),
+        producer_version: Some(env!("CARGO_PKG_VERSION").into()),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(OPSET) }],
+        graph: Some(g),
+        ..Default::default()
+    };
+    Ok(OnnxModel { model, inputs, outputs })
+}

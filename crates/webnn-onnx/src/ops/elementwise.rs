@@ -1,0 +1,212 @@
+//! Element-wise arithmetic, comparisons, logic, unary math, cast and clamp.
+
+use crate::emit::{arith, attr_i, held, Em};
+use webnn_core::ops::{Binary, Cast, Clamp, MLNumber, NumberCast, Unary};
+use webnn_core::{DataType, OpKind, Result};
+
+/// uint64 values as int64 with the sign bit flipped: signed order on the result is the
+/// unsigned order of the input, so comparisons and max/min stay exact above 2^63.
+fn ordered_u64(em: &mut Em, v: &str) -> String {
+    let x = em.cast(v, DataType::Uint64, DataType::Int64);
+    let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
+    em.node("BitwiseXor", &[&x, &bit], vec![])
+}
+
+/// add, sub, mul, div, max, min, pow.
+pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -> Result<()> {
+    let dt = em.dt(a.a);
+    if dt == DataType::Uint64 && matches!(kind, OpKind::Max | OpKind::Min) {
+        let (x, y) = (em.v(a.a)?, em.v(a.b)?);
+        let (x, y) = (ordered_u64(em, &x), ordered_u64(em, &y));
+        let m = em.node(if kind == OpKind::Max { "Max" } else { "Min" }, &[&x, &y], vec![]);
+        let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
+        let m = em.node("BitwiseXor", &[&m, &bit], vec![]);
+        return em.output_from(out, m, DataType::Int64);
+    }
+    let ct = arith(dt);
+    let op = match kind {
+        OpKind::Add => "Add",
+        OpKind::Sub => "Sub",
+        OpKind::Mul => "Mul",
+        OpKind::Div => "Div",
+        OpKind::Max => "Max",
+        OpKind::Min => "Min",
+        _ => "Pow",
+    };
+    let x = em.input_as(a.a, ct)?;
+    let y = em.input_as(a.b, ct)?;
+    let r = if kind == OpKind::Div && !dt.is_float() {
+        // An integer division by zero traps in ONNX Runtime; WebNN leaves it undefined and
+        // the reference gives 0: divide by 1 there and select 0.
+        let zero = em.scalar_int(ct, 0);
+        let one = em.scalar_int(ct, 1);
+        let is_zero = em.node("Equal", &[&y, &zero], vec![]);
+        let safe = em.node("Where", &[&is_zero, &one, &y], vec![]);
+        let q = em.node("Div", &[&x, &safe], vec![]);
+        em.node("Where", &[&is_zero, &zero, &q], vec![])
+    } else if kind == OpKind::Pow && !dt.is_float() {
+        int_pow(em, &x, &y, ct)
+    } else {
+        em.node(op, &[&x, &y], vec![])
+    };
+    em.output_from(out, r, ct)
+}
+
+/// Integer power in doubles (exact while the result fits in 53 bits), truncated toward zero
+/// as the reference does for negative exponents (1/x^n), and wrapped into the type.
+fn int_pow(em: &mut Em, x: &str, y: &str, ct: DataType) -> String {
+    let xd = em.to_f64(x);
+    let yd = em.to_f64(y);
+    let p = em.node("Pow", &[&xd, &yd], vec![]);
+    let i = em.node("Cast", &[&p], vec![attr_i("to", crate::emit::onnx_type(DataType::Int64) as i64)]);
+    em.cast(&i, DataType::Int64, ct)
+}
+
+/// equal, notEqual, greater, greaterOrEqual, lesser, lesserOrEqual: bool results as uint8.
+pub fn compare(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -> Result<()> {
+    let dt = em.dt(a.a);
+    let (x, y) = if dt == DataType::Uint64 {
+        let (x, y) = (em.v(a.a)?, em.v(a.b)?);
+        (ordered_u64(em, &x), ordered_u64(em, &y))
+    } else {
+        let ct = arith(dt);
+        (em.input_as(a.a, ct)?, em.input_as(a.b, ct)?)
+    };
+    let op = match kind {
+        OpKind::Equal | OpKind::NotEqual => "Equal",
+        OpKind::Greater => "Greater",
+        OpKind::GreaterOrEqual => "GreaterOrEqual",
+        OpKind::Lesser => "Less",
+        _ => "LessOrEqual",
+    };
+    let mut r = em.node(op, &[&x, &y], vec![]);
+    if kind == OpKind::NotEqual {
+        r = em.node("Not", &[&r], vec![]);
+    }
+    let r = bool_to_u8(em, &r);
+    em.set(out, r);
+    Ok(())
+}
+
+pub fn bool_to_u8(em: &mut Em, v: &str) -> String {
+    em.node("Cast", &[v], vec![attr_i("to", crate::emit::onnx_type(DataType::Uint8) as i64)])
+}
+
+pub fn to_bool(em: &mut Em, v: &str) -> String {
+    em.node("Cast", &[v], vec![attr_i("to", crate::proto::tensor_proto::DataType::Bool as i64)])
+}
+
+/// logicalAnd, logicalOr, logicalXor: nonzero is true.
+pub fn logical(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -> Result<()> {
+    let (x, y) = (em.v(a.a)?, em.v(a.b)?);
+    let (x, y) = (to_bool(em, &x), to_bool(em, &y));
+    let op = match kind {
+        OpKind::LogicalAnd => "And",
+        OpKind::LogicalOr => "Or",
+        _ => "Xor",
+    };
+    let r = em.node(op, &[&x, &y], vec![]);
+    let r = bool_to_u8(em, &r);
+    em.set(out, r);
+    Ok(())
+}
+
+/// The unary ops, including logicalNot, isNaN, isInfinite and identity.
+pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: webnn_core::Operand) -> Result<()> {
+    let dt = em.dt(a.input);
+    let float_op = match kind {
+        OpKind::LogicalNot => {
+            let x = em.v(a.input)?;
+            let b = to_bool(em, &x);
+            let r = em.node("Not", &[&b], vec![]);
+            let r = bool_to_u8(em, &r);
+            em.set(out, r);
+            return Ok(());
+        }
+        OpKind::IsNaN | OpKind::IsInfinite => {
+            let x = em.input_as(a.input, DataType::Float32)?;
+            let r = em.node(if kind == OpKind::IsNaN { "IsNaN" } else { "IsInf" }, &[&x], vec![]);
+            let r = bool_to_u8(em, &r);
+            em.set(out, r);
+            return Ok(());
+        }
+        OpKind::Identity => {
+            let x = em.v(a.input)?;
+            em.set(out, x);
+            return Ok(());
+        }
+        OpKind::Abs => return em.simple("Abs", &[a.input], arith(dt), vec![], out),
+        OpKind::Neg => return em.simple("Neg", &[a.input], arith(dt), vec![], out),
+        OpKind::Sign => return em.simple("Sign", &[a.input], arith(dt), vec![], out),
+        OpKind::Ceil => "Ceil",
+        OpKind::Cos => "Cos",
+        OpKind::Erf => "Erf",
+        OpKind::Exp => "Exp",
+        OpKind::Floor => "Floor",
+        OpKind::Log => "Log",
+        OpKind::Reciprocal => "Reciprocal",
+        OpKind::RoundEven => "Round",
+        OpKind::Sin => "Sin",
+        OpKind::Sqrt => "Sqrt",
+        OpKind::Tan => "Tan",
+        _ => return crate::ops::activation::unary(em, kind, a, out),
+    };
+    em.simple(float_op, &[a.input], DataType::Float32, vec![], out)
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-cast>: float to integer truncates toward
+/// zero and saturates (NaN gives 0), integer to integer keeps the low bits, the rest round
+/// to nearest.
+pub fn cast(em: &mut Em, a: &Cast, out: webnn_core::Operand) -> Result<()> {
+    let from = em.dt(a.input);
+    let to = a.data_type;
+    let x = em.v(a.input)?;
+    if !from.is_float() && matches!(to, DataType::Int4 | DataType::Uint4) {
+        let wide = em.cast(&x, from, DataType::Int32);
+        return em.output_from(out, wide, DataType::Int32);
+    }
+    if !from.is_float() || to.is_float() {
+        return em.output_from(out, x, held(from));
+    }
+    let xd = em.to_f64(&x);
+    let zero = em.f64_scalar(0.0);
+    let nan = em.node("IsNaN", &[&xd], vec![]);
+    let xd0 = em.node("Where", &[&nan, &zero, &xd], vec![]);
+    let (lo, hi) = to.int_range().unwrap_or((0, 0));
+    let hi_f = hi as f64;
+    // 2^63 - 1 and 2^64 - 1 round up in a double; clamp below and patch the top.
+    let needs_top = hi_f as i128 > hi;
+    let hi_clip = if needs_top { f64::from_bits(hi_f.to_bits() - 1) } else { hi_f };
+    let (lo_c, hi_c) = (em.f64_scalar(lo as f64), em.f64_scalar(hi_clip));
+    let clipped = em.node("Clip", &[&xd0, &lo_c, &hi_c], vec![]);
+    let mut y = em.node("Cast", &[&clipped], vec![attr_i("to", crate::emit::onnx_type(to) as i64)]);
+    if needs_top {
+        let top = em.f64_scalar(hi_f);
+        let at_top = em.node("GreaterOrEqual", &[&xd0, &top], vec![]);
+        let max = em.scalar_int(to, hi);
+        y = em.node("Where", &[&at_top, &max, &y], vec![]);
+    }
+    em.set(out, y);
+    Ok(())
+}
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-clamp>: the bounds cast to the input
+/// type; a NaN bound limits nothing.
+pub fn clamp(em: &mut Em, a: &Clamp, out: webnn_core::Operand) -> Result<()> {
+    let dt = em.dt(a.input);
+    // Clip covers every held type in ONNX Runtime except float16.
+    let ct = if dt == DataType::Float16 { DataType::Float32 } else { held(dt) };
+    let x = em.input_as(a.input, ct)?;
+    let bound = |em: &mut Em, v: Option<MLNumber>| -> String {
+        match v.map(|v| v.cast(dt)) {
+            None => String::new(),
+            Some(NumberCast::Float(f)) if f.is_nan() => String::new(),
+            Some(NumberCast::Float(f)) => em.scalar(ct, f),
+            Some(NumberCast::Int(i)) => em.scalar_int(ct, i),
+        }
+    };
+    let lo = bound(em, a.options.min_value);
+    let hi = bound(em, a.options.max_value);
+    let y = em.node("Clip", &[&x, &lo, &hi], vec![]);
+    em.output_from(out, y, ct)
+}

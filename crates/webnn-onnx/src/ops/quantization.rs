@@ -1,0 +1,73 @@
+//! quantizeLinear and dequantizeLinear, per-tensor, per-axis or blockwise over any axes:
+//! scale and zero point are repeated over their blocks to the input's shape, then the
+//! element-wise formula runs in doubles.
+
+use crate::emit::{attr_i, held, onnx_type, Em};
+use webnn_core::ops::QuantizeLinear;
+use webnn_core::{DataType, Operand, Result};
+
+/// `o` (shape `small`, right-aligned with `shape`) with each element repeated over its
+/// block: [s0, s1] -> reshape [s0, 1, s1, 1] -> expand [s0, b0, s1, b1] -> [s0*b0, s1*b1].
+fn blocks(em: &mut Em, v: &str, small: &[u32], shape: &[u32]) -> String {
+    let rank = shape.len();
+    let mut s: Vec<i64> = vec![1; rank - small.len().min(rank)];
+    s.extend(small.iter().map(|&n| n as i64));
+    let blocked = (0..rank).any(|d| s[d] != 1 && s[d] != shape[d] as i64);
+    if !blocked {
+        return v.to_string();
+    }
+    let b: Vec<i64> = (0..rank).map(|d| if s[d] == 1 { 1 } else { shape[d] as i64 / s[d] }).collect();
+    let split: Vec<i64> = (0..rank).flat_map(|d| [s[d], 1]).collect();
+    let wide: Vec<i64> = (0..rank).flat_map(|d| [s[d], b[d]]).collect();
+    let merged: Vec<i64> = (0..rank).map(|d| s[d] * b[d]).collect();
+    let (split, wide, merged) = (em.i64s(&split), em.i64s(&wide), em.i64s(&merged));
+    let r = em.node("Reshape", &[v, &split], vec![]);
+    let e = em.node("Expand", &[&r, &wide], vec![]);
+    em.node("Reshape", &[&e, &merged], vec![])
+}
+
+fn param_f64(em: &mut Em, o: Operand, shape: &[u32]) -> Result<String> {
+    let v = em.v(o)?;
+    let small = em.shape(o)?;
+    let d = em.to_f64(&v);
+    Ok(blocks(em, &d, &small, shape))
+}
+
+/// saturate(roundEven(x / scale) + zeroPoint); NaN quotients give the zero point.
+pub fn quantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
+    let shape = em.shape(a.input)?;
+    let x = em.v(a.input)?;
+    let x = em.to_f64(&x);
+    let s = param_f64(em, a.scale, &shape)?;
+    let z = param_f64(em, a.zero_point, &shape)?;
+    let q = em.node("Div", &[&x, &s], vec![]);
+    let q = em.node("Round", &[&q], vec![]);
+    let zero = em.f64_scalar(0.0);
+    let nan = em.node("IsNaN", &[&q], vec![]);
+    let q = em.node("Where", &[&nan, &zero, &q], vec![]);
+    let q = em.node("Add", &[&q, &z], vec![]);
+    let dt = em.dt(out);
+    let (lo, hi) = dt.int_range().unwrap_or((0, 0));
+    let (lo, hi) = (em.f64_scalar(lo as f64), em.f64_scalar(hi as f64));
+    let q = em.node("Clip", &[&q, &lo, &hi], vec![]);
+    let y = em.node("Cast", &[&q], vec![attr_i("to", onnx_type(held(dt)) as i64)]);
+    em.set(out, y);
+    Ok(())
+}
+
+/// (x - zeroPoint) * scale, the difference exact in int64.
+pub fn dequantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
+    let shape = em.shape(a.input)?;
+    let x = em.input_as(a.input, DataType::Int64)?;
+    let zv = em.input_as(a.zero_point, DataType::Int64)?;
+    let zs = em.shape(a.zero_point)?;
+    let z = blocks(em, &zv, &zs, &shape);
+    let d = em.node("Sub", &[&x, &z], vec![]);
+    let d = em.to_f64(&d);
+    let s = param_f64(em, a.scale, &shape)?;
+    let y = em.node("Mul", &[&d, &s], vec![]);
+    let dt = em.dt(out);
+    let y = em.node("Cast", &[&y], vec![attr_i("to", onnx_type(dt) as i64)]);
+    em.set(out, y);
+    Ok(())
+}

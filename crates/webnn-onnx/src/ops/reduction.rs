@@ -1,0 +1,82 @@
+//! Reductions, argMin/argMax and cumulativeSum.
+
+use crate::emit::{arith, attr_i, Em};
+use webnn_core::ops::{ArgMinMax, CumulativeSum, Reduce};
+use webnn_core::{DataType, OpKind, Operand, Result};
+
+/// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-reduce>. Reducing over no axes (an
+/// empty list, or a scalar input) applies the reduction to each element alone (reduceL1 is
+/// |x|, reduceSumSquare x^2, ...); ONNX would return the input unchanged, so the input gets a
+/// trailing axis of size 1 and that axis is reduced.
+pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()> {
+    let dt = em.dt(a.input);
+    let rank = em.rank(a.input);
+    let axes: Vec<i64> = match &a.options.axes {
+        Some(v) => v.iter().map(|&x| x as i64).collect(),
+        None => (0..rank as i64).collect(),
+    };
+    let float_only = matches!(
+        kind,
+        OpKind::ReduceL2 | OpKind::ReduceLogSum | OpKind::ReduceLogSumExp | OpKind::ReduceMean
+    );
+    let ct = if float_only { DataType::Float32 } else { arith(dt) };
+    let mut x = em.input_as(a.input, ct)?;
+    let (axes, keep) = if axes.is_empty() {
+        let at = em.i64s(&[rank as i64]);
+        x = em.node("Unsqueeze", &[&x, &at], vec![]);
+        (vec![rank as i64], 0)
+    } else {
+        (axes, a.options.keep_dimensions as i64)
+    };
+    let axes = em.i64s(&axes);
+    let reduce = |em: &mut Em, op: &str, v: &str| em.node(op, &[v, &axes], vec![attr_i("keepdims", keep)]);
+    let y = match kind {
+        OpKind::ReduceL1 => {
+            let abs = em.node("Abs", &[&x], vec![]);
+            reduce(em, "ReduceSum", &abs)
+        }
+        OpKind::ReduceL2 => {
+            let sq = em.node("Mul", &[&x, &x], vec![]);
+            let s = reduce(em, "ReduceSum", &sq);
+            em.node("Sqrt", &[&s], vec![])
+        }
+        OpKind::ReduceLogSum => {
+            let s = reduce(em, "ReduceSum", &x);
+            em.node("Log", &[&s], vec![])
+        }
+        OpKind::ReduceLogSumExp => reduce(em, "ReduceLogSumExp", &x),
+        OpKind::ReduceMax => reduce(em, "ReduceMax", &x),
+        OpKind::ReduceMean => reduce(em, "ReduceMean", &x),
+        OpKind::ReduceMin => reduce(em, "ReduceMin", &x),
+        OpKind::ReduceProduct => reduce(em, "ReduceProd", &x),
+        OpKind::ReduceSum => reduce(em, "ReduceSum", &x),
+        _ => {
+            let sq = em.node("Mul", &[&x, &x], vec![]);
+            reduce(em, "ReduceSum", &sq)
+        }
+    };
+    em.output_from(out, y, ct)
+}
+
+/// argMin/argMax: the first index of the extreme value.
+pub fn arg(em: &mut Em, kind: OpKind, a: &ArgMinMax, out: Operand) -> Result<()> {
+    let ct = arith(em.dt(a.input));
+    let x = em.input_as(a.input, ct)?;
+    let op = if kind == OpKind::ArgMax { "ArgMax" } else { "ArgMin" };
+    let attrs = vec![
+        attr_i("axis", a.axis as i64),
+        attr_i("keepdims", a.options.keep_dimensions as i64),
+        attr_i("select_last_index", 0),
+    ];
+    let y = em.node(op, &[&x], attrs);
+    em.output_from(out, y, DataType::Int64)
+}
+
+pub fn cumulative_sum(em: &mut Em, a: &CumulativeSum, out: Operand) -> Result<()> {
+    let ct = arith(em.dt(a.input));
+    let x = em.input_as(a.input, ct)?;
+    let axis = em.scalar_int(DataType::Int64, a.axis as i128);
+    let attrs = vec![attr_i("exclusive", a.options.exclusive as i64), attr_i("reverse", a.options.reversed as i64)];
+    let y = em.node("CumSum", &[&x, &axis], attrs);
+    em.output_from(out, y, ct)
+}

@@ -1,0 +1,177 @@
+//! Data movement: concat, expand, pad, reshape, reverse, slice, split, tile, transpose,
+//! triangular, where.
+
+use crate::emit::{arith, attr_i, attr_ints, attr_s, held, Em};
+use webnn_core::ops::{
+    Concat, Expand, NumberCast, Pad, PaddingMode, Reshape, Reverse, Slice, Split, Tile, Transpose, Triangular, Where,
+};
+use webnn_core::{DataType, Node, Operand, Result};
+
+fn static_dims(em: &Em, o: Operand) -> Result<Vec<i64>> {
+    Ok(em.shape(o)?.iter().map(|&n| n as i64).collect())
+}
+
+/// Pad and Tile lack float16 kernels in ONNX Runtime's CPU provider; float32 holds every
+/// float16 value exactly.
+fn movable(dt: DataType) -> DataType {
+    if dt == DataType::Float16 {
+        DataType::Float32
+    } else {
+        held(dt)
+    }
+}
+
+pub fn concat(em: &mut Em, a: &Concat, out: Operand) -> Result<()> {
+    let ct = held(em.dt(out));
+    em.simple("Concat", &a.inputs, ct, vec![attr_i("axis", a.axis as i64)], out)
+}
+
+pub fn expand(em: &mut Em, a: &Expand, out: Operand) -> Result<()> {
+    let shape = static_dims(em, out)?;
+    let x = em.v(a.input)?;
+    let s = em.i64s(&shape);
+    let y = em.node("Expand", &[&x, &s], vec![]);
+    em.output_from(out, y, held(em.dt(a.input)))
+}
+
+pub fn reshape(em: &mut Em, a: &Reshape, out: Operand) -> Result<()> {
+    let shape = static_dims(em, out)?;
+    let x = em.v(a.input)?;
+    let s = em.i64s(&shape);
+    let y = em.node("Reshape", &[&x, &s], vec![]);
+    em.output_from(out, y, held(em.dt(a.input)))
+}
+
+pub fn pad(em: &mut Em, a: &Pad, out: Operand) -> Result<()> {
+    let dt = em.dt(a.input);
+    let ct = movable(dt);
+    let x = em.input_as(a.input, ct)?;
+    let pads: Vec<i64> =
+        a.beginning_padding.iter().chain(a.ending_padding.iter()).map(|&p| p as i64).collect();
+    if pads.iter().all(|&p| p == 0) {
+        return em.output_from(out, x, ct);
+    }
+    let pads = em.i64s(&pads);
+    let (mode, value) = match a.options.mode {
+        PaddingMode::Constant => {
+            let v = match a.options.value.cast(dt) {
+                NumberCast::Float(f) => em.scalar(ct, f),
+                NumberCast::Int(i) => em.scalar_int(ct, i),
+            };
+            ("constant", v)
+        }
+        PaddingMode::Edge => ("edge", String::new()),
+        PaddingMode::Reflection => ("reflect", String::new()),
+    };
+    let y = em.node("Pad", &[&x, &pads, &value], vec![attr_s("mode", mode)]);
+    em.output_from(out, y, ct)
+}
+
+pub fn reverse(em: &mut Em, a: &Reverse, out: Operand) -> Result<()> {
+    let rank = em.rank(a.input) as i64;
+    let axes: Vec<i64> = match &a.options.axes {
+        Some(v) => v.iter().map(|&x| x as i64).collect(),
+        None => (0..rank).collect(),
+    };
+    let x = em.v(a.input)?;
+    if axes.is_empty() {
+        em.set(out, x);
+        return Ok(());
+    }
+    let n = axes.len();
+    let (starts, ends, ax, steps) =
+        (em.i64s(&vec![-1; n]), em.i64s(&vec![i64::MIN; n]), em.i64s(&axes), em.i64s(&vec![-1; n]));
+    let y = em.node("Slice", &[&x, &starts, &ends, &ax, &steps], vec![]);
+    em.output_from(out, y, held(em.dt(a.input)))
+}
+
+pub fn slice(em: &mut Em, a: &Slice, out: Operand) -> Result<()> {
+    let x = em.v(a.input)?;
+    let rank = a.starts.len();
+    if rank == 0 {
+        em.set(out, x);
+        return Ok(());
+    }
+    let strides: Vec<i64> = match &a.options.strides {
+        Some(s) => s.iter().map(|&x| x as i64).collect(),
+        None => vec![1; rank],
+    };
+    let starts: Vec<i64> = a.starts.iter().map(|&x| x as i64).collect();
+    let ends: Vec<i64> = (0..rank)
+        .map(|i| starts[i] + (a.sizes[i] as i64 - 1) * strides[i] + 1)
+        .collect();
+    let axes: Vec<i64> = (0..rank as i64).collect();
+    let (s, e, ax, st) = (em.i64s(&starts), em.i64s(&ends), em.i64s(&axes), em.i64s(&strides));
+    let y = em.node("Slice", &[&x, &s, &e, &ax, &st], vec![]);
+    em.output_from(out, y, held(em.dt(a.input)))
+}
+
+pub fn split(em: &mut Em, a: &Split, node: &Node) -> Result<()> {
+    let axis = a.options.axis as usize;
+    let sizes: Vec<i64> =
+        node.outputs.iter().map(|&o| Ok(em.shape(o)?[axis] as i64)).collect::<Result<_>>()?;
+    let x = em.v(a.input)?;
+    let s = em.i64s(&sizes);
+    let ys = em.node_n("Split", &[&x, &s], sizes.len(), vec![attr_i("axis", axis as i64)]);
+    let ct = held(em.dt(a.input));
+    for (o, y) in node.outputs.iter().zip(ys) {
+        em.output_from(*o, y, ct)?;
+    }
+    Ok(())
+}
+
+pub fn tile(em: &mut Em, a: &Tile, out: Operand) -> Result<()> {
+    let ct = movable(em.dt(a.input));
+    let x = em.input_as(a.input, ct)?;
+    if a.repetitions.is_empty() {
+        return em.output_from(out, x, ct);
+    }
+    let reps: Vec<i64> = a.repetitions.iter().map(|&r| r as i64).collect();
+    let r = em.i64s(&reps);
+    let y = em.node("Tile", &[&x, &r], vec![]);
+    em.output_from(out, y, ct)
+}
+
+pub fn transpose(em: &mut Em, a: &Transpose, out: Operand) -> Result<()> {
+    let rank = em.rank(a.input);
+    let perm: Vec<i64> = match &a.options.permutation {
+        Some(p) => p.iter().map(|&x| x as i64).collect(),
+        None => (0..rank as i64).rev().collect(),
+    };
+    let x = em.v(a.input)?;
+    if rank == 0 {
+        em.set(out, x);
+        return Ok(());
+    }
+    let y = em.node("Transpose", &[&x], vec![attr_ints("perm", &perm)]);
+    em.output_from(out, y, held(em.dt(a.input)))
+}
+
+/// The upper (j - i >= diagonal) or lower (j - i <= diagonal) triangle of the last two
+/// axes, zeros elsewhere, by a constant mask (any data type).
+pub fn triangular(em: &mut Em, a: &Triangular, out: Operand) -> Result<()> {
+    let shape = em.shape(a.input)?;
+    let (h, w) = (shape[shape.len() - 2] as i64, shape[shape.len() - 1] as i64);
+    let d = a.options.diagonal as i64;
+    let mask: Vec<u8> = (0..h)
+        .flat_map(|i| (0..w).map(move |j| (j - i, i)))
+        .map(|(k, _)| if a.options.upper { (k >= d) as u8 } else { (k <= d) as u8 })
+        .collect();
+    let m = em.tensor(DataType::Uint8, &[h, w], mask);
+    let m = crate::ops::elementwise::to_bool(em, &m);
+    let ct = arith(em.dt(a.input));
+    let x = em.input_as(a.input, ct)?;
+    let zero = em.scalar_int(ct, 0);
+    let y = em.node("Where", &[&m, &x, &zero], vec![]);
+    em.output_from(out, y, ct)
+}
+
+pub fn where_(em: &mut Em, a: &Where, out: Operand) -> Result<()> {
+    let c = em.v(a.condition)?;
+    let c = crate::ops::elementwise::to_bool(em, &c);
+    let ct = arith(em.dt(out));
+    let t = em.input_as(a.true_value, ct)?;
+    let f = em.input_as(a.false_value, ct)?;
+    let y = em.node("Where", &[&c, &t, &f], vec![]);
+    em.output_from(out, y, ct)
+}
