@@ -313,11 +313,11 @@ class MLContext {
     return new MLTensor(INTERNAL, c, c.#inst, raw);
   }
 
-  async readTensor(tensor, outputData) {
+  async readTensor(tensor, ...rest) {
     const c = this.#self();
     requireArgs(arguments, 1, 'readTensor');
     const t = c.#own(tensor, tensorOf, 'tensor');
-    const out = arguments.length > 1 ? bufferSource(outputData, 'readTensor') : null;
+    const out = rest.length > 0 ? bufferSource(rest[0], 'readTensor') : null;
     if (out && out.bytes.byteLength !== t.raw.byteLength()) {
       throw new TypeError(`readTensor: the buffer has ${out.bytes.byteLength} bytes, the tensor ${t.raw.byteLength()}`);
     }
@@ -380,7 +380,8 @@ class MLGraphBuilder {
 
   // constant(descriptor, buffer), constant(dataType, value), constant(tensor): overloads
   // resolved as WebIDL does, by argument count and the first argument's type.
-  constant(...args) {
+  constant(first, ...rest) {
+    const args = [...arguments];
     const b = this.#self();
     requireArgs(args, 1, 'constant');
     if (args.length === 1) {
@@ -435,8 +436,14 @@ class MLGraphBuilder {
   }
 }
 
+let mlLoader = () => null;
+
 class ML {
   #load;
+
+  static {
+    mlLoader = (ml) => ml.#load;
+  }
 
   constructor(token, load) {
     if (token !== INTERNAL) throw illegalConstructor();
@@ -445,8 +452,9 @@ class ML {
 
   // createContext(options) and createContext(gpuDevice). A GPUDevice asks for WebGPU; the
   // context opens its own device on the page's adapter (see the README's limits).
-  async createContext(options) {
+  async createContext(...args) {
     if (!(#load in this)) throw new TypeError('Illegal invocation');
+    const options = args[0];
     let opts = options;
     if (typeof GPUDevice !== 'undefined' && options instanceof GPUDevice) {
       opts = { deviceType: 'gpu' };
@@ -458,6 +466,17 @@ class ML {
     return new MLContext(INTERNAL, inst, raw);
   }
 }
+
+// Test hooks, out of the way of pages under a registered symbol: 'panic' provokes a Rust
+// panic in the current wasm instance; 'memory' reports its linear memory's size in bytes.
+Object.defineProperty(ML.prototype, Symbol.for('webnn-rs.testing'), {
+  async value(what) {
+    const inst = await mlLoader(this)();
+    if (what === 'panic') return inst.call((mod) => mod.__panicForTest());
+    if (what === 'memory') return inst.mod.memory.buffer.byteLength;
+    throw new TypeError(`unknown test hook '${what}'`);
+  },
+});
 
 const INTERFACES = { ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor };
 

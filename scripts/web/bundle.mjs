@@ -21,8 +21,8 @@ export async function install(options = {}) {
   const wasm = options.wasmUrl ?? WASM;
   return installWebNN(globalThis, async (n) => {
     const mod = await import(\`\${GLUE}?instance=\${n}\`);
-    await mod.default({ module_or_path: wasm });
-    return mod;
+    const exports = await mod.default({ module_or_path: wasm });
+    return Object.assign({}, mod, { memory: exports.memory });
   }, options);
 }
 
@@ -35,12 +35,12 @@ ${ops}${polyfill}
 // The wasm sits next to this script; a worker that loads it with importScripts can name the
 // folder in self.WEBNN_POLYFILL_BASE. <script data-force> installs over a native WebNN.
 const script = typeof document !== 'undefined' ? document.currentScript : null;
-const base = new URL('.', self.WEBNN_POLYFILL_BASE ?? (script ? script.src : self.location.href));
+const base = new URL(self.WEBNN_POLYFILL_BASE ?? (script ? script.src : self.location.href), self.location.href);
 const force = script ? script.hasAttribute('data-force') : Boolean(self.WEBNN_POLYFILL_FORCE);
 installWebNN(self, async (n) => {
   const mod = await import(new URL('webnn_web.js?instance=' + n, base).href);
-  await mod.default({ module_or_path: new URL('webnn_web_bg.wasm', base) });
-  return mod;
+  const exports = await mod.default({ module_or_path: new URL('webnn_web_bg.wasm', base) });
+  return Object.assign({}, mod, { memory: exports.memory });
 }, { force });
 })();
 `;

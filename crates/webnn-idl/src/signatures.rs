@@ -17,6 +17,15 @@ pub struct Param {
 pub struct Signature {
     pub method: String,
     pub params: Vec<Param>,
+    /// The operation returns a `Promise` (so it rejects rather than throws).
+    pub promise: bool,
+}
+
+/// An IDL attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribute {
+    pub name: String,
+    pub readonly: bool,
 }
 
 /// Overloads the spec dropped that published pages still call, with their argument count:
@@ -54,8 +63,8 @@ pub fn op_signature(method: &str) -> Option<&'static Signature> {
     op_signatures().iter().find(|s| s.method == method)
 }
 
-/// The operations declared in `interface NAME` and its partial interfaces (the first overload
-/// of each name; constructors and attributes are left out).
+/// The operations declared in `interface NAME` and its partial interfaces (of overloads, the
+/// one with the fewest required arguments; constructors and attributes are left out).
 pub fn parse_interface(idl: &str, name: &str) -> Vec<Signature> {
     let mut out: Vec<Signature> = Vec::new();
     let mut rest = idl;
@@ -64,14 +73,57 @@ pub fn parse_interface(idl: &str, name: &str) -> Vec<Signature> {
         let body_end = rest[body_start..].find("};").map(|i| body_start + i).unwrap_or(rest.len());
         for stmt in strip_comments(&rest[body_start..body_end]).split(';') {
             if let Some(sig) = parse_operation(stmt) {
-                if !out.iter().any(|s| s.method == sig.method) {
-                    out.push(sig);
+                // Overloads: keep the shortest, whose required count is the operation's length.
+                match out.iter_mut().find(|s| s.method == sig.method) {
+                    Some(s) if sig.length() < s.length() => *s = sig,
+                    Some(_) => {}
+                    None => out.push(sig),
                 }
             }
         }
         rest = &rest[body_end..];
     }
     out
+}
+
+/// The attributes declared in `interface NAME` and its partial interfaces.
+pub fn parse_attributes(idl: &str, name: &str) -> Vec<Attribute> {
+    let mut out = Vec::new();
+    let mut rest = idl;
+    while let Some(start) = find_interface(rest, name) {
+        let body_start = rest[start..].find('{').map(|i| start + i + 1).unwrap_or(rest.len());
+        let body_end = rest[body_start..].find("};").map(|i| body_start + i).unwrap_or(rest.len());
+        for stmt in strip_comments(&rest[body_start..body_end]).split(';') {
+            let words: Vec<&str> = stmt.split_whitespace().collect();
+            if let Some(i) = words.iter().position(|w| *w == "attribute") {
+                if let Some(name) = words.last() {
+                    out.push(Attribute { name: name.to_string(), readonly: words[..i].contains(&"readonly") });
+                }
+            }
+        }
+        rest = &rest[body_end..];
+    }
+    out
+}
+
+/// The interfaces the IDL declares (not the partial ones twice).
+pub fn interfaces(idl: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in idl.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("interface ").filter(|r| !r.starts_with("mixin ")) {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The spec's IDL text (`webidl/webnn.idl`).
+pub fn idl() -> &'static str {
+    IDL
 }
 
 fn find_interface(text: &str, name: &str) -> Option<usize> {
@@ -102,7 +154,7 @@ fn parse_operation(stmt: &str) -> Option<Signature> {
         return None;
     }
     let params = split_top_level(&stmt[open + 1..close]).into_iter().filter_map(parse_param).collect();
-    Some(Signature { method, params })
+    Some(Signature { method, params, promise: head.starts_with("Promise<") })
 }
 
 /// Splits on commas outside `<...>`, `(...)` and `[...]`.

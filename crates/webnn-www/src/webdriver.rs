@@ -18,6 +18,8 @@ pub const CHROMIUM_ARGS: &[&str] = &[
     "--no-first-run",
     "--disable-dev-shm-usage",
     "--window-size=1280,1000",
+    // Memory tests ask for a garbage collection (globalThis.gc) before they measure.
+    "--js-flags=--expose-gc",
 ];
 
 /// One ChromeDriver process with one browser session; both end when it is dropped.

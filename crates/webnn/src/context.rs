@@ -210,7 +210,9 @@ impl Context {
             Engine::Wgpu(b) => Compiled::Wgpu(b.compile_graph_async(graph).await?),
         };
         let g = Graph::new(self, graph, compiled);
-        self.0.graphs.borrow_mut().push(Rc::downgrade(&g.0));
+        let mut graphs = self.0.graphs.borrow_mut();
+        graphs.retain(|w| w.strong_count() > 0);
+        graphs.push(Rc::downgrade(&g.0));
         Ok(g)
     }
 

@@ -1,0 +1,54 @@
+//! The polyfill's own tests (`tests/browser/pages/polyfill-tests.js`) in headless Chromium:
+//! the IDL surface checked against `webidl/webnn.idl`, WebIDL conversion, error paths on both
+//! contexts, typed arrays, panic recovery, memory over 200 cycles, a Worker. Needs the built
+//! polyfill (`scripts/build-web.sh`) and Chromium (`scripts/setup.sh all`).
+
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+use webnn_idl::signatures::{idl, interfaces, parse_attributes, parse_interface};
+use webnn_www::{workspace_root, Browser, Mount, Server};
+
+/// `{interface: {ops: [[name, length, promise]], attrs: [[name, readonly]]}}` from the IDL.
+fn idl_surface() -> Value {
+    let mut out = Map::new();
+    for name in interfaces(idl()) {
+        let ops: Vec<Value> =
+            parse_interface(idl(), &name).iter().map(|s| json!([s.method, s.length(), s.promise])).collect();
+        let attrs: Vec<Value> = parse_attributes(idl(), &name).iter().map(|a| json!([a.name, a.readonly])).collect();
+        out.insert(name, json!({"ops": ops, "attrs": attrs}));
+    }
+    Value::Object(out)
+}
+
+#[test]
+fn polyfill_in_headless_chromium() {
+    let root = workspace_root();
+    assert!(
+        root.join("pkg-js/dist/webnn-polyfill.js").is_file(),
+        "pkg-js/dist is empty: run scripts/build-web.sh first"
+    );
+    let surface = idl_surface();
+    assert!(surface["MLGraphBuilder"]["ops"].as_array().is_some_and(|o| o.len() > 95), "the IDL parsed");
+    let server = Server::start(
+        vec![Mount::new("/pkg/", root.join("pkg-js/dist")), Mount::new("/", root.join("tests/browser/pages"))],
+        0,
+    )
+    .expect("serve");
+    let browser = Browser::start().expect("chromium");
+    browser.goto(&server.url("/polyfill.html")).expect("page");
+    browser.wait_for("window.testsReady", Duration::from_secs(60)).expect("tests loaded");
+    browser.eval("runPolyfillTests(arguments[0]);", json!([surface])).expect("start");
+    let results = browser.wait_for("window.polyfillResults", Duration::from_secs(900)).expect("results");
+    let mut failed = Vec::new();
+    for r in results.as_array().expect("array") {
+        let ok = r["ok"] == json!(true);
+        println!("{} {} ({:.0} ms)", if ok { "ok  " } else { "FAIL" }, r["name"].as_str().unwrap_or("?"), r["ms"].as_f64().unwrap_or(0.0));
+        if !ok {
+            println!("     {}", r["message"].as_str().unwrap_or(""));
+            failed.push(r["name"].as_str().unwrap_or("?").to_owned());
+        }
+    }
+    let memory = browser.eval("return window.memoryFigures || null;", json!([])).unwrap_or(Value::Null);
+    println!("wasm memory before and after 200 cycles: {memory}");
+    assert!(failed.is_empty(), "failed: {failed:?}");
+}

@@ -1,0 +1,304 @@
+// The polyfill's own tests, in a page as users meet it. The driver (webnn-www's polyfill test)
+// passes the IDL's interfaces and collects `window.polyfillResults`.
+
+const results = [];
+const log = document.getElementById('log');
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+// `fn` must throw (or reject with) an exception named `name`.
+async function throwsNamed(name, fn, what) {
+  let threw = null;
+  try {
+    await fn();
+  } catch (e) {
+    threw = e;
+  }
+  assert(threw, `${what}: expected ${name}, nothing was thrown`);
+  assert(threw.name === name, `${what}: expected ${name}, got ${threw.name}: ${threw.message}`);
+  assert(name === 'TypeError' ? threw instanceof TypeError : threw instanceof DOMException, `${what}: ${name} of the wrong class`);
+  return threw;
+}
+
+async function smallGraph(ctx) {
+  const b = new MLGraphBuilder(ctx);
+  const x = b.input('x', { dataType: 'float32', shape: [2, 2] });
+  const graph = await b.build({ y: b.relu(b.sub(x, b.constant('float32', 1))) });
+  const input = await ctx.createTensor({ dataType: 'float32', shape: [2, 2], writable: true });
+  const output = await ctx.createTensor({ dataType: 'float32', shape: [2, 2], readable: true });
+  return { graph, input, output };
+}
+
+async function runSmall(ctx) {
+  const { graph, input, output } = await smallGraph(ctx);
+  ctx.writeTensor(input, new Float32Array([0, 1, 2, 3]));
+  ctx.dispatch(graph, { x: input }, { y: output });
+  const y = Array.from(new Float32Array(await ctx.readTensor(output)));
+  assert(JSON.stringify(y) === '[0,0,1,2]', `relu(x - 1) gave ${y}`);
+  return { graph, input, output };
+}
+
+const contexts = { cpu: { deviceType: 'cpu' }, webgpu: { deviceType: 'gpu' } };
+
+test('installs where the browser has no WebNN, as a native implementation would', async () => {
+  assert('ml' in navigator, "'ml' in navigator");
+  assert(navigator.ml === navigator.ml, 'navigator.ml is the same object');
+  assert(navigator.ml instanceof ML, 'navigator.ml instanceof ML');
+  for (const name of ['ML', 'MLContext', 'MLGraph', 'MLGraphBuilder', 'MLOperand', 'MLTensor']) {
+    assert(typeof globalThis[name] === 'function', `typeof ${name}`);
+    assert(!Object.getOwnPropertyDescriptor(globalThis, name).enumerable, `${name} is not enumerable`);
+    assert(Object.prototype.toString.call(globalThis[name].prototype) === `[object ${name}]`, `${name} toStringTag`);
+  }
+});
+
+test('the IDL surface: every operation and attribute, with arity, promises and readonly', async (idl) => {
+  const missing = [];
+  for (const [iface, { ops, attrs }] of Object.entries(idl)) {
+    const proto = globalThis[iface]?.prototype;
+    if (!proto) {
+      missing.push(`${iface} (interface)`);
+      continue;
+    }
+    for (const [name, length] of ops) {
+      const f = proto[name];
+      if (typeof f !== 'function') missing.push(`${iface}.${name}()`);
+      else if (f.length !== length) missing.push(`${iface}.${name}.length is ${f.length}, the IDL says ${length}`);
+    }
+    for (const [name, readonly] of attrs) {
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      if (!d || typeof d.get !== 'function') missing.push(`${iface}.${name} (getter)`);
+      else if (readonly && d.set) missing.push(`${iface}.${name} has a setter`);
+    }
+  }
+  assert(missing.length === 0, missing.join('; '));
+});
+
+test('promise-returning operations reject instead of throwing', async (idl) => {
+  const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
+  const b = new MLGraphBuilder(ctx);
+  const calls = {
+    'ML.createContext': () => navigator.ml.createContext(42),
+    'MLContext.createTensor': () => ctx.createTensor({ dataType: 'bogus', shape: [1] }),
+    'MLContext.createConstantTensor': () => ctx.createConstantTensor({ dataType: 'float32', shape: [1] }, 5),
+    'MLContext.readTensor': () => ctx.readTensor({}),
+    'MLGraphBuilder.build': () => b.build({ y: 3 }),
+  };
+  for (const [iface, { ops }] of Object.entries(idl)) {
+    for (const [name, , promise] of ops) {
+      const call = calls[`${iface}.${name}`];
+      if (!promise) continue;
+      assert(call, `no rejection check for ${iface}.${name}`);
+      let p;
+      try {
+        p = call();
+      } catch (e) {
+        throw new Error(`${iface}.${name} threw synchronously: ${e}`);
+      }
+      assert(p instanceof Promise, `${iface}.${name} returned no promise`);
+      await throwsNamed('TypeError', () => p, `${iface}.${name}`);
+    }
+  }
+  ctx.destroy();
+});
+
+test('interfaces without constructors throw, MLGraphBuilder constructs', async () => {
+  for (const name of ['ML', 'MLContext', 'MLGraph', 'MLOperand', 'MLTensor']) {
+    await throwsNamed('TypeError', () => new globalThis[name](), `new ${name}()`);
+  }
+  await throwsNamed('TypeError', () => MLGraphBuilder({}), 'MLGraphBuilder() without new');
+  await throwsNamed('TypeError', () => new MLGraphBuilder({}), 'new MLGraphBuilder({})');
+  const ctx = await navigator.ml.createContext();
+  const b = new MLGraphBuilder(ctx);
+  assert(b instanceof MLGraphBuilder, 'instanceof');
+  const x = b.input('x', { dataType: 'float16', shape: [2, 3] });
+  assert(x instanceof MLOperand && x.dataType === 'float16' && x.shape.join() === '2,3', 'MLOperand attributes');
+  await throwsNamed('TypeError', () => Object.getOwnPropertyDescriptor(MLOperand.prototype, 'shape').get.call({}), 'brand check');
+});
+
+test('context choice: a software adapter runs accelerated contexts on the CPU, deviceType overrides', async () => {
+  const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
+  const software = !adapter || adapter.info.isFallbackAdapter;
+  const ctx = await navigator.ml.createContext();
+  assert(ctx.backend === (software ? 'cpu' : 'webgpu'), `default context on ${ctx.backend}, adapter software: ${software}`);
+  assert(ctx.accelerated === !software, 'accelerated says where it runs');
+  const cpu = await navigator.ml.createContext({ accelerated: false });
+  assert(cpu.backend === 'cpu' && cpu.accelerated === false, 'accelerated: false');
+  if (adapter) {
+    const gpu = await navigator.ml.createContext({ deviceType: 'gpu' });
+    assert(gpu.backend === 'webgpu', 'deviceType gpu');
+    const device = await adapter.requestDevice();
+    const onDevice = await navigator.ml.createContext(device);
+    assert(onDevice.backend === 'webgpu', 'the GPUDevice overload');
+  }
+});
+
+test('WebIDL conversion: enums, [EnforceRange], sequences, dictionaries with defaults', async () => {
+  await throwsNamed('TypeError', () => navigator.ml.createContext({ powerPreference: 'fastest' }), 'unknown enum');
+  const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
+  const b = new MLGraphBuilder(ctx);
+  const x = b.input('x', { dataType: 'float32', shape: [2, 3] });
+  await throwsNamed('TypeError', () => b.input('y', { dataType: 'float64', shape: [1] }), 'unknown data type');
+  await throwsNamed('TypeError', () => b.softmax(x, -1), '[EnforceRange] axis -1');
+  await throwsNamed('TypeError', () => b.softmax(x, 2 ** 32), '[EnforceRange] axis 2^32');
+  await throwsNamed('TypeError', () => b.transpose(x, { permutation: 5 }), 'a number for a sequence');
+  await throwsNamed('TypeError', () => b.relu(), 'missing required argument');
+  await throwsNamed('TypeError', () => b.relu(x, 7), 'a number for a dictionary');
+  const label = await throwsNamed('TypeError', () => b.softmax(x, 9, { label: 'my-softmax' }), 'label in the message');
+  assert(label.message.includes('[my-softmax]'), `the message names the label: ${label.message}`);
+  // Sequences from any iterable, legacy `dimensions`, dictionary defaults.
+  const t = b.transpose(x, { permutation: new Uint32Array([1, 0]) });
+  assert(t.shape.join() === '3,2', 'typed array as a sequence');
+  const legacy = b.input('z', { dataType: 'float32', dimensions: [4] });
+  assert(legacy.shape.join() === '4', 'legacy dimensions member');
+  const s = b.split(x, 3, { axis: 1 });
+  assert(Array.isArray(s) && s.length === 3 && s[0].shape.join() === '2,1', 'sequence<MLOperand> result');
+  const conv = b.conv2d(b.input('img', { dataType: 'float32', shape: [1, 1, 5, 5] }), b.constant({ dataType: 'float32', shape: [1, 1, 3, 3] }, new Float32Array(9)));
+  assert(conv.shape.join() === '1,1,3,3', 'conv2d defaults');
+  const limits = ctx.opSupportLimits();
+  for (const op of ['conv2d', 'add', 'gru', 'softmax', 'dequantizeLinear']) {
+    const entry = limits[op];
+    assert(entry, `opSupportLimits().${op}`);
+    for (const [slot, l] of Object.entries(entry)) {
+      assert(Array.isArray(l.dataTypes) && typeof l.rankRange?.min === 'number', `${op}.${slot} limits`);
+    }
+  }
+});
+
+test('typed arrays: BigInt64Array, Uint16Array for float16, SharedArrayBuffer views, detached buffers', async () => {
+  const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
+  const b = new MLGraphBuilder(ctx);
+  const big = b.constant({ dataType: 'int64', shape: [2] }, new BigInt64Array([2n ** 40n, -3n]));
+  const half = b.constant({ dataType: 'float16', shape: [2] }, new Uint16Array([0x3c00, 0x4000]));
+  assert(typeof SharedArrayBuffer === 'function' && crossOriginIsolated, 'the page is cross-origin isolated');
+  const shared = new Float32Array(new SharedArrayBuffer(8));
+  shared.set([5, 6]);
+  const s = b.constant({ dataType: 'float32', shape: [2] }, shared);
+  await throwsNamed('TypeError', () => b.constant({ dataType: 'float32', shape: [2] }, new Int32Array(2)), 'wrong element type');
+  const gone = new Float32Array(2);
+  gone.buffer.transfer();
+  await throwsNamed('TypeError', () => b.constant({ dataType: 'float32', shape: [2] }, gone), 'detached buffer');
+  const graph = await b.build({ big: b.add(big, big), half: b.cast(half, 'float32'), s: b.identity(s) });
+  const outs = {};
+  for (const [name, dataType] of [['big', 'int64'], ['half', 'float32'], ['s', 'float32']]) {
+    outs[name] = await ctx.createTensor({ dataType, shape: [2], readable: true });
+  }
+  ctx.dispatch(graph, {}, outs);
+  const big2 = new BigInt64Array(await ctx.readTensor(outs.big));
+  assert(big2[0] === 2n ** 41n && big2[1] === -6n, `int64: ${big2}`);
+  const h = new Float32Array(await ctx.readTensor(outs.half));
+  assert(h[0] === 1 && h[1] === 2, `float16 from Uint16Array: ${h}`);
+  const into = new Float32Array(new SharedArrayBuffer(8));
+  await ctx.readTensor(outs.s, into);
+  assert(into[0] === 5 && into[1] === 6, 'readTensor into a SharedArrayBuffer view');
+});
+
+for (const [kind, options] of Object.entries(contexts)) {
+  test(`error paths on the ${kind} context, and the polyfill keeps working`, async () => {
+    const ctx = await navigator.ml.createContext(options);
+    const other = await navigator.ml.createContext(options);
+    const { graph, input, output } = await runSmall(ctx);
+    const foreign = await smallGraph(other);
+    await throwsNamed('TypeError', () => ctx.dispatch(graph, { x: input }, { y: input }), 'a tensor bound twice');
+    await throwsNamed('TypeError', () => ctx.dispatch(foreign.graph, { x: input }, { y: output }), 'a graph of another context');
+    await throwsNamed('TypeError', () => ctx.dispatch(graph, { x: foreign.input }, { y: output }), 'a tensor of another context');
+    await throwsNamed('TypeError', () => ctx.dispatch(graph, { nope: input }, { y: output }), 'a wrong input name');
+    await throwsNamed('TypeError', () => ctx.writeTensor(output, new Float32Array(4)), 'writing a tensor not writable');
+    await throwsNamed('TypeError', () => ctx.readTensor(input), 'reading a tensor not readable');
+    await throwsNamed('TypeError', () => ctx.writeTensor(input, new Float32Array(3)), 'wrong byte length');
+    const dead = await ctx.createTensor({ dataType: 'float32', shape: [2, 2], writable: true });
+    dead.destroy();
+    await throwsNamed('TypeError', () => ctx.dispatch(graph, { x: dead }, { y: output }), 'a destroyed tensor');
+    const g2 = (await smallGraph(ctx)).graph;
+    g2.destroy();
+    await throwsNamed('InvalidStateError', () => ctx.dispatch(g2, { x: input }, { y: output }), 'a destroyed graph');
+    const b = new MLGraphBuilder(ctx);
+    const x = b.input('x', { dataType: 'float32', shape: [1] });
+    await b.build({ y: b.abs(x) });
+    await throwsNamed('InvalidStateError', () => b.abs(x), 'a builder after build()');
+    await runSmall(ctx);
+    other.destroy();
+    const info = await other.lost;
+    assert(typeof info.message === 'string', 'lost resolves with a message');
+    await throwsNamed('InvalidStateError', () => new MLGraphBuilder(other), 'a builder on a destroyed context');
+    await throwsNamed('InvalidStateError', () => other.createTensor({ dataType: 'float32', shape: [1] }), 'createTensor on a destroyed context');
+    await throwsNamed('InvalidStateError', () => other.dispatch(foreign.graph, { x: foreign.input }, { y: foreign.output }), 'dispatch on a destroyed context');
+    await runSmall(ctx);
+    ctx.destroy();
+  });
+}
+
+test('a Rust panic becomes an OperationError and the polyfill recovers', async () => {
+  const before = await navigator.ml.createContext({ deviceType: 'cpu' });
+  await runSmall(before);
+  const hook = Symbol.for('webnn-rs.testing');
+  await throwsNamed('OperationError', () => navigator.ml[hook]('panic'), 'the panic');
+  const info = await before.lost;
+  assert(/internal error/.test(info.message), `the old context is lost: ${info.message}`);
+  await throwsNamed('OperationError', () => before.createTensor({ dataType: 'float32', shape: [1] }), 'using the lost context');
+  const after = await navigator.ml.createContext({ deviceType: 'cpu' });
+  await runSmall(after);
+});
+
+for (const [kind, options] of Object.entries(contexts)) {
+  test(`memory: 200 build, dispatch, destroy cycles on the ${kind} context leave wasm memory flat`, async () => {
+    const hook = Symbol.for('webnn-rs.testing');
+    const ctx = await navigator.ml.createContext(options);
+    const cycle = async () => {
+      const { graph, input, output } = await runSmall(ctx);
+      graph.destroy();
+      input.destroy();
+      output.destroy();
+    };
+    // Wrappers the page dropped are freed by finalizers after a garbage collection; the
+    // driver starts Chromium with --expose-gc so the test can ask for one.
+    const settle = async () => {
+      globalThis.gc?.();
+      await new Promise((r) => setTimeout(r, 50));
+    };
+    // Warm-up: the allocator reaches its working set (a leak keeps growing after it).
+    for (let i = 0; i < 100; i++) await cycle();
+    await settle();
+    const start = await navigator.ml[hook]('memory');
+    // Garbage collections come between cycles in a real page; without them the wrappers
+    // awaiting finalization raise the high-water mark, which is not a leak.
+    for (let i = 0; i < 200; i++) {
+      await cycle();
+      if (i % 50 === 49) await settle();
+    }
+    const end = await navigator.ml[hook]('memory');
+    ctx.destroy();
+    window.memoryFigures = { ...(window.memoryFigures || {}), [kind]: { start, end } };
+    assert(end === start, `wasm memory grew from ${start} to ${end} bytes`);
+  });
+}
+
+test('a dedicated Worker gets navigator.ml too', async () => {
+  const worker = new Worker('/worker.js');
+  const result = await new Promise((resolve, reject) => {
+    worker.onmessage = (e) => resolve(e.data);
+    worker.onerror = (e) => reject(new Error(e.message));
+  });
+  worker.terminate();
+  assert(!result.error, result.error);
+  assert(result.hasMl && result.builder === 'function', 'globals in the worker');
+  assert(result.y.join() === '2,4,6', `worker result ${result.y}`);
+});
+
+window.runPolyfillTests = async (idl) => {
+  for (const t of tests) {
+    const start = performance.now();
+    try {
+      await t.fn(idl);
+      results.push({ name: t.name, ok: true, ms: performance.now() - start });
+    } catch (e) {
+      results.push({ name: t.name, ok: false, message: String((e && e.stack) || e), ms: performance.now() - start });
+    }
+    log.textContent += `${results.at(-1).ok ? 'ok  ' : 'FAIL'} ${t.name}\n`;
+  }
+  window.polyfillResults = results;
+};
+window.testsReady = true;
