@@ -99,9 +99,6 @@ fn call_method(b: &mut GraphBuilder, method: &str, a: &Args) -> Result<Vec<Opera
         "linear" => linear(o::linear),
         "instanceNormalization" => instance_normalization(o::instance_normalization),
         "layerNormalization" => layer_normalization(o::layer_normalization),
-        "averagePool2d" => average_pool2d(o::pool2d),
-        "l2Pool2d" => l2_pool2d(o::pool2d),
-        "maxPool2d" => max_pool2d(o::pool2d),
         "reduceL1" => reduce_l1(o::reduce),
         "reduceL2" => reduce_l2(o::reduce),
         "reduceLogSum" => reduce_log_sum(o::reduce),
@@ -144,7 +141,19 @@ fn call_method(b: &mut GraphBuilder, method: &str, a: &Args) -> Result<Vec<Opera
         }
         "conv2d" => {
             let (input, filter) = (a.operand("input")?, a.operand("filter")?);
-            one(b.conv2d(input, filter, o::conv2d(&opts)?))
+            let mut options = o::conv2d(&opts)?;
+            crate::legacy::conv2d(b, &opts, input, filter, &mut options)?;
+            one(b.conv2d(input, filter, options))
+        }
+        "averagePool2d" | "l2Pool2d" | "maxPool2d" => {
+            let input = a.operand("input")?;
+            let mut options = o::pool2d(&opts)?;
+            crate::legacy::pool2d(b, &opts, input, &mut options)?;
+            match method {
+                "averagePool2d" => one(b.average_pool2d(input, options)),
+                "l2Pool2d" => one(b.l2_pool2d(input, options)),
+                _ => one(b.max_pool2d(input, options)),
+            }
         }
         "convTranspose2d" => {
             let (input, filter) = (a.operand("input")?, a.operand("filter")?);

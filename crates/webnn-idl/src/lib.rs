@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod calls;
+mod legacy;
 pub mod options;
 pub mod signatures;
 

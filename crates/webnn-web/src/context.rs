@@ -87,8 +87,11 @@ impl WebContext {
     pub fn create_tensor(&self, desc: &str) -> JsResult<WebTensor> {
         let v = parse(desc, "createTensor")?;
         let d = descriptor(&v).js()?;
-        let flag = |k: &str| v.get(k).is_some_and(boolean);
-        let t = self.inner.create_tensor(TensorDescriptor::new(d, flag("readable"), flag("writable"))).js()?;
+        // The 2024 spec's `usage` flags (READ = 2, WRITE = 4), which pages written for
+        // Chromium still pass, stand in for `readable`/`writable` when those are absent.
+        let usage = v.get("usage").and_then(Value::as_f64).unwrap_or(0.0) as u32;
+        let flag = |k: &str, bit: u32| v.get(k).map_or(usage & bit != 0, boolean);
+        let t = self.inner.create_tensor(TensorDescriptor::new(d, flag("readable", 2), flag("writable", 4))).js()?;
         Ok(WebTensor { inner: t })
     }
 

@@ -158,6 +158,14 @@ test('WebIDL conversion: enums, [EnforceRange], sequences, dictionaries with def
   assert(Array.isArray(s) && s.length === 3 && s[0].shape.join() === '2,1', 'sequence<MLOperand> result');
   const conv = b.conv2d(b.input('img', { dataType: 'float32', shape: [1, 1, 5, 5] }), b.constant({ dataType: 'float32', shape: [1, 1, 3, 3] }, new Float32Array(9)));
   assert(conv.shape.join() === '1,1,3,3', 'conv2d defaults');
+  // Members the spec dropped that frameworks still pass: autoPad, usage.
+  const padded = b.conv2d(b.input('img2', { dataType: 'float32', shape: [1, 1, 5, 5] }),
+    b.constant({ dataType: 'float32', shape: [1, 1, 3, 3] }, new Float32Array(9)), { autoPad: 'same-upper', strides: [2, 2] });
+  assert(padded.shape.join() === '1,1,3,3', `legacy autoPad: ${padded.shape}`);
+  const pooled = b.maxPool2d(b.input('img3', { dataType: 'float32', shape: [1, 2, 6, 6] }), { windowDimensions: [3, 3], autoPad: 'same-lower' });
+  assert(pooled.shape.join() === '1,2,6,6', `legacy autoPad on a pool: ${pooled.shape}`);
+  const legacyTensor = await ctx.createTensor({ dataType: 'float32', shape: [1], usage: 2 | 4 });
+  assert(legacyTensor.readable && legacyTensor.writable, 'legacy usage flags');
   const limits = ctx.opSupportLimits();
   for (const op of ['conv2d', 'add', 'gru', 'softmax', 'dequantizeLinear']) {
     const entry = limits[op];
