@@ -7,3 +7,6 @@ export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}/webnn-rs-runtime-$(id
 mkdir -p -m 0700 "$XDG_RUNTIME_DIR"
 # npm-installed build tools (binaryen's wasm-opt), outside the clone like the target directory.
 export WEBNN_TOOLS="${WEBNN_TOOLS:-$HOME/.cache/webnn-rs/tools}"
+# ONNX Runtime's shared library for webnn-ort; setup.sh links the wheel's library here.
+export WEBNN_ORT_DIR="${WEBNN_ORT_DIR:-$HOME/.cache/webnn-rs/ort}"
+export ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$WEBNN_ORT_DIR/libonnxruntime.so}"

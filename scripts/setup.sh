@@ -2,7 +2,7 @@
 # Installs what the demo and the tests need on a fresh Debian machine; quick when all is there.
 #   setup.sh native   Rust toolchain only (the demo)
 #   setup.sh all      plus wasm32 target, pinned wasm-bindgen-cli, Chromium + ChromeDriver,
-#                     Mesa's lavapipe Vulkan driver (the tests)
+#                     Mesa's lavapipe Vulkan driver, ONNX Runtime's library (the tests)
 set -euo pipefail
 what="${1:-all}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,4 +43,24 @@ if [ "$("$tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print 
   command -v npm >/dev/null || { echo "node and npm are required for the browser build"; exit 1; }
   log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm"
   npm install --silent --no-audit --no-fund --prefix "$tools" "binaryen@$BINARYEN_VERSION" >/dev/null
+fi
+
+ORT_VERSION=1.31.1
+ort_dir="${WEBNN_ORT_DIR:-$HOME/.cache/webnn-rs/ort}"
+if [ "$(cat "$ort_dir/version" 2>/dev/null)" != "$ORT_VERSION" ] || [ ! -e "$ort_dir/libonnxruntime.so" ]; then
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    log "installing python3-pip"
+    sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-pip >/dev/null
+  fi
+  log "installing ONNX Runtime $ORT_VERSION (the PyPI onnxruntime wheel's shared library)"
+  rm -rf "$ort_dir/wheel"
+  # --no-deps: only the library is used, not the Python bindings' numpy and protobuf.
+  python3 -m pip install -q --disable-pip-version-check --no-deps --no-compile \
+    --target "$ort_dir/wheel" "onnxruntime==$ORT_VERSION" 2>&1 | grep -v "as the 'root' user" || true
+  lib="$(find "$ort_dir/wheel" -type f -name 'libonnxruntime.so*' | sort | head -n 1)"
+  [ -n "$lib" ] || { echo "the onnxruntime wheel holds no libonnxruntime.so"; exit 1; }
+  ln -sf "$lib" "$ort_dir/libonnxruntime.so"
+  echo "$ORT_VERSION" > "$ort_dir/version"
 fi

@@ -206,6 +206,16 @@ impl<'g> Em<'g> {
         name
     }
 
+    /// Element-wise maximum (or minimum) of two values of type `ct`. ONNX Runtime's int64
+    /// Max, Min and Clip compare only the low 32 bits, so int64 selects by comparison.
+    pub fn extreme(&mut self, max: bool, a: &str, b: &str, ct: DataType) -> String {
+        if held(ct) == DataType::Int64 {
+            let c = self.node(if max { "Greater" } else { "Less" }, &[a, b], vec![]);
+            return self.node("Where", &[&c, a, b], vec![]);
+        }
+        self.node(if max { "Max" } else { "Min" }, &[a, b], vec![])
+    }
+
     /// Operand `o` in type `to`.
     pub fn input_as(&mut self, o: Operand, to: DataType) -> Result<String> {
         let v = self.v(o)?;

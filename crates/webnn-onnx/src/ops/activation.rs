@@ -25,11 +25,24 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
             let ct = arith(dt);
             let x = em.input_as(a.input, ct)?;
             let zero = em.scalar_int(ct, 0);
-            let y = em.node("Max", &[&x, &zero], vec![]);
+            let y = em.extreme(true, &x, &zero, ct);
             return em.output_from(out, y, ct);
         }
         OpKind::Relu => "Relu",
-        OpKind::Sigmoid => "Sigmoid",
+        OpKind::Sigmoid => {
+            // ONNX Runtime's float Sigmoid is an approximation (about 200 ULP off near
+            // 0.0025); 1 / (1 + exp(-x)) in doubles rounds once.
+            let x = em.v(a.input)?;
+            let x = em.to_f64(&x);
+            let n = em.node("Neg", &[&x], vec![]);
+            let e = em.node("Exp", &[&n], vec![]);
+            let one = em.f64_scalar(1.0);
+            let d = em.node("Add", &[&e, &one], vec![]);
+            let y = em.node("Reciprocal", &[&d], vec![]);
+            let y = em.node("Cast", &[&y], vec![attr_i("to", crate::emit::onnx_type(dt) as i64)]);
+            em.set(out, y);
+            return Ok(());
+        }
         OpKind::Softplus => "Softplus",
         OpKind::Softsign => "Softsign",
         OpKind::Tanh => "Tanh",

@@ -6,7 +6,7 @@ use webnn_core::{DataType, OpKind, Result};
 
 /// uint64 values as int64 with the sign bit flipped: signed order on the result is the
 /// unsigned order of the input, so comparisons and max/min stay exact above 2^63.
-fn ordered_u64(em: &mut Em, v: &str) -> String {
+pub fn ordered_u64(em: &mut Em, v: &str) -> String {
     let x = em.cast(v, DataType::Uint64, DataType::Int64);
     let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
     em.node("BitwiseXor", &[&x, &bit], vec![])
@@ -18,7 +18,7 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
     if dt == DataType::Uint64 && matches!(kind, OpKind::Max | OpKind::Min) {
         let (x, y) = (em.v(a.a)?, em.v(a.b)?);
         let (x, y) = (ordered_u64(em, &x), ordered_u64(em, &y));
-        let m = em.node(if kind == OpKind::Max { "Max" } else { "Min" }, &[&x, &y], vec![]);
+        let m = em.extreme(kind == OpKind::Max, &x, &y, DataType::Int64);
         let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
         let m = em.node("BitwiseXor", &[&m, &bit], vec![]);
         return em.output_from(out, m, DataType::Int64);
@@ -46,6 +46,8 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
         em.node("Where", &[&is_zero, &zero, &q], vec![])
     } else if kind == OpKind::Pow && !dt.is_float() {
         int_pow(em, &x, &y, ct)
+    } else if matches!(kind, OpKind::Max | OpKind::Min) {
+        em.extreme(kind == OpKind::Max, &x, &y, ct)
     } else {
         em.node(op, &[&x, &y], vec![])
     };
@@ -194,19 +196,47 @@ pub fn cast(em: &mut Em, a: &Cast, out: webnn_core::Operand) -> Result<()> {
 /// type; a NaN bound limits nothing.
 pub fn clamp(em: &mut Em, a: &Clamp, out: webnn_core::Operand) -> Result<()> {
     let dt = em.dt(a.input);
-    // Clip covers every held type in ONNX Runtime except float16.
-    let ct = if dt == DataType::Float16 { DataType::Float32 } else { held(dt) };
-    let x = em.input_as(a.input, ct)?;
+    // Float16 runs in float32 with Clip; integers in their arithmetic type by comparisons, as
+    // ONNX Runtime's int64 Clip compares only the low 32 bits; uint64 in the sign-flipped
+    // order of `ordered_u64`.
+    let ct = match dt {
+        DataType::Float16 | DataType::Float32 => DataType::Float32,
+        other => arith(other),
+    };
+    let x = if dt == DataType::Uint64 {
+        let v = em.v(a.input)?;
+        ordered_u64(em, &v)
+    } else {
+        em.input_as(a.input, ct)?
+    };
     let bound = |em: &mut Em, v: Option<MLNumber>| -> String {
         match v.map(|v| v.cast(dt)) {
             None => String::new(),
             Some(NumberCast::Float(f)) if f.is_nan() => String::new(),
             Some(NumberCast::Float(f)) => em.scalar(ct, f),
+            Some(NumberCast::Int(i)) if dt == DataType::Uint64 => {
+                em.scalar_int(ct, ((i as u64) ^ (1 << 63)) as i64 as i128)
+            }
             Some(NumberCast::Int(i)) => em.scalar_int(ct, i),
         }
     };
     let lo = bound(em, a.options.min_value);
     let hi = bound(em, a.options.max_value);
-    let y = em.node("Clip", &[&x, &lo, &hi], vec![]);
+    let mut y = if dt.is_float() {
+        em.node("Clip", &[&x, &lo, &hi], vec![])
+    } else {
+        let mut y = x;
+        if !lo.is_empty() {
+            y = em.extreme(true, &y, &lo, ct);
+        }
+        if !hi.is_empty() {
+            y = em.extreme(false, &y, &hi, ct);
+        }
+        y
+    };
+    if dt == DataType::Uint64 {
+        let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
+        y = em.node("BitwiseXor", &[&y, &bit], vec![]);
+    }
     em.output_from(out, y, ct)
 }

@@ -20,8 +20,8 @@ fn normalize(em: &mut Em, indices: Operand, sizes: &[i64]) -> Result<String> {
     let wrapped = em.node("Add", &[&idx, &n], vec![]);
     let idx = em.node("Where", &[&neg, &wrapped, &idx], vec![]);
     let last = em.node("Sub", &[&n, &one], vec![]);
-    let idx = em.node("Max", &[&idx, &zero], vec![]);
-    Ok(em.node("Min", &[&idx, &last], vec![]))
+    let idx = em.extreme(true, &idx, &zero, I64);
+    Ok(em.extreme(false, &idx, &last, I64))
 }
 
 pub fn gather(em: &mut Em, a: &Gather, out: Operand, elements: bool) -> Result<()> {

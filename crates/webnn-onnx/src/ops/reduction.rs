@@ -20,6 +20,9 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
         OpKind::ReduceL2 | OpKind::ReduceLogSum | OpKind::ReduceLogSumExp | OpKind::ReduceMean
     );
     let ct = if float_only { DataType::Float32 } else { arith(dt) };
+    if matches!(kind, OpKind::ReduceMax | OpKind::ReduceMin) && ct == DataType::Int64 && !axes.is_empty() {
+        return extreme_i64(em, kind == OpKind::ReduceMax, a.input, &axes, out);
+    }
     let mut x = em.input_as(a.input, ct)?;
     let (axes, keep) = if axes.is_empty() {
         let at = em.i64s(&[rank as i64]);
@@ -60,8 +63,14 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
 
 /// argMin/argMax: the first index of the extreme value.
 pub fn arg(em: &mut Em, kind: OpKind, a: &ArgMinMax, out: Operand) -> Result<()> {
-    let ct = arith(em.dt(a.input));
-    let x = em.input_as(a.input, ct)?;
+    let dt = em.dt(a.input);
+    let ct = arith(dt);
+    let x = if dt == DataType::Uint64 {
+        let v = em.v(a.input)?;
+        crate::ops::elementwise::ordered_u64(em, &v)
+    } else {
+        em.input_as(a.input, ct)?
+    };
     let op = if kind == OpKind::ArgMax { "ArgMax" } else { "ArgMin" };
     let attrs = vec![
         attr_i("axis", a.axis as i64),
@@ -79,4 +88,39 @@ pub fn cumulative_sum(em: &mut Em, a: &CumulativeSum, out: Operand) -> Result<()
     let attrs = vec![attr_i("exclusive", a.options.exclusive as i64), attr_i("reverse", a.options.reversed as i64)];
     let y = em.node("CumSum", &[&x, &axis], attrs);
     em.output_from(out, y, ct)
+}
+
+/// reduceMax/reduceMin of 64-bit values (and uint32, held in int64), which ONNX Runtime's
+/// ReduceMax/ReduceMin compare only by their low 32 bits: the reduced axes are moved last
+/// and flattened, ArgMax/ArgMin (exact) picks the element and GatherElements takes it.
+/// uint64 goes through the sign-flipped order.
+fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operand) -> Result<()> {
+    let dt = em.dt(input);
+    let shape = em.shape(input)?;
+    let rank = shape.len();
+    let reduced: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
+    let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+    let mut x = if dt == DataType::Uint64 {
+        let v = em.v(input)?;
+        crate::ops::elementwise::ordered_u64(em, &v)
+    } else {
+        em.input_as(input, DataType::Int64)?
+    };
+    let perm: Vec<i64> = kept.iter().chain(reduced.iter()).map(|&d| d as i64).collect();
+    x = em.node("Transpose", &[&x], vec![crate::emit::attr_ints("perm", &perm)]);
+    let mut flat: Vec<i64> = kept.iter().map(|&d| shape[d] as i64).collect();
+    flat.push(reduced.iter().map(|&d| shape[d] as i64).product());
+    let flat = em.i64s(&flat);
+    x = em.node("Reshape", &[&x, &flat], vec![]);
+    let attrs = vec![attr_i("axis", -1), attr_i("keepdims", 1), attr_i("select_last_index", 0)];
+    let idx = em.node(if max { "ArgMax" } else { "ArgMin" }, &[&x], attrs);
+    let mut y = em.node("GatherElements", &[&x, &idx], vec![attr_i("axis", -1)]);
+    let out_shape: Vec<i64> = em.shape(out)?.iter().map(|&n| n as i64).collect();
+    let out_shape = em.i64s(&out_shape);
+    y = em.node("Reshape", &[&y, &out_shape], vec![]);
+    if dt == DataType::Uint64 {
+        let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
+        y = em.node("BitwiseXor", &[&y, &bit], vec![]);
+    }
+    em.output_from(out, y, DataType::Int64)
 }

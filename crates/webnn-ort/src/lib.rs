@@ -1,0 +1,229 @@
+//! webnn-ort: a WebNN backend on ONNX Runtime. `compile` converts the validated graph to an
+//! ONNX model (webnn-onnx), creates the session and its IO binding with every input and
+//! output tensor allocated once; `dispatch` copies the inputs in, runs the binding and copies
+//! the outputs out.
+//!
+//! The ONNX Runtime library is loaded at run time from `ORT_DYLIB_PATH` (`scripts/setup.sh`
+//! installs it from the PyPI `onnxruntime` wheel and `scripts/env.sh` sets the variable).
+
+use ort::memory::Allocator;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::session::{IoBinding, Session};
+use ort::value::{DynTensor, TensorElementType};
+use std::sync::OnceLock;
+use webnn_core::{
+    Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, OperandDescriptor, Result,
+};
+use webnn_onnx::emit::{pack_nibbles, unpack_nibbles};
+use webnn_onnx::{Boundary, OnnxModel};
+
+/// Where ONNX Runtime's graph runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provider {
+    Cpu,
+    /// ONNX Runtime's TensorRT execution provider (NVIDIA GPUs), falling back to the CPU for
+    /// what TensorRT does not take.
+    #[cfg(feature = "tensorrt")]
+    TensorRt,
+}
+
+/// The ONNX Runtime backend.
+pub struct OrtBackend {
+    provider: Provider,
+    threads: usize,
+}
+
+fn ort_error(what: &str, e: impl std::fmt::Display) -> Error {
+    Error::operation_error(format!("ONNX Runtime {what}: {e}"))
+}
+
+/// Loads the library once per process.
+fn environment() -> Result<&'static ort::environment::Environment> {
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let path = std::env::var("ORT_DYLIB_PATH").map_err(|_| {
+            "ORT_DYLIB_PATH is not set: point it at libonnxruntime.so (scripts/setup.sh all installs it, \
+             scripts/env.sh sets it)"
+                .to_string()
+        })?;
+        let builder = ort::init_from(&path).map_err(|e| format!("cannot load {path}: {e}"))?;
+        builder.with_name("webnn").build().map_err(|e| format!("cannot start ONNX Runtime: {e}"))
+    })
+    .as_ref()
+    .map_err(|e| Error::not_supported(e.clone()))
+}
+
+impl OrtBackend {
+    /// The CPU execution provider with ONNX Runtime's default thread count.
+    pub fn new() -> Result<OrtBackend> {
+        OrtBackend::with_provider(Provider::Cpu)
+    }
+
+    pub fn with_provider(provider: Provider) -> Result<OrtBackend> {
+        environment()?;
+        Ok(OrtBackend { provider, threads: 0 })
+    }
+
+    /// Intra-op threads per session (0: ONNX Runtime's default, one per core).
+    pub fn with_threads(mut self, threads: usize) -> OrtBackend {
+        self.threads = threads;
+        self
+    }
+
+    pub fn provider(&self) -> Provider {
+        self.provider
+    }
+
+    /// A session for an ONNX model, configured as this backend's sessions are.
+    pub fn session(&self, model: &[u8]) -> Result<Session> {
+        let env = environment()?;
+        let b = Session::builder(env).map_err(|e| ort_error("session options", e))?;
+        let b = b.with_optimization_level(GraphOptimizationLevel::Level3).map_err(|e| ort_error("options", e))?;
+        let b = if self.threads > 0 {
+            b.with_intra_threads(self.threads).map_err(|e| ort_error("options", e))?
+        } else {
+            b
+        };
+        let mut b = match self.provider {
+            Provider::Cpu => b,
+            #[cfg(feature = "tensorrt")]
+            Provider::TensorRt => b
+                .with_execution_providers([ort::ep::TensorRT::default().build().error_on_failure()])
+                .map_err(|e| Error::not_supported(format!("the TensorRT execution provider is unavailable: {e}")))?,
+        };
+        b.commit_from_memory(model).map_err(|e| {
+            let text = e.to_string();
+            if text.contains("NOT_IMPLEMENTED") || text.contains("Could not find an implementation") {
+                Error::not_supported(format!("ONNX Runtime lacks a kernel: {text}"))
+            } else {
+                ort_error("session", text)
+            }
+        })
+    }
+}
+
+fn element_type(dt: DataType) -> TensorElementType {
+    match dt {
+        DataType::Float32 => TensorElementType::Float32,
+        DataType::Float16 => TensorElementType::Float16,
+        DataType::Int32 => TensorElementType::Int32,
+        DataType::Uint32 => TensorElementType::Uint32,
+        DataType::Int64 => TensorElementType::Int64,
+        DataType::Uint64 => TensorElementType::Uint64,
+        DataType::Int8 | DataType::Int4 => TensorElementType::Int8,
+        DataType::Uint8 | DataType::Uint4 => TensorElementType::Uint8,
+    }
+}
+
+/// Bytes of the tensor as the model holds it (int4/uint4 one element per byte).
+fn held_len(desc: &OperandDescriptor) -> Result<(Vec<i64>, usize)> {
+    let shape = desc.require_static("a tensor of the ONNX Runtime backend")?;
+    let elements: usize = shape.iter().map(|&n| n as usize).product();
+    let bytes = match desc.data_type {
+        DataType::Int4 | DataType::Uint4 => elements,
+        dt => elements * (dt.bits() as usize / 8),
+    };
+    Ok((shape.iter().map(|&n| n as i64).collect(), bytes))
+}
+
+struct Slot {
+    boundary: Boundary,
+    tensor: DynTensor,
+    bytes: usize,
+    elements: usize,
+}
+
+fn slot(boundary: Boundary) -> Result<Slot> {
+    let (shape, bytes) = held_len(&boundary.desc)?;
+    let elements = shape.iter().product::<i64>() as usize;
+    let tensor = DynTensor::new(&Allocator::default(), element_type(boundary.desc.data_type), shape)
+        .map_err(|e| ort_error("tensor", e))?;
+    Ok(Slot { boundary, tensor, bytes, elements })
+}
+
+/// A compiled graph: the session, its binding and the tensors bound to it.
+pub struct OrtExecutable {
+    session: Session,
+    binding: IoBinding,
+    inputs: Vec<Slot>,
+    outputs: Vec<Slot>,
+}
+
+impl Backend for OrtBackend {
+    fn name(&self) -> &'static str {
+        "ort"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        // Every op and data type: types ONNX Runtime's kernels lack are computed in wider
+        // ones by the converter.
+        Capabilities::default()
+    }
+
+    fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
+        let model = webnn_onnx::convert(graph)?;
+        Ok(Box::new(OrtExecutable::new(self, &model)?))
+    }
+}
+
+impl OrtExecutable {
+    pub fn new(backend: &OrtBackend, model: &OnnxModel) -> Result<OrtExecutable> {
+        let session = backend.session(&model.to_bytes())?;
+        let mut binding = session.create_binding().map_err(|e| ort_error("binding", e))?;
+        let inputs = model.inputs.iter().cloned().map(slot).collect::<Result<Vec<_>>>()?;
+        let mut outputs = model.outputs.iter().cloned().map(slot).collect::<Result<Vec<_>>>()?;
+        for o in &mut outputs {
+            binding.bind_output(o.boundary.onnx_name.clone(), &mut o.tensor).map_err(|e| ort_error("binding", e))?;
+        }
+        Ok(OrtExecutable { session, binding, inputs, outputs })
+    }
+}
+
+impl Executable for OrtExecutable {
+    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+        for s in &mut self.inputs {
+            let b = &s.boundary;
+            let (_, t) = inputs
+                .iter()
+                .find(|(n, _)| *n == b.name)
+                .ok_or_else(|| Error::type_error(format!("missing input '{}'", b.name)))?;
+            if t.desc != b.desc {
+                return Err(Error::type_error(format!("input '{}' must be {}, got {}", b.name, b.desc, t.desc)));
+            }
+            let unpacked;
+            let bytes: &[u8] = if b.unpacked() {
+                unpacked = unpack_nibbles(b.desc.data_type, &t.bytes, s.elements);
+                &unpacked
+            } else {
+                &t.bytes
+            };
+            if bytes.len() != s.bytes {
+                return Err(Error::type_error(format!(
+                    "input '{}' holds {} bytes, expected {}",
+                    b.name,
+                    bytes.len(),
+                    s.bytes
+                )));
+            }
+            if s.bytes > 0 {
+                // SAFETY: the tensor is a CPU tensor of exactly `s.bytes` bytes, owned by this slot.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.tensor.data_ptr_mut().cast::<u8>(), s.bytes) };
+            }
+            self.binding.bind_input(b.onnx_name.clone(), &s.tensor).map_err(|e| ort_error("binding", e))?;
+        }
+        self.session.run_binding(&self.binding).map_err(|e| ort_error("run", e))?;
+        let mut results = Vec::with_capacity(self.outputs.len());
+        for s in &self.outputs {
+            let mut bytes = vec![0u8; s.bytes];
+            if s.bytes > 0 {
+                // SAFETY: as above; the run has finished writing the bound output.
+                unsafe { std::ptr::copy_nonoverlapping(s.tensor.data_ptr().cast::<u8>(), bytes.as_mut_ptr(), s.bytes) };
+            }
+            if s.boundary.unpacked() {
+                bytes = pack_nibbles(&bytes);
+            }
+            results.push((s.boundary.name.clone(), HostTensor { desc: s.boundary.desc.clone(), bytes }));
+        }
+        Ok(results)
+    }
+}
