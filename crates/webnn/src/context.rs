@@ -29,17 +29,19 @@ pub enum DeviceType {
     Gpu,
 }
 
-/// `MLContextOptions`, plus the device hint.
+/// `MLContextOptions`, plus the device hint and, for Rust users and tests, a backend named
+/// outright.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ContextOptions {
     pub power_preference: PowerPreference,
     pub accelerated: bool,
     pub device_type: Option<DeviceType>,
+    pub backend: Option<BackendKind>,
 }
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        ContextOptions { power_preference: PowerPreference::Default, accelerated: true, device_type: None }
+        ContextOptions { power_preference: PowerPreference::Default, accelerated: true, device_type: None, backend: None }
     }
 }
 
@@ -50,6 +52,8 @@ pub enum BackendKind {
     Cpu,
     /// WGSL compute pipelines on WebGPU (wgpu natively, the page's WebGPU in the browser).
     Wgpu,
+    /// ONNX Runtime (feature `ort`, native targets).
+    Ort,
 }
 
 impl BackendKind {
@@ -57,29 +61,39 @@ impl BackendKind {
         match self {
             BackendKind::Cpu => "cpu",
             BackendKind::Wgpu => "webgpu",
+            BackendKind::Ort => "onnxruntime",
         }
     }
 }
 
 /// Which backend `options` get, given whether a WebGPU adapter exists and whether it is a
-/// software (fallback) one. A software adapter runs kernels one to two orders of magnitude
-/// slower than the CPU backend, so "accelerated" (the fastest path) means the CPU there;
-/// `deviceType` overrides the choice; `accelerated: false` asks for the CPU.
-pub fn choose(options: &ContextOptions, adapter: Option<bool /* software */>) -> BackendKind {
+/// software (fallback) one, and whether ONNX Runtime is compiled in (`ort`). A software
+/// adapter runs kernels one to two orders of magnitude slower than the CPU, so "accelerated"
+/// (the fastest path) means the CPU there; on the CPU, ONNX Runtime's kernels beat the
+/// reference interpreter, which stays the fallback. `deviceType` and `backend` override.
+pub fn choose(options: &ContextOptions, adapter: Option<bool /* software */>, ort: bool) -> BackendKind {
+    let cpu = if ort { BackendKind::Ort } else { BackendKind::Cpu };
+    if let Some(b) = options.backend {
+        return b;
+    }
     match (options.device_type, adapter) {
-        (Some(DeviceType::Cpu), _) => BackendKind::Cpu,
+        (Some(DeviceType::Cpu), _) => cpu,
         (Some(DeviceType::Gpu), Some(_)) => BackendKind::Wgpu,
         (_, Some(false)) if options.accelerated && options.power_preference != PowerPreference::LowPower => {
             BackendKind::Wgpu
         }
-        _ => BackendKind::Cpu,
+        _ => cpu,
     }
 }
 
 pub(crate) enum Engine {
     Cpu(CpuBackend),
     Wgpu(WgpuBackend),
+    #[cfg(feature = "ort")]
+    Ort(webnn_ort::OrtBackend),
 }
+
+const HAS_ORT: bool = cfg!(feature = "ort");
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -107,14 +121,25 @@ pub struct Context(pub(crate) Rc<ContextInner>);
 
 impl Context {
     pub(crate) async fn create(options: ContextOptions) -> Result<Context> {
-        let wants_gpu = choose(&options, Some(false)) == BackendKind::Wgpu;
+        let wants_gpu = choose(&options, Some(false), HAS_ORT) == BackendKind::Wgpu;
         let gpu = if wants_gpu { WgpuBackend::new_async().await.ok() } else { None };
         let software = gpu.as_ref().map(|b| b.gpu().info.device_type == wgpu::DeviceType::Cpu);
-        let engine = match (choose(&options, software), gpu) {
+        let engine = match (choose(&options, software, HAS_ORT), gpu) {
             (BackendKind::Wgpu, Some(b)) => Engine::Wgpu(b),
-            _ => Engine::Cpu(CpuBackend),
+            (BackendKind::Wgpu, None) => {
+                return Err(Error::not_supported("createContext: no WebGPU adapter for a WebGPU context"))
+            }
+            #[cfg(feature = "ort")]
+            (BackendKind::Ort, _) => Engine::Ort(webnn_ort::OrtBackend::new()?),
+            #[cfg(not(feature = "ort"))]
+            (BackendKind::Ort, _) => {
+                return Err(Error::not_supported("createContext: built without ONNX Runtime (feature ort)"))
+            }
+            (BackendKind::Cpu, _) => Engine::Cpu(CpuBackend),
         };
-        Ok(Context::with_engine(engine))
+        let ctx = Context::with_engine(engine);
+        eprintln!("webnn: context on {} ({})", ctx.backend().name(), ctx.device_name());
+        Ok(ctx)
     }
 
     /// A context on the CPU backend, created without waiting.
@@ -131,6 +156,8 @@ impl Context {
         let kind = match engine {
             Engine::Cpu(_) => BackendKind::Cpu,
             Engine::Wgpu(_) => BackendKind::Wgpu,
+            #[cfg(feature = "ort")]
+            Engine::Ort(_) => BackendKind::Ort,
         };
         Context(Rc::new(ContextInner {
             id: next_id(),
@@ -153,6 +180,8 @@ impl Context {
         match &self.0.engine {
             Engine::Cpu(_) => "reference cpu interpreter".into(),
             Engine::Wgpu(b) => format!("{} ({:?})", b.gpu().info.name, b.gpu().info.backend),
+            #[cfg(feature = "ort")]
+            Engine::Ort(b) => format!("ONNX Runtime, {:?} provider", b.provider()),
         }
     }
 
@@ -161,6 +190,8 @@ impl Context {
         match &self.0.engine {
             Engine::Cpu(_) => false,
             Engine::Wgpu(b) => b.gpu().info.device_type != wgpu::DeviceType::Cpu,
+            #[cfg(feature = "ort")]
+            Engine::Ort(_) => false,
         }
     }
 
@@ -198,6 +229,8 @@ impl Context {
         let caps = match &self.0.engine {
             Engine::Cpu(b) => b.capabilities(),
             Engine::Wgpu(b) => b.capabilities(),
+            #[cfg(feature = "ort")]
+            Engine::Ort(b) => b.capabilities(),
         };
         op_support_limits(&caps)
     }
@@ -208,6 +241,8 @@ impl Context {
         let compiled = match &self.0.engine {
             Engine::Cpu(_) => Compiled::Cpu(webnn_cpu::CpuGraph::new(graph.clone())?),
             Engine::Wgpu(b) => Compiled::Wgpu(b.compile_graph_async(graph).await?),
+            #[cfg(feature = "ort")]
+            Engine::Ort(b) => Compiled::Host(b.compile(graph)?),
         };
         let g = Graph::new(self, graph, compiled);
         let mut graphs = self.0.graphs.borrow_mut();

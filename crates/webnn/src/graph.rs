@@ -14,6 +14,9 @@ use webnn_wgpu::WgpuGraph;
 pub(crate) enum Compiled {
     Cpu(CpuGraph),
     Wgpu(WgpuGraph),
+    /// A backend that computes on host tensors (ONNX Runtime).
+    #[cfg_attr(not(feature = "ort"), allow(dead_code))]
+    Host(Box<dyn webnn_core::Executable>),
 }
 
 pub(crate) struct GraphInner {
@@ -85,6 +88,23 @@ impl Graph {
                     let t = outputs.iter().find(|(n, _)| *n == name).map(|(_, t)| *t);
                     if let Some(t) = t {
                         t.write(&value.to_bytes())?;
+                    }
+                }
+                Ok(None)
+            }
+            Some(Compiled::Host(exe)) => {
+                let mut feeds = Vec::new();
+                for (name, t) in inputs {
+                    let storage = t.0.storage.borrow();
+                    let Some(Storage::Host(bytes)) = &*storage else {
+                        return Err(Error::type_error(format!("dispatch: input '{name}' is not a host tensor")));
+                    };
+                    feeds.push((*name, webnn_core::HostTensor { desc: t.desc().clone(), bytes: bytes.clone() }));
+                }
+                let feeds: Vec<(&str, &webnn_core::HostTensor)> = feeds.iter().map(|(n, t)| (*n, t)).collect();
+                for (name, value) in exe.dispatch(&feeds)? {
+                    if let Some((_, t)) = outputs.iter().find(|(n, _)| *n == name) {
+                        t.write(&value.bytes)?;
                     }
                 }
                 Ok(None)

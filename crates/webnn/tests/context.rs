@@ -1,0 +1,55 @@
+//! The object model's rules on the CPU backend: backend choice, dispatch binding checks,
+//! tensor flags, destroy.
+
+use webnn::{choose, BackendKind, Context, ContextOptions, DataType, DeviceType, ErrorKind, GraphBuilder, OperandDescriptor, PowerPreference, TensorDescriptor};
+use webnn_core::ops::OpOptions;
+
+#[test]
+fn backend_choice() {
+    let default = ContextOptions::default();
+    assert_eq!(choose(&default, Some(false), false), BackendKind::Wgpu, "a hardware adapter");
+    assert_eq!(choose(&default, Some(true), false), BackendKind::Cpu, "a software adapter is slower than the CPU");
+    assert_eq!(choose(&default, Some(true), true), BackendKind::Ort, "ONNX Runtime on the CPU when built in");
+    assert_eq!(choose(&default, None, false), BackendKind::Cpu, "no adapter");
+    let gpu = ContextOptions { device_type: Some(DeviceType::Gpu), ..default };
+    assert_eq!(choose(&gpu, Some(true), false), BackendKind::Wgpu, "deviceType gpu overrides");
+    let low = ContextOptions { power_preference: PowerPreference::LowPower, ..default };
+    assert_eq!(choose(&low, Some(false), false), BackendKind::Cpu);
+    let off = ContextOptions { accelerated: false, ..default };
+    assert_eq!(choose(&off, Some(false), false), BackendKind::Cpu);
+    let named = ContextOptions { backend: Some(BackendKind::Cpu), ..gpu };
+    assert_eq!(choose(&named, Some(false), true), BackendKind::Cpu, "a named backend wins");
+}
+
+fn graph() -> webnn_core::Graph {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::new(DataType::Float32, &[2])).unwrap();
+    let y = b.relu(x, OpOptions::default()).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+#[test]
+fn dispatch_rules_and_destroy() {
+    let ctx = Context::cpu();
+    let other = Context::cpu();
+    let g = pollster::block_on(ctx.compile(&graph())).unwrap();
+    let desc = OperandDescriptor::new(DataType::Float32, &[2]);
+    let input = ctx.create_tensor(TensorDescriptor::new(desc.clone(), false, true)).unwrap();
+    let output = ctx.create_tensor(TensorDescriptor::new(desc.clone(), true, false)).unwrap();
+    let foreign = other.create_tensor(TensorDescriptor::new(desc.clone(), true, true)).unwrap();
+    let kind = |r: webnn::Result<()>| r.unwrap_err().kind;
+    ctx.write_tensor(&input, &[0, 0, 128, 191, 0, 0, 0, 64]).unwrap(); // -1.0, 2.0
+    ctx.dispatch(&g, &[("x", &input)], &[("y", &output)]).unwrap();
+    let y = pollster::block_on(ctx.read_tensor(&output)).unwrap();
+    assert_eq!(y, [0, 0, 0, 0, 0, 0, 0, 64]);
+    assert_eq!(kind(ctx.dispatch(&g, &[("x", &input)], &[("y", &input)])), ErrorKind::TypeError, "bound twice");
+    assert_eq!(kind(ctx.dispatch(&g, &[("x", &foreign)], &[("y", &output)])), ErrorKind::TypeError, "another context");
+    assert_eq!(kind(ctx.dispatch(&g, &[("z", &input)], &[("y", &output)])), ErrorKind::TypeError, "wrong name");
+    assert_eq!(kind(ctx.write_tensor(&output, &[0; 8])), ErrorKind::TypeError, "not writable");
+    assert_eq!(pollster::block_on(ctx.read_tensor(&input)).unwrap_err().kind, ErrorKind::TypeError, "not readable");
+    g.destroy();
+    assert_eq!(kind(ctx.dispatch(&g, &[("x", &input)], &[("y", &output)])), ErrorKind::InvalidStateError);
+    ctx.destroy();
+    assert!(input.is_destroyed() && output.is_destroyed(), "destroying the context destroys its tensors");
+    assert_eq!(ctx.create_tensor(TensorDescriptor::new(desc, true, true)).err().map(|e| e.kind), Some(ErrorKind::InvalidStateError));
+}
