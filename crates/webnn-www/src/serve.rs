@@ -88,14 +88,17 @@ fn handle(mut stream: TcpStream, mounts: &[Mount]) -> std::io::Result<()> {
         let mut parts = line.split_whitespace();
         let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/").to_owned());
         let mut content_length = 0usize;
+        let mut close = false;
         loop {
             let mut h = String::new();
             if reader.read_line(&mut h)? == 0 || h == "\r\n" || h == "\n" {
                 break;
             }
-            if let Some(v) = h.to_ascii_lowercase().strip_prefix("content-length:") {
+            let h = h.to_ascii_lowercase();
+            if let Some(v) = h.strip_prefix("content-length:") {
                 content_length = v.trim().parse().unwrap_or(0);
             }
+            close |= h.starts_with("connection:") && h.contains("close");
         }
         let mut body = vec![0; content_length];
         reader.read_exact(&mut body)?;
@@ -116,6 +119,9 @@ fn handle(mut stream: TcpStream, mounts: &[Mount]) -> std::io::Result<()> {
         stream.write_all(head.as_bytes())?;
         if method != "HEAD" {
             stream.write_all(&data)?;
+        }
+        if close {
+            return Ok(());
         }
     }
 }
