@@ -42,10 +42,17 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
         let one = em.scalar_int(ct, 1);
         let is_zero = em.node("Equal", &[&y, &zero], vec![]);
         let safe = em.node("Where", &[&is_zero, &one, &y], vec![]);
-        let q = em.node("Div", &[&x, &safe], vec![]);
+        let q = if dt == DataType::Uint64 {
+            // Unsigned division (ONNX Runtime has it for uint64, though no Where).
+            let (xu, su) = (em.cast(&x, ct, dt), em.cast(&safe, ct, dt));
+            let q = em.node("Div", &[&xu, &su], vec![]);
+            em.cast(&q, dt, ct)
+        } else {
+            em.node("Div", &[&x, &safe], vec![])
+        };
         em.node("Where", &[&is_zero, &zero, &q], vec![])
     } else if kind == OpKind::Pow && !dt.is_float() {
-        int_pow(em, &x, &y, ct)
+        int_pow(em, &x, &y, ct, dt == DataType::Uint64, &em.shape(out)?)
     } else if matches!(kind, OpKind::Max | OpKind::Min) {
         em.extreme(kind == OpKind::Max, &x, &y, ct)
     } else {
@@ -54,14 +61,44 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
     em.output_from(out, r, ct)
 }
 
-/// Integer power in doubles (exact while the result fits in 53 bits), truncated toward zero
-/// as the reference does for negative exponents (1/x^n), and wrapped into the type.
-fn int_pow(em: &mut Em, x: &str, y: &str, ct: DataType) -> String {
-    let xd = em.to_f64(x);
-    let yd = em.to_f64(y);
-    let p = em.node("Pow", &[&xd, &yd], vec![]);
-    let i = em.node("Cast", &[&p], vec![attr_i("to", crate::emit::onnx_type(DataType::Int64) as i64)]);
-    em.cast(&i, DataType::Int64, ct)
+/// Integer power as the reference computes it: by squaring over every bit of the exponent,
+/// wrapping (ONNX's integer Pow goes through doubles). A negative exponent truncates
+/// 1/x^|y| toward zero: ±1 for x = ±1, 0 otherwise. `unsigned`: the exponent's bits are a
+/// uint64's, never negative.
+fn int_pow(em: &mut Em, x: &str, y: &str, ct: DataType, unsigned: bool, shape: &[u32]) -> String {
+    let bits = if ct == DataType::Int64 { 64 } else { 32 };
+    let zero = em.scalar_int(ct, 0);
+    let one = em.scalar_int(ct, 1);
+    let shape: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+    let shape = em.i64s(&shape);
+    let xb = em.node("Expand", &[x, &shape], vec![]);
+    let ybig = em.node("Expand", &[y, &shape], vec![]);
+    let mut base = xb.clone();
+    let mut result = one.clone();
+    for k in 0..bits {
+        let mask = em.scalar_int(ct, if k == 63 { i64::MIN as i128 } else { 1i128 << k });
+        let m = em.node("BitwiseAnd", &[&ybig, &mask], vec![]);
+        let set = em.node("Equal", &[&m, &zero], vec![]);
+        let times = em.node("Mul", &[&result, &base], vec![]);
+        result = em.node("Where", &[&set, &result, &times], vec![]);
+        if k + 1 < bits {
+            base = em.node("Mul", &[&base, &base], vec![]);
+        }
+    }
+    if unsigned {
+        return result;
+    }
+    let minus_one = em.scalar_int(ct, -1);
+    let two = em.scalar_int(ct, 2);
+    let is_one = em.node("Equal", &[&xb, &one], vec![]);
+    let is_minus_one = em.node("Equal", &[&xb, &minus_one], vec![]);
+    let odd = em.node("BitwiseAnd", &[&ybig, &one], vec![]);
+    let twice = em.node("Mul", &[&odd, &two], vec![]);
+    let sign = em.node("Sub", &[&one, &twice], vec![]);
+    let neg = em.node("Where", &[&is_minus_one, &sign, &zero], vec![]);
+    let neg = em.node("Where", &[&is_one, &one, &neg], vec![]);
+    let negative = em.node("Less", &[&ybig, &zero], vec![]);
+    em.node("Where", &[&negative, &neg, &result], vec![])
 }
 
 /// equal, notEqual, greater, greaterOrEqual, lesser, lesserOrEqual: bool results as uint8.
@@ -185,8 +222,11 @@ pub fn cast(em: &mut Em, a: &Cast, out: webnn_core::Operand) -> Result<()> {
     if needs_top {
         let top = em.f64_scalar(hi_f);
         let at_top = em.node("GreaterOrEqual", &[&xd0, &top], vec![]);
-        let max = em.scalar_int(to, hi);
-        y = em.node("Where", &[&at_top, &max, &y], vec![]);
+        // Where has no uint64 kernel: select in int64 (the same bits).
+        let yi = em.cast(&y, to, DataType::Int64);
+        let max = em.scalar_int(DataType::Int64, hi as u64 as i64 as i128);
+        let yi = em.node("Where", &[&at_top, &max, &yi], vec![]);
+        y = em.cast(&yi, DataType::Int64, to);
     }
     em.set(out, y);
     Ok(())

@@ -1,6 +1,6 @@
 //! averagePool2d, l2Pool2d, maxPool2d and resample2d.
 
-use crate::emit::{attr_i, attr_ints, attr_s, held, onnx_type, Em};
+use crate::emit::{attr_i, attr_ints, attr_s, held, Em};
 use webnn_core::ops::{spatial_pair, spatial_padding, InputLayout, InterpolationMode, Pool2d, Resample2d};
 use webnn_core::{DataType, Error, OpKind, Operand, Result};
 
@@ -51,13 +51,22 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         _ => F,
     };
     let x = em.v(a.input)?;
-    // Wide integers go through doubles: ONNX Runtime's MaxPool has no integer kernel above 8 bits.
-    let x = if matches!(ct, DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64) {
-        em.to_f64(&x)
-    } else {
-        em.cast(&x, dt, ct)
-    };
     let perm = layout_perm(o.layout);
+    if matches!(ct, DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64) {
+        let x = match perm {
+            Some((to, _)) => em.node("Transpose", &[&x], vec![attr_ints("perm", &to)]),
+            None => x,
+        };
+        let nchw_out = [out_shape[ax[0]], out_shape[ax[1]], out_shape[ax[2]], out_shape[ax[3]]];
+        let y = wide_int_max_pool(em, &x, dt, window, s, d, p, nchw_out)?;
+        let y = match perm {
+            Some((_, back)) => em.node("Transpose", &[&y], vec![attr_ints("perm", &back)]),
+            None => y,
+        };
+        em.set(out, y);
+        return Ok(());
+    }
+    let x = em.cast(&x, dt, ct);
     let x = match perm {
         Some((to, _)) => em.node("Transpose", &[&x], vec![attr_ints("perm", &to)]),
         None => x,
@@ -85,11 +94,6 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         Some((_, back)) => em.node("Transpose", &[&y], vec![attr_ints("perm", &back)]),
         None => y,
     };
-    if matches!(ct, DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64) {
-        let y = em.node("Cast", &[&y], vec![attr_i("to", onnx_type(dt) as i64)]);
-        em.set(out, y);
-        return Ok(());
-    }
     em.output_from(out, y, ct)
 }
 
@@ -114,4 +118,64 @@ pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
         y = em.node("Round", &[&y], vec![]);
     }
     em.output_from(out, y, F)
+}
+
+/// maxPool2d of 32- and 64-bit integers (ONNX Runtime's MaxPool stops at 8 bits), exactly:
+/// the input padded with the type's lowest value, one strided slice per window position,
+/// and their element-wise maximum. uint64 compares in the sign-flipped order.
+#[allow(clippy::too_many_arguments)]
+fn wide_int_max_pool(
+    em: &mut Em,
+    x: &str,
+    dt: DataType,
+    window: [u32; 2],
+    s: [u32; 2],
+    d: [u32; 2],
+    p: [u32; 4],
+    out: [u32; 4],
+) -> Result<String> {
+    let ct = crate::emit::arith(dt);
+    let mut v = if dt == DataType::Uint64 {
+        crate::ops::elementwise::ordered_u64(em, x)
+    } else {
+        em.cast(x, dt, ct)
+    };
+    let lowest = match dt {
+        DataType::Int32 => i32::MIN as i128,
+        DataType::Int64 | DataType::Uint64 => i64::MIN as i128,
+        _ => 0,
+    };
+    let fill = em.scalar_int(ct, lowest);
+    // Enough padding at the end for the last window of ceil rounding.
+    let mut pads = [0i64, 0, p[0] as i64, p[2] as i64, 0, 0, p[1] as i64, p[3] as i64];
+    for i in 0..2 {
+        let span = (out[2 + i] as i64 - 1) * s[i] as i64 + (window[i] as i64 - 1) * d[i] as i64 + 1;
+        pads[6 + i] = pads[6 + i].max(span);
+    }
+    let pads_v = em.i64s(&pads);
+    v = em.node("Pad", &[&v, &pads_v, &fill], vec![attr_s("mode", "constant")]);
+    let mut best: Option<String> = None;
+    for i in 0..window[0] as i64 {
+        for j in 0..window[1] as i64 {
+            let (h0, w0) = (i * d[0] as i64, j * d[1] as i64);
+            let starts = em.i64s(&[h0, w0]);
+            let ends = em.i64s(&[
+                h0 + (out[2] as i64 - 1) * s[0] as i64 + 1,
+                w0 + (out[3] as i64 - 1) * s[1] as i64 + 1,
+            ]);
+            let axes = em.i64s(&[2, 3]);
+            let steps = em.i64s(&[s[0] as i64, s[1] as i64]);
+            let tap = em.node("Slice", &[&v, &starts, &ends, &axes, &steps], vec![]);
+            best = Some(match best {
+                None => tap,
+                Some(b) => em.extreme(true, &b, &tap, ct),
+            });
+        }
+    }
+    let mut y = best.ok_or_else(|| Error::operation_error("an empty pooling window"))?;
+    if dt == DataType::Uint64 {
+        let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
+        y = em.node("BitwiseXor", &[&y, &bit], vec![]);
+    }
+    Ok(em.cast(&y, ct, dt))
 }

@@ -23,6 +23,8 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
     if matches!(kind, OpKind::ReduceMax | OpKind::ReduceMin) && ct == DataType::Int64 && !axes.is_empty() {
         return extreme_i64(em, kind == OpKind::ReduceMax, a.input, &axes, out);
     }
+    let integer_fold = !ct.is_float()
+        && matches!(kind, OpKind::ReduceL1 | OpKind::ReduceProduct | OpKind::ReduceSum | OpKind::ReduceSumSquare);
     let mut x = em.input_as(a.input, ct)?;
     let (axes, keep) = if axes.is_empty() {
         let at = em.i64s(&[rank as i64]);
@@ -31,6 +33,20 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
     } else {
         (axes, a.options.keep_dimensions as i64)
     };
+    if integer_fold {
+        let x = match kind {
+            // Unsigned values held in int64 may look negative: |x| is x for them.
+            OpKind::ReduceL1 if dt.is_signed() => em.node("Abs", &[&x], vec![]),
+            OpKind::ReduceSumSquare => em.node("Mul", &[&x, &x], vec![]),
+            _ => x,
+        };
+        let mut shape: Vec<u32> = em.shape(a.input)?;
+        if shape.len() < rank + 1 && axes == [rank as i64] {
+            shape.push(1);
+        }
+        let y = fold(em, kind == OpKind::ReduceProduct, &x, &shape, &axes, ct, out)?;
+        return em.output_from(out, y, ct);
+    }
     let axes = em.i64s(&axes);
     let reduce = |em: &mut Em, op: &str, v: &str| em.node(op, &[v, &axes], vec![attr_i("keepdims", keep)]);
     let y = match kind {
@@ -123,4 +139,42 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
         y = em.node("BitwiseXor", &[&y, &bit], vec![]);
     }
     em.output_from(out, y, DataType::Int64)
+}
+
+/// An integer sum or product over `axes` by pairwise Add/Mul, which wrap as WebNN's integer
+/// arithmetic does; ONNX Runtime's integer ReduceSum/ReduceProd saturate instead. The
+/// reduced axes are moved last and flattened, then halved until one column is left.
+fn fold(em: &mut Em, product: bool, x: &str, shape: &[u32], axes: &[i64], ct: DataType, out: Operand) -> Result<String> {
+    let rank = shape.len();
+    let reduced: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
+    let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+    let perm: Vec<i64> = kept.iter().chain(reduced.iter()).map(|&d| d as i64).collect();
+    let mut v = em.node("Transpose", &[x], vec![crate::emit::attr_ints("perm", &perm)]);
+    let k: i64 = kept.iter().map(|&d| shape[d] as i64).product();
+    let mut r: i64 = reduced.iter().map(|&d| shape[d] as i64).product();
+    let flat = em.i64s(&[k, r]);
+    v = em.node("Reshape", &[&v, &flat], vec![]);
+    let identity = em.scalar_int(ct, product as i128);
+    let (op, one_axis) = (if product { "Mul" } else { "Add" }, em.i64s(&[1]));
+    while r > 1 {
+        if r % 2 == 1 {
+            let pads = em.i64s(&[0, 0, 0, 1]);
+            v = em.node("Pad", &[&v, &pads, &identity], vec![crate::emit::attr_s("mode", "constant")]);
+            r += 1;
+        }
+        let half = r / 2;
+        let (s0, s1, s2) = (em.i64s(&[0]), em.i64s(&[half]), em.i64s(&[r]));
+        let lo = em.node("Slice", &[&v, &s0, &s1, &one_axis], vec![]);
+        let hi = em.node("Slice", &[&v, &s1, &s2, &one_axis], vec![]);
+        v = em.node(op, &[&lo, &hi], vec![]);
+        r = half;
+    }
+    if r == 0 {
+        // No elements: the sum is 0 and the product 1.
+        let kk = em.i64s(&[k, 1]);
+        v = em.node("Expand", &[&identity, &kk], vec![]);
+    }
+    let out_shape: Vec<i64> = em.shape(out)?.iter().map(|&n| n as i64).collect();
+    let out_shape = em.i64s(&out_shape);
+    Ok(em.node("Reshape", &[&v, &out_shape], vec![]))
 }
