@@ -438,6 +438,29 @@ class MLGraphBuilder {
 
 let mlLoader = () => null;
 
+// wgpu opens its device with GPUAdapter.requestDevice; while `create` opens one, that call
+// answers with the page's device instead (wgpu then reads the device's own features and
+// limits). Context creations queue, so no other caller sees the substitution.
+let deviceQueue = Promise.resolve();
+function onDevice(device, create) {
+  const run = async () => {
+    const proto = GPUAdapter.prototype;
+    const original = proto.requestDevice;
+    proto.requestDevice = function requestDevice() {
+      proto.requestDevice = original;
+      return Promise.resolve(device);
+    };
+    try {
+      return await create();
+    } finally {
+      proto.requestDevice = original;
+    }
+  };
+  const result = deviceQueue.then(run, run);
+  deviceQueue = result.catch(() => {});
+  return result;
+}
+
 class ML {
   #load;
 
@@ -450,19 +473,18 @@ class ML {
     this.#load = load;
   }
 
-  // createContext(options) and createContext(gpuDevice). A GPUDevice asks for WebGPU; the
-  // context opens its own device on the page's adapter (see the README's limits).
+  // createContext(options) and createContext(gpuDevice): the context runs on the page's
+  // own device, so its tensors and work share the page's GPU queue.
   async createContext(...args) {
     if (!(#load in this)) throw new TypeError('Illegal invocation');
     const options = args[0];
-    let opts = options;
-    if (typeof GPUDevice !== 'undefined' && options instanceof GPUDevice) {
-      opts = { deviceType: 'gpu' };
-    } else if (options !== undefined && options !== null && typeof options !== 'object') {
+    const device = typeof GPUDevice !== 'undefined' && options instanceof GPUDevice ? options : null;
+    if (!device && options !== undefined && options !== null && typeof options !== 'object') {
       throw new TypeError('createContext: options is not a dictionary');
     }
     const inst = await this.#load();
-    const raw = await inst.callAsync((mod) => mod.createContext(json(opts ?? {})));
+    const create = () => inst.callAsync((mod) => mod.createContext(json(device ? { deviceType: 'gpu' } : options ?? {})));
+    const raw = device ? await onDevice(device, create) : await create();
     return new MLContext(INTERNAL, inst, raw);
   }
 }

@@ -85,13 +85,17 @@ impl Gpu {
                 v.push(e.to_string());
             }
         }));
+        // What the device has, not what was asked for: in the browser the polyfill may hand
+        // over the page's own GPUDevice, created with the page's features and limits.
+        let (features, limits) = (device.features(), device.limits());
+        let _ = required_features;
         Ok(Gpu {
             device,
             queue,
             info: adapter.get_info(),
             limits,
-            shader_f16: required_features.contains(wgpu::Features::SHADER_F16),
-            timestamps: required_features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            shader_f16: features.contains(wgpu::Features::SHADER_F16),
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             uncaptured,
         })
     }

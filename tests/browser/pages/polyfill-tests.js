@@ -121,6 +121,7 @@ test('interfaces without constructors throw, MLGraphBuilder constructs', async (
 
 test('context choice: a software adapter runs accelerated contexts on the CPU, deviceType overrides', async () => {
   const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
+  const requestDevice = globalThis.GPUAdapter?.prototype.requestDevice;
   const software = !adapter || adapter.info.isFallbackAdapter;
   const ctx = await navigator.ml.createContext();
   assert(ctx.backend === (software ? 'cpu' : 'webgpu'), `default context on ${ctx.backend}, adapter software: ${software}`);
@@ -133,6 +134,11 @@ test('context choice: a software adapter runs accelerated contexts on the CPU, d
     const device = await adapter.requestDevice();
     const onDevice = await navigator.ml.createContext(device);
     assert(onDevice.backend === 'webgpu', 'the GPUDevice overload');
+    await runSmall(onDevice);
+    // It runs on that very device: once the page destroys it, the context's work fails.
+    device.destroy();
+    await throwsNamed('OperationError', () => runSmall(onDevice), 'work on the destroyed page device');
+    assert(GPUAdapter.prototype.requestDevice === requestDevice, 'GPUAdapter.prototype.requestDevice is restored');
   }
 });
 
