@@ -44,18 +44,58 @@ impl Boundary {
     }
 }
 
+/// The file the model's external initializers refer to (next to the model file).
+pub const EXTERNAL_DATA_FILE: &str = "weights.bin";
+/// Constants of at least this many bytes are stored as external data: the protobuf stays
+/// small (and under its 2 GiB limit) and the weights are not copied into it.
+pub const EXTERNAL_THRESHOLD: usize = 1024;
+/// External tensors start at multiples of this (ONNX Runtime can then map them in place).
+const EXTERNAL_ALIGN: usize = 64;
+
 /// A converted graph.
 #[derive(Clone, Debug)]
 pub struct OnnxModel {
     pub model: ModelProto,
     pub inputs: Vec<Boundary>,
     pub outputs: Vec<Boundary>,
+    /// The contents of `EXTERNAL_DATA_FILE`: large constants, each at the offset its
+    /// initializer names.
+    pub external_data: Vec<u8>,
 }
 
 impl OnnxModel {
     pub fn to_bytes(&self) -> Vec<u8> {
         prost::Message::encode_to_vec(&self.model)
     }
+
+    /// Writes the model to `path` and its external data next to it, as ONNX tools expect.
+    pub fn save(&self, path: &std::path::Path) -> std::io::Result<()> {
+        std::fs::write(path, self.to_bytes())?;
+        let dir = path.parent().unwrap_or(std::path::Path::new("."));
+        std::fs::write(dir.join(EXTERNAL_DATA_FILE), &self.external_data)
+    }
+}
+
+/// Moves the raw data of large initializers into one buffer of external data.
+fn externalize(initializers: &mut [proto::TensorProto]) -> Vec<u8> {
+    let mut data = Vec::new();
+    for t in initializers {
+        let large = t.raw_data.as_ref().is_some_and(|r| r.len() >= EXTERNAL_THRESHOLD);
+        if !large {
+            continue;
+        }
+        let raw = t.raw_data.take().unwrap_or_default();
+        data.resize(data.len().div_ceil(EXTERNAL_ALIGN) * EXTERNAL_ALIGN, 0);
+        let entry = |k: &str, v: String| proto::StringStringEntryProto { key: Some(k.into()), value: Some(v) };
+        t.external_data = vec![
+            entry("location", EXTERNAL_DATA_FILE.into()),
+            entry("offset", data.len().to_string()),
+            entry("length", raw.len().to_string()),
+        ];
+        t.data_location = Some(proto::tensor_proto::DataLocation::External as i32);
+        data.extend_from_slice(&raw);
+    }
+    data
 }
 
 fn value_info(name: &str, desc: &OperandDescriptor) -> ValueInfoProto {
@@ -126,6 +166,7 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     if graph.nodes.is_empty() && graph.outputs.is_empty() {
         return Err(Error::type_error("the graph has no outputs"));
     }
+    let external_data = externalize(&mut em.initializers);
     let g = GraphProto {
         name: Some("webnn".into()),
         input: inputs.iter().map(|b| value_info(&b.onnx_name, &b.desc)).collect(),
@@ -142,5 +183,5 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
         graph: Some(g),
         ..Default::default()
     };
-    Ok(OnnxModel { model, inputs, outputs })
+    Ok(OnnxModel { model, inputs, outputs, external_data })
 }

@@ -48,17 +48,18 @@ fn main() {
     let bytes = model.to_bytes();
     let converted = start.elapsed().as_secs_f64();
     println!(
-        "MobileNetV2-1.0-224, NCHW float32: {} WebNN ops -> {} ONNX nodes, {:.1} MB model, converted in {}",
+        "MobileNetV2-1.0-224, NCHW float32: {} WebNN ops -> {} ONNX nodes, {:.1} kB model + {:.1} MB external data, converted in {}",
         graph.nodes.len(),
         model.model.graph.as_ref().map_or(0, |g| g.node.len()),
-        bytes.len() as f64 / 1e6,
+        bytes.len() as f64 / 1e3,
+        model.external_data.len() as f64 / 1e6,
         ms(converted)
     );
 
     let start = Instant::now();
     let mut exe = backend.compile(&graph).expect("ort compile");
     println!("webnn-ort compile (convert + session + binding): {}", ms(start.elapsed().as_secs_f64()));
-    let mut session = backend.session(&bytes).expect("direct session");
+    let mut session = backend.model_session(&model).expect("direct session");
     let (input_name, output_names) = (
         model.inputs[0].onnx_name.clone(),
         model.outputs.iter().map(|b| b.onnx_name.clone()).collect::<Vec<_>>(),

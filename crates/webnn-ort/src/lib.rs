@@ -74,8 +74,18 @@ impl OrtBackend {
         self.provider
     }
 
-    /// A session for an ONNX model, configured as this backend's sessions are.
+    /// A session for a converted model (with its external data), configured as this
+    /// backend's sessions are.
+    pub fn model_session(&self, model: &OnnxModel) -> Result<Session> {
+        self.session_with(&model.to_bytes(), &model.external_data)
+    }
+
+    /// A session for an ONNX model without external data.
     pub fn session(&self, model: &[u8]) -> Result<Session> {
+        self.session_with(model, &[])
+    }
+
+    fn session_with(&self, model: &[u8], external_data: &[u8]) -> Result<Session> {
         let env = environment()?;
         let b = Session::builder(env).map_err(|e| ort_error("session options", e))?;
         let b = b.with_optimization_level(GraphOptimizationLevel::Level3).map_err(|e| ort_error("options", e))?;
@@ -91,6 +101,11 @@ impl OrtBackend {
                 .with_execution_providers([ort::ep::TensorRT::default().build().error_on_failure()])
                 .map_err(|e| Error::not_supported(format!("the TensorRT execution provider is unavailable: {e}")))?,
         };
+        if !external_data.is_empty() {
+            b = b
+                .with_external_initializer_file_in_memory(webnn_onnx::EXTERNAL_DATA_FILE, external_data.into())
+                .map_err(|e| ort_error("external data", e))?;
+        }
         b.commit_from_memory(model).map_err(|e| {
             let text = e.to_string();
             if text.contains("NOT_IMPLEMENTED") || text.contains("Could not find an implementation") {
@@ -168,7 +183,7 @@ impl Backend for OrtBackend {
 
 impl OrtExecutable {
     pub fn new(backend: &OrtBackend, model: &OnnxModel) -> Result<OrtExecutable> {
-        let session = backend.session(&model.to_bytes())?;
+        let session = backend.model_session(model)?;
         let mut binding = session.create_binding().map_err(|e| ort_error("binding", e))?;
         let inputs = model.inputs.iter().cloned().map(slot).collect::<Result<Vec<_>>>()?;
         let mut outputs = model.outputs.iter().cloned().map(slot).collect::<Result<Vec<_>>>()?;
