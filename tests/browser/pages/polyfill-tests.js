@@ -258,7 +258,7 @@ test('a Rust panic becomes an OperationError and the polyfill recovers', async (
 });
 
 for (const [kind, options] of Object.entries(contexts)) {
-  test(`memory: 200 build, dispatch, destroy cycles on the ${kind} context leave wasm memory flat`, async () => {
+  test(`memory: 200 build, dispatch, destroy cycles on the ${kind} context leave wasm memory and GPU buffers flat`, async () => {
     const hook = Symbol.for('webnn-rs.testing');
     const ctx = await navigator.ml.createContext(options);
     const cycle = async () => {
@@ -276,6 +276,24 @@ for (const [kind, options] of Object.entries(contexts)) {
     // Warm-up: the allocator reaches its working set (a leak keeps growing after it).
     for (let i = 0; i < 100; i++) await cycle();
     await settle();
+    // GPU buffers alive: counted by wrapping the page's WebGPU entry points.
+    let liveBuffers = 0;
+    let createdBuffers = 0;
+    const gpu = kind === 'webgpu';
+    const [create, destroy] = gpu ? [GPUDevice.prototype.createBuffer, GPUBuffer.prototype.destroy] : [];
+    const gone = new WeakSet();
+    if (gpu) {
+      GPUDevice.prototype.createBuffer = function (...a) {
+        liveBuffers += 1;
+        createdBuffers += 1;
+        return create.apply(this, a);
+      };
+      GPUBuffer.prototype.destroy = function () {
+        if (!gone.has(this)) liveBuffers -= 1;
+        gone.add(this);
+        return destroy.call(this);
+      };
+    }
     const start = await navigator.ml[hook]('memory');
     // Garbage collections come between cycles in a real page; without them the wrappers
     // awaiting finalization raise the high-water mark, which is not a leak.
@@ -284,9 +302,15 @@ for (const [kind, options] of Object.entries(contexts)) {
       if (i % 50 === 49) await settle();
     }
     const end = await navigator.ml[hook]('memory');
+    if (gpu) {
+      GPUDevice.prototype.createBuffer = create;
+      GPUBuffer.prototype.destroy = destroy;
+    }
     ctx.destroy();
-    window.memoryFigures = { ...(window.memoryFigures || {}), [kind]: { start, end } };
+    window.memoryFigures = { ...(window.memoryFigures || {}), [kind]: { start, end, gpuBuffersCreated: createdBuffers, gpuBuffersAlive: liveBuffers } };
     assert(end === start, `wasm memory grew from ${start} to ${end} bytes`);
+    assert(!gpu || createdBuffers >= 200, `the cycles created ${createdBuffers} GPU buffers: the count missed them`);
+    assert(liveBuffers === 0, `${liveBuffers} GPU buffers created in the cycles are still alive`);
   });
 }
 

@@ -56,6 +56,17 @@ pub struct WgpuGraph {
     pub plan: BufferPlan,
 }
 
+/// GPU memory goes back when the graph does (`MLGraph.destroy()`), not when the browser's
+/// garbage collector gets to the buffers' JavaScript wrappers.
+impl Drop for WgpuGraph {
+    fn drop(&mut self) {
+        let owned = self.input_buffers.iter().chain(&self.constants).chain(&self.output_buffers).chain(&self.slots);
+        for b in owned.chain(self._uniforms.iter()).chain(std::iter::once(&self.staging)) {
+            b.destroy();
+        }
+    }
+}
+
 /// Checks every node's op and data types against the support table.
 fn check_support(graph: &Graph) -> Result<()> {
     for node in &graph.nodes {

@@ -25,6 +25,13 @@ pub struct WgpuTensor {
     id: u64,
 }
 
+/// The buffer goes back at once (`MLTensor.destroy()`), not at garbage collection.
+impl Drop for WgpuTensor {
+    fn drop(&mut self) {
+        self.buffer.destroy();
+    }
+}
+
 impl WgpuTensor {
     /// A zero-filled tensor of `desc` on `gpu`.
     pub fn new(gpu: Arc<Gpu>, desc: OperandDescriptor) -> Result<WgpuTensor> {
@@ -108,6 +115,7 @@ impl WgpuTensor {
                 view[..bytes].to_vec()
             };
             staging.unmap();
+            staging.destroy();
             Ok(data)
         }
     }
