@@ -1,7 +1,9 @@
 //! The ONNX graph under construction: value names per WebNN operand, node and initializer
 //! helpers, and the casts around kernels that ONNX Runtime lacks for a data type.
 
-use crate::proto::{attribute_proto::AttributeType, tensor_proto, AttributeProto, NodeProto, TensorProto};
+use crate::proto::{
+    attribute_proto::AttributeType, tensor_proto, AttributeProto, NodeProto, TensorProto,
+};
 use webnn_core::{DataType, Error, Graph, Operand, OperandDescriptor, Result};
 
 /// The ONNX element type a WebNN operand is held in inside the model. int4/uint4 are held
@@ -37,7 +39,9 @@ pub fn held(dt: DataType) -> DataType {
 pub fn arith(dt: DataType) -> DataType {
     match dt {
         DataType::Float32 | DataType::Float16 => DataType::Float32,
-        DataType::Int32 | DataType::Int8 | DataType::Uint8 | DataType::Int4 | DataType::Uint4 => DataType::Int32,
+        DataType::Int32 | DataType::Int8 | DataType::Uint8 | DataType::Int4 | DataType::Uint4 => {
+            DataType::Int32
+        }
         DataType::Int64 | DataType::Uint32 | DataType::Uint64 => DataType::Int64,
     }
 }
@@ -72,17 +76,35 @@ pub fn unpack_nibbles(dt: DataType, packed: &[u8], elements: usize) -> Vec<u8> {
 
 /// One byte per element back to two per byte.
 pub fn pack_nibbles(bytes: &[u8]) -> Vec<u8> {
-    bytes.chunks(2).map(|c| (c[0] & 0xf) | (c.get(1).copied().unwrap_or(0) << 4)).collect()
+    bytes
+        .chunks(2)
+        .map(|c| (c[0] & 0xf) | (c.get(1).copied().unwrap_or(0) << 4))
+        .collect()
 }
 
 pub fn attr_i(name: &str, v: i64) -> AttributeProto {
-    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Int as i32), i: Some(v), ..Default::default() }
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    }
 }
 pub fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Ints as i32), ints: v.to_vec(), ..Default::default() }
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
 }
 pub fn attr_f(name: &str, v: f32) -> AttributeProto {
-    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Float as i32), f: Some(v), ..Default::default() }
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Float as i32),
+        f: Some(v),
+        ..Default::default()
+    }
 }
 pub fn attr_s(name: &str, v: &str) -> AttributeProto {
     AttributeProto {
@@ -104,7 +126,13 @@ pub struct Em<'g> {
 
 impl<'g> Em<'g> {
     pub fn new(g: &'g Graph) -> Em<'g> {
-        Em { g, nodes: Vec::new(), initializers: Vec::new(), values: vec![None; g.operands.len()], counter: 0 }
+        Em {
+            g,
+            nodes: Vec::new(),
+            initializers: Vec::new(),
+            values: vec![None; g.operands.len()],
+            counter: 0,
+        }
     }
 
     pub fn fresh(&mut self, hint: &str) -> String {
@@ -118,7 +146,9 @@ impl<'g> Em<'g> {
             .get(o.index())
             .cloned()
             .flatten()
-            .ok_or_else(|| Error::operation_error(format!("operand {} has no value yet", o.index())))
+            .ok_or_else(|| {
+                Error::operation_error(format!("operand {} has no value yet", o.index()))
+            })
     }
     pub fn set(&mut self, o: Operand, name: String) {
         self.values[o.index()] = Some(name);
@@ -131,13 +161,21 @@ impl<'g> Em<'g> {
     }
     /// The static shape of `o`; dynamic dimensions are not supported by this converter yet.
     pub fn shape(&self, o: Operand) -> Result<Vec<u32>> {
-        self.g.desc(o).require_static("an operand of the ONNX backend")
+        self.g
+            .desc(o)
+            .require_static("an operand of the ONNX backend")
     }
     pub fn rank(&self, o: Operand) -> usize {
         self.g.desc(o).rank()
     }
 
-    pub fn node_n(&mut self, op: &str, inputs: &[&str], outputs: usize, attrs: Vec<AttributeProto>) -> Vec<String> {
+    pub fn node_n(
+        &mut self,
+        op: &str,
+        inputs: &[&str],
+        outputs: usize,
+        attrs: Vec<AttributeProto>,
+    ) -> Vec<String> {
         let outs: Vec<String> = (0..outputs).map(|_| self.fresh(op)).collect();
         let name = self.fresh(&format!("n_{op}"));
         self.nodes.push(NodeProto {
@@ -192,7 +230,11 @@ impl<'g> Em<'g> {
 
     /// `v` as an ONNX double (a type WebNN lacks, used for exact intermediate values).
     pub fn to_f64(&mut self, v: &str) -> String {
-        self.node("Cast", &[v], vec![attr_i("to", tensor_proto::DataType::Double as i64)])
+        self.node(
+            "Cast",
+            &[v],
+            vec![attr_i("to", tensor_proto::DataType::Double as i64)],
+        )
     }
     pub fn f64_scalar(&mut self, v: f64) -> String {
         let name = self.fresh("c");
@@ -260,7 +302,10 @@ impl<'g> Em<'g> {
         attrs: Vec<AttributeProto>,
         out: Operand,
     ) -> Result<()> {
-        let names = inputs.iter().map(|&o| self.input_as(o, ct)).collect::<Result<Vec<_>>>()?;
+        let names = inputs
+            .iter()
+            .map(|&o| self.input_as(o, ct))
+            .collect::<Result<Vec<_>>>()?;
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let y = self.node(op, &refs, attrs);
         self.output_from(out, y, ct)

@@ -20,7 +20,8 @@ pub mod proto {
 use emit::{held, onnx_type, unpack_nibbles, Em};
 use proto::{
     tensor_shape_proto::{dimension, Dimension},
-    type_proto, GraphProto, ModelProto, OperatorSetIdProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    type_proto, GraphProto, ModelProto, OperatorSetIdProto, TensorShapeProto, TypeProto,
+    ValueInfoProto,
 };
 use webnn_core::{passes, DataType, Error, Graph, OperandDescriptor, Result, Source};
 
@@ -80,13 +81,19 @@ impl OnnxModel {
 fn externalize(initializers: &mut [proto::TensorProto]) -> Vec<u8> {
     let mut data = Vec::new();
     for t in initializers {
-        let large = t.raw_data.as_ref().is_some_and(|r| r.len() >= EXTERNAL_THRESHOLD);
+        let large = t
+            .raw_data
+            .as_ref()
+            .is_some_and(|r| r.len() >= EXTERNAL_THRESHOLD);
         if !large {
             continue;
         }
         let raw = t.raw_data.take().unwrap_or_default();
         data.resize(data.len().div_ceil(EXTERNAL_ALIGN) * EXTERNAL_ALIGN, 0);
-        let entry = |k: &str, v: String| proto::StringStringEntryProto { key: Some(k.into()), value: Some(v) };
+        let entry = |k: &str, v: String| proto::StringStringEntryProto {
+            key: Some(k.into()),
+            value: Some(v),
+        };
         t.external_data = vec![
             entry("location", EXTERNAL_DATA_FILE.into()),
             entry("offset", data.len().to_string()),
@@ -105,7 +112,9 @@ fn value_info(name: &str, desc: &OperandDescriptor) -> ValueInfoProto {
         .map(|d| Dimension {
             value: Some(match d {
                 webnn_core::Dim::Static(n) => dimension::Value::DimValue(*n as i64),
-                webnn_core::Dim::Dynamic { name, .. } => dimension::Value::DimParam(name.to_string()),
+                webnn_core::Dim::Dynamic { name, .. } => {
+                    dimension::Value::DimParam(name.to_string())
+                }
             }),
             ..Default::default()
         })
@@ -131,7 +140,11 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     for (i, (name, o)) in graph.inputs.iter().enumerate() {
         let onnx_name = format!("input_{i}");
         em.set(*o, onnx_name.clone());
-        inputs.push(Boundary { name: name.clone(), onnx_name, desc: graph.desc(*o).clone() });
+        inputs.push(Boundary {
+            name: name.clone(),
+            onnx_name,
+            desc: graph.desc(*o).clone(),
+        });
     }
     for (i, info) in graph.operands.iter().enumerate() {
         if let Source::Constant(data) = &info.source {
@@ -161,7 +174,11 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
             op_type: Some("Identity".into()),
             ..Default::default()
         });
-        outputs.push(Boundary { name: name.clone(), onnx_name, desc: graph.desc(*o).clone() });
+        outputs.push(Boundary {
+            name: name.clone(),
+            onnx_name,
+            desc: graph.desc(*o).clone(),
+        });
     }
     if graph.nodes.is_empty() && graph.outputs.is_empty() {
         return Err(Error::type_error("the graph has no outputs"));
@@ -169,8 +186,14 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     let external_data = externalize(&mut em.initializers);
     let g = GraphProto {
         name: Some("webnn".into()),
-        input: inputs.iter().map(|b| value_info(&b.onnx_name, &b.desc)).collect(),
-        output: outputs.iter().map(|b| value_info(&b.onnx_name, &b.desc)).collect(),
+        input: inputs
+            .iter()
+            .map(|b| value_info(&b.onnx_name, &b.desc))
+            .collect(),
+        output: outputs
+            .iter()
+            .map(|b| value_info(&b.onnx_name, &b.desc))
+            .collect(),
         node: std::mem::take(&mut em.nodes),
         initializer: std::mem::take(&mut em.initializers),
         ..Default::default()
@@ -179,9 +202,17 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
         ir_version: Some(IR_VERSION),
         producer_name: Some("webnn-rs".into()),
         producer_version: Some(env!("CARGO_PKG_VERSION").into()),
-        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(OPSET) }],
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(OPSET),
+        }],
         graph: Some(g),
         ..Default::default()
     };
-    Ok(OnnxModel { model, inputs, outputs, external_data })
+    Ok(OnnxModel {
+        model,
+        inputs,
+        outputs,
+        external_data,
+    })
 }

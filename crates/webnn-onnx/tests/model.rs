@@ -17,17 +17,41 @@ fn elem_type(v: &webnn_onnx::proto::ValueInfoProto) -> i32 {
 #[test]
 fn boundary_types_opset_and_external_data() {
     let mut b = GraphBuilder::new();
-    let x = b.input("x", OperandDescriptor::new(DataType::Float32, &[16, 32])).unwrap();
-    let q = b.input("q", OperandDescriptor::new(DataType::Int4, &[5])).unwrap();
+    let x = b
+        .input("x", OperandDescriptor::new(DataType::Float32, &[16, 32]))
+        .unwrap();
+    let q = b
+        .input("q", OperandDescriptor::new(DataType::Int4, &[5]))
+        .unwrap();
     let big: Vec<u8> = (0..16 * 32 * 4).map(|i| (i % 251) as u8).collect();
-    let w = b.constant(OperandDescriptor::new(DataType::Float32, &[16, 32]), big.clone()).unwrap();
-    let small = b.constant(OperandDescriptor::new(DataType::Float32, &[2]), vec![0; 8]).unwrap();
+    let w = b
+        .constant(
+            OperandDescriptor::new(DataType::Float32, &[16, 32]),
+            big.clone(),
+        )
+        .unwrap();
+    let small = b
+        .constant(OperandDescriptor::new(DataType::Float32, &[2]), vec![0; 8])
+        .unwrap();
     let y = b.add(x, w, OpOptions::default()).unwrap();
-    let r = b.reshape(small, vec![1.into(), 2.into()], OpOptions::default()).unwrap();
-    let scale = b.constant(OperandDescriptor::new(DataType::Float32, &[1]), 0.5f32.to_le_bytes().to_vec()).unwrap();
-    let zero = b.constant(OperandDescriptor::new(DataType::Int4, &[1]), vec![0]).unwrap();
-    let f = b.dequantize_linear(q, scale, zero, OpOptions::default()).unwrap();
-    let c = b.quantize_linear(f, scale, zero, OpOptions::default()).unwrap();
+    let r = b
+        .reshape(small, vec![1.into(), 2.into()], OpOptions::default())
+        .unwrap();
+    let scale = b
+        .constant(
+            OperandDescriptor::new(DataType::Float32, &[1]),
+            0.5f32.to_le_bytes().to_vec(),
+        )
+        .unwrap();
+    let zero = b
+        .constant(OperandDescriptor::new(DataType::Int4, &[1]), vec![0])
+        .unwrap();
+    let f = b
+        .dequantize_linear(q, scale, zero, OpOptions::default())
+        .unwrap();
+    let c = b
+        .quantize_linear(f, scale, zero, OpOptions::default())
+        .unwrap();
     let g = b.build(&[("y", y), ("r", r), ("c", c)]).unwrap();
     let m = convert(&g).unwrap();
 
@@ -37,22 +61,42 @@ fn boundary_types_opset_and_external_data() {
     let graph = decoded.graph.unwrap();
     let names: Vec<&str> = m.inputs.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["x", "q"]);
-    assert_eq!(elem_type(&graph.input[0]), tensor_proto::DataType::Float as i32);
+    assert_eq!(
+        elem_type(&graph.input[0]),
+        tensor_proto::DataType::Float as i32
+    );
     // int4 crosses the boundary one value per byte.
     assert!(m.inputs[1].unpacked() && m.outputs[2].unpacked());
-    assert_eq!(elem_type(&graph.input[1]), tensor_proto::DataType::Int8 as i32);
-    assert_eq!(elem_type(&graph.output[2]), tensor_proto::DataType::Int8 as i32);
+    assert_eq!(
+        elem_type(&graph.input[1]),
+        tensor_proto::DataType::Int8 as i32
+    );
+    assert_eq!(
+        elem_type(&graph.output[2]),
+        tensor_proto::DataType::Int8 as i32
+    );
 
     // The large constant is external, 64-byte aligned; the small one inline.
-    let external: Vec<_> = graph.initializer.iter().filter(|t| !t.external_data.is_empty()).collect();
+    let external: Vec<_> = graph
+        .initializer
+        .iter()
+        .filter(|t| !t.external_data.is_empty())
+        .collect();
     assert_eq!(external.len(), 1);
-    let entry = |k: &str| external[0].external_data.iter().find(|e| e.key.as_deref() == Some(k)).and_then(|e| e.value.clone());
+    let entry = |k: &str| {
+        external[0]
+            .external_data
+            .iter()
+            .find(|e| e.key.as_deref() == Some(k))
+            .and_then(|e| e.value.clone())
+    };
     assert_eq!(entry("location").as_deref(), Some(EXTERNAL_DATA_FILE));
     let offset: usize = entry("offset").unwrap().parse().unwrap();
     let length: usize = entry("length").unwrap().parse().unwrap();
     assert_eq!(offset % 64, 0);
     assert_eq!(&m.external_data[offset..offset + length], &big[..]);
-    assert!(graph.initializer.iter().all(|t| !t.external_data.is_empty() || t.raw_data.as_ref().map_or(0, |r| r.len()) < EXTERNAL_THRESHOLD));
+    assert!(graph.initializer.iter().all(|t| !t.external_data.is_empty()
+        || t.raw_data.as_ref().map_or(0, |r| r.len()) < EXTERNAL_THRESHOLD));
 }
 
 #[test]
@@ -60,7 +104,10 @@ fn nibbles_round_trip() {
     let packed = [0x7f, 0x80, 0x0c];
     let signed = unpack_nibbles(DataType::Int4, &packed, 5);
     assert_eq!(signed, [0xff, 0x07, 0x00, 0xf8, 0xfc]);
-    assert_eq!(unpack_nibbles(DataType::Uint4, &packed, 5), [0x0f, 0x07, 0x00, 0x08, 0x0c]);
+    assert_eq!(
+        unpack_nibbles(DataType::Uint4, &packed, 5),
+        [0x0f, 0x07, 0x00, 0x08, 0x0c]
+    );
     assert_eq!(pack_nibbles(&signed), packed);
 }
 
@@ -69,9 +116,19 @@ fn dynamic_dimensions_where_sizes_are_needed_are_errors_naming_the_op() {
     // A graph with a dynamic dimension where a static one is needed fails with an error
     // naming the op, not a panic.
     let mut b = GraphBuilder::new();
-    let d = webnn_core::Dim::Dynamic { name: "n".into(), max_size: 4 };
-    let x = b.input("x", OperandDescriptor::with_dims(DataType::Float32, vec![d, 3.into()])).unwrap();
-    let i = b.constant(OperandDescriptor::new(DataType::Int32, &[1]), vec![0; 4]).unwrap();
+    let d = webnn_core::Dim::Dynamic {
+        name: "n".into(),
+        max_size: 4,
+    };
+    let x = b
+        .input(
+            "x",
+            OperandDescriptor::with_dims(DataType::Float32, vec![d, 3.into()]),
+        )
+        .unwrap();
+    let i = b
+        .constant(OperandDescriptor::new(DataType::Int32, &[1]), vec![0; 4])
+        .unwrap();
     let y = b.gather(x, i, GatherOptions::default()).unwrap();
     let g = b.build(&[("y", y)]).unwrap();
     let e = convert(&g).unwrap_err();

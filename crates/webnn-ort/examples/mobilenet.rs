@@ -20,11 +20,18 @@ fn ms(seconds: f64) -> String {
 }
 
 fn floats(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 /// Median seconds of `runs` dispatches after one warm-up, and the last outputs.
-fn time_backend(exe: &mut dyn Executable, image: &HostTensor, runs: usize) -> (f64, Vec<(String, HostTensor)>) {
+fn time_backend(
+    exe: &mut dyn Executable,
+    image: &HostTensor,
+    runs: usize,
+) -> (f64, Vec<(String, HostTensor)>) {
     let feeds = [("input", image)];
     let mut out = exe.dispatch(&feeds).expect("dispatch");
     let times = (0..runs)
@@ -38,7 +45,11 @@ fn time_backend(exe: &mut dyn Executable, image: &HostTensor, runs: usize) -> (f
 }
 
 fn main() {
-    let runs: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(50).max(1);
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50)
+        .max(1);
     let graph = webnn_models::mobilenet_v2(7).expect("MobileNetV2 builds");
     let image = webnn_models::sample_image(11);
     let backend = OrtBackend::new().unwrap_or_else(|e| panic!("{e}"));
@@ -58,19 +69,35 @@ fn main() {
 
     let start = Instant::now();
     let mut exe = backend.compile(&graph).expect("ort compile");
-    println!("webnn-ort compile (convert + session + binding): {}", ms(start.elapsed().as_secs_f64()));
+    println!(
+        "webnn-ort compile (convert + session + binding): {}",
+        ms(start.elapsed().as_secs_f64())
+    );
     let mut session = backend.model_session(&model).expect("direct session");
     let (input_name, output_names) = (
         model.inputs[0].onnx_name.clone(),
-        model.outputs.iter().map(|b| b.onnx_name.clone()).collect::<Vec<_>>(),
+        model
+            .outputs
+            .iter()
+            .map(|b| b.onnx_name.clone())
+            .collect::<Vec<_>>(),
     );
     let pixels = floats(&image.bytes);
     let mut direct = || -> Vec<Vec<f32>> {
-        let input = ort::value::TensorRef::from_array_view(([1usize, 3, 224, 224], &pixels[..])).expect("input");
-        let outputs = session.run(ort::inputs![input_name.as_str() => input]).expect("run");
+        let input = ort::value::TensorRef::from_array_view(([1usize, 3, 224, 224], &pixels[..]))
+            .expect("input");
+        let outputs = session
+            .run(ort::inputs![input_name.as_str() => input])
+            .expect("run");
         output_names
             .iter()
-            .map(|n| outputs[n.as_str()].try_extract_tensor::<f32>().expect("float32 output").1.to_vec())
+            .map(|n| {
+                outputs[n.as_str()]
+                    .try_extract_tensor::<f32>()
+                    .expect("float32 output")
+                    .1
+                    .to_vec()
+            })
             .collect()
     };
 
@@ -88,11 +115,17 @@ fn main() {
         t_direct.push(start.elapsed().as_secs_f64());
     }
     let (ours_ms, direct_ms) = (median(t_ours), median(t_direct));
-    let same = ours.iter().zip(&theirs).all(|((_, t), d)| floats(&t.bytes) == *d);
+    let same = ours
+        .iter()
+        .zip(&theirs)
+        .all(|((_, t), d)| floats(&t.bytes) == *d);
     println!("{runs} alternating runs each");
     println!("webnn-ort dispatch:        median {}", ms(ours_ms));
     println!("ONNX Runtime directly:     median {}", ms(direct_ms));
-    println!("overhead ratio:            {:.3} (goal <= 1.05); outputs bit-identical: {same}", ours_ms / direct_ms);
+    println!(
+        "overhead ratio:            {:.3} (goal <= 1.05); outputs bit-identical: {same}",
+        ours_ms / direct_ms
+    );
 
     let mut cpu = webnn_cpu::CpuBackend.compile(&graph).expect("cpu compile");
     let cpu_runs = runs.clamp(1, 3);
@@ -111,7 +144,11 @@ fn main() {
         Ok(wgpu) => {
             let mut gexe = wgpu.compile(&graph).expect("wgpu compile");
             let (wgpu_ms, _) = time_backend(gexe.as_mut(), &image, cpu_runs);
-            println!("wgpu backend:              median {} ({cpu_runs} runs) on {}", ms(wgpu_ms), wgpu.gpu().info.name);
+            println!(
+                "wgpu backend:              median {} ({cpu_runs} runs) on {}",
+                ms(wgpu_ms),
+                wgpu.gpu().info.name
+            );
         }
         Err(e) => println!("wgpu backend:              skipped, no WebGPU adapter ({e})"),
     }

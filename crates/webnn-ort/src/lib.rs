@@ -12,7 +12,8 @@ use ort::session::{IoBinding, Session};
 use ort::value::{DynTensor, TensorElementType};
 use std::sync::OnceLock;
 use webnn_core::{
-    Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, OperandDescriptor, Result,
+    Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, OperandDescriptor,
+    Result,
 };
 use webnn_onnx::emit::{pack_nibbles, unpack_nibbles};
 use webnn_onnx::{Boundary, OnnxModel};
@@ -39,7 +40,8 @@ fn ort_error(what: &str, e: impl std::fmt::Display) -> Error {
 
 /// Loads the library once per process.
 fn environment() -> Result<&'static ort::environment::Environment> {
-    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> = OnceLock::new();
+    static ENV: OnceLock<std::result::Result<ort::environment::Environment, String>> =
+        OnceLock::new();
     ENV.get_or_init(|| {
         let path = std::env::var("ORT_DYLIB_PATH").map_err(|_| {
             "ORT_DYLIB_PATH is not set: point it at libonnxruntime.so (scripts/setup.sh all installs it, \
@@ -61,7 +63,10 @@ impl OrtBackend {
 
     pub fn with_provider(provider: Provider) -> Result<OrtBackend> {
         environment()?;
-        Ok(OrtBackend { provider, threads: 0 })
+        Ok(OrtBackend {
+            provider,
+            threads: 0,
+        })
     }
 
     /// Intra-op threads per session (0: ONNX Runtime's default, one per core).
@@ -88,9 +93,12 @@ impl OrtBackend {
     fn session_with(&self, model: &[u8], external_data: &[u8]) -> Result<Session> {
         let env = environment()?;
         let b = Session::builder(env).map_err(|e| ort_error("session options", e))?;
-        let b = b.with_optimization_level(GraphOptimizationLevel::Level3).map_err(|e| ort_error("options", e))?;
+        let b = b
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(|e| ort_error("options", e))?;
         let b = if self.threads > 0 {
-            b.with_intra_threads(self.threads).map_err(|e| ort_error("options", e))?
+            b.with_intra_threads(self.threads)
+                .map_err(|e| ort_error("options", e))?
         } else {
             b
         };
@@ -99,16 +107,24 @@ impl OrtBackend {
             #[cfg(feature = "tensorrt")]
             Provider::TensorRt => b
                 .with_execution_providers([ort::ep::TensorRT::default().build().error_on_failure()])
-                .map_err(|e| Error::not_supported(format!("the TensorRT execution provider is unavailable: {e}")))?,
+                .map_err(|e| {
+                    Error::not_supported(format!(
+                        "the TensorRT execution provider is unavailable: {e}"
+                    ))
+                })?,
         };
         if !external_data.is_empty() {
             b = b
-                .with_external_initializer_file_in_memory(webnn_onnx::EXTERNAL_DATA_FILE, external_data.into())
+                .with_external_initializer_file_in_memory(
+                    webnn_onnx::EXTERNAL_DATA_FILE,
+                    external_data.into(),
+                )
                 .map_err(|e| ort_error("external data", e))?;
         }
         b.commit_from_memory(model).map_err(|e| {
             let text = e.to_string();
-            if text.contains("NOT_IMPLEMENTED") || text.contains("Could not find an implementation") {
+            if text.contains("NOT_IMPLEMENTED") || text.contains("Could not find an implementation")
+            {
                 Error::not_supported(format!("ONNX Runtime lacks a kernel: {text}"))
             } else {
                 ort_error("session", text)
@@ -151,9 +167,18 @@ struct Slot {
 fn slot(boundary: Boundary) -> Result<Slot> {
     let (shape, bytes) = held_len(&boundary.desc)?;
     let elements = shape.iter().product::<i64>() as usize;
-    let tensor = DynTensor::new(&Allocator::default(), element_type(boundary.desc.data_type), shape)
-        .map_err(|e| ort_error("tensor", e))?;
-    Ok(Slot { boundary, tensor, bytes, elements })
+    let tensor = DynTensor::new(
+        &Allocator::default(),
+        element_type(boundary.desc.data_type),
+        shape,
+    )
+    .map_err(|e| ort_error("tensor", e))?;
+    Ok(Slot {
+        boundary,
+        tensor,
+        bytes,
+        elements,
+    })
 }
 
 /// A compiled graph: the session, its binding and the tensors bound to it.
@@ -184,13 +209,32 @@ impl Backend for OrtBackend {
 impl OrtExecutable {
     pub fn new(backend: &OrtBackend, model: &OnnxModel) -> Result<OrtExecutable> {
         let session = backend.model_session(model)?;
-        let mut binding = session.create_binding().map_err(|e| ort_error("binding", e))?;
-        let inputs = model.inputs.iter().cloned().map(slot).collect::<Result<Vec<_>>>()?;
-        let mut outputs = model.outputs.iter().cloned().map(slot).collect::<Result<Vec<_>>>()?;
+        let mut binding = session
+            .create_binding()
+            .map_err(|e| ort_error("binding", e))?;
+        let inputs = model
+            .inputs
+            .iter()
+            .cloned()
+            .map(slot)
+            .collect::<Result<Vec<_>>>()?;
+        let mut outputs = model
+            .outputs
+            .iter()
+            .cloned()
+            .map(slot)
+            .collect::<Result<Vec<_>>>()?;
         for o in &mut outputs {
-            binding.bind_output(o.boundary.onnx_name.clone(), &mut o.tensor).map_err(|e| ort_error("binding", e))?;
+            binding
+                .bind_output(o.boundary.onnx_name.clone(), &mut o.tensor)
+                .map_err(|e| ort_error("binding", e))?;
         }
-        Ok(OrtExecutable { session, binding, inputs, outputs })
+        Ok(OrtExecutable {
+            session,
+            binding,
+            inputs,
+            outputs,
+        })
     }
 }
 
@@ -203,7 +247,10 @@ impl Executable for OrtExecutable {
                 .find(|(n, _)| *n == b.name)
                 .ok_or_else(|| Error::type_error(format!("missing input '{}'", b.name)))?;
             if t.desc != b.desc {
-                return Err(Error::type_error(format!("input '{}' must be {}, got {}", b.name, b.desc, t.desc)));
+                return Err(Error::type_error(format!(
+                    "input '{}' must be {}, got {}",
+                    b.name, b.desc, t.desc
+                )));
             }
             let unpacked;
             let bytes: &[u8] = if b.unpacked() {
@@ -222,22 +269,44 @@ impl Executable for OrtExecutable {
             }
             if s.bytes > 0 {
                 // SAFETY: the tensor is a CPU tensor of exactly `s.bytes` bytes, owned by this slot.
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.tensor.data_ptr_mut().cast::<u8>(), s.bytes) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        bytes.as_ptr(),
+                        s.tensor.data_ptr_mut().cast::<u8>(),
+                        s.bytes,
+                    )
+                };
             }
-            self.binding.bind_input(b.onnx_name.clone(), &s.tensor).map_err(|e| ort_error("binding", e))?;
+            self.binding
+                .bind_input(b.onnx_name.clone(), &s.tensor)
+                .map_err(|e| ort_error("binding", e))?;
         }
-        self.session.run_binding(&self.binding).map_err(|e| ort_error("run", e))?;
+        self.session
+            .run_binding(&self.binding)
+            .map_err(|e| ort_error("run", e))?;
         let mut results = Vec::with_capacity(self.outputs.len());
         for s in &self.outputs {
             let mut bytes = vec![0u8; s.bytes];
             if s.bytes > 0 {
                 // SAFETY: as above; the run has finished writing the bound output.
-                unsafe { std::ptr::copy_nonoverlapping(s.tensor.data_ptr().cast::<u8>(), bytes.as_mut_ptr(), s.bytes) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        s.tensor.data_ptr().cast::<u8>(),
+                        bytes.as_mut_ptr(),
+                        s.bytes,
+                    )
+                };
             }
             if s.boundary.unpacked() {
                 bytes = pack_nibbles(&bytes);
             }
-            results.push((s.boundary.name.clone(), HostTensor { desc: s.boundary.desc.clone(), bytes }));
+            results.push((
+                s.boundary.name.clone(),
+                HostTensor {
+                    desc: s.boundary.desc.clone(),
+                    bytes,
+                },
+            ));
         }
         Ok(results)
     }

@@ -8,8 +8,12 @@ use webnn_core::{Backend, DataType, Dim, ErrorKind, GraphBuilder, OperandDescrip
 
 fn add_graph() -> webnn_core::Graph {
     let mut b = GraphBuilder::new();
-    let x = b.input("x", OperandDescriptor::new(DataType::Float32, &[2, 3])).unwrap();
-    let y = b.input("y", OperandDescriptor::new(DataType::Float32, &[3])).unwrap();
+    let x = b
+        .input("x", OperandDescriptor::new(DataType::Float32, &[2, 3]))
+        .unwrap();
+    let y = b
+        .input("y", OperandDescriptor::new(DataType::Float32, &[3]))
+        .unwrap();
     let z = b.add(x, y, OpOptions::default()).unwrap();
     b.build(&[("z", z)]).unwrap()
 }
@@ -18,7 +22,14 @@ fn add_graph() -> webnn_core::Graph {
 fn dispatch_checks_its_inputs() {
     let mut exe = ort().compile(&add_graph()).unwrap();
     let x = tensor_of(DataType::Float32, &[2, 3], vec![0; 24]);
-    let y = tensor_of(DataType::Float32, &[3], [1f32, 2.0, 3.0].iter().flat_map(|v| v.to_le_bytes()).collect());
+    let y = tensor_of(
+        DataType::Float32,
+        &[3],
+        [1f32, 2.0, 3.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+    );
     let missing = exe.dispatch(&[("x", &x)]).unwrap_err();
     assert_eq!(missing.kind, ErrorKind::TypeError, "{missing}");
     let wrong = tensor_of(DataType::Float32, &[3, 2], vec![0; 24]);
@@ -29,15 +40,28 @@ fn dispatch_checks_its_inputs() {
     assert_eq!(e.kind, ErrorKind::TypeError, "{e}");
     // The executable still works after the rejected calls.
     let out = exe.dispatch(&[("x", &x), ("y", &y)]).unwrap();
-    let z: Vec<f32> = out[0].1.bytes.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let z: Vec<f32> = out[0]
+        .1
+        .bytes
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     assert_eq!(z, [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
 }
 
 #[test]
 fn dynamic_dimensions_are_not_supported_yet() {
     let mut b = GraphBuilder::new();
-    let d = Dim::Dynamic { name: "n".into(), max_size: 8 };
-    let x = b.input("x", OperandDescriptor::with_dims(DataType::Float32, vec![d, Dim::Static(4)])).unwrap();
+    let d = Dim::Dynamic {
+        name: "n".into(),
+        max_size: 8,
+    };
+    let x = b
+        .input(
+            "x",
+            OperandDescriptor::with_dims(DataType::Float32, vec![d, Dim::Static(4)]),
+        )
+        .unwrap();
     let y = b.relu(x, OpOptions::default()).unwrap();
     let g = b.build(&[("y", y)]).unwrap();
     let e = ort().compile(&g).err().expect("compile fails");

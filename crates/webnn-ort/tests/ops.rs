@@ -17,7 +17,12 @@ fn every_op_on_every_supported_type_matches_the_cpu_backend() {
         let slot = kind.slots()[0].name;
         let wanted = DataTypeSet(
             kind.slots()[0].data_types.0
-                & limits.op(kind).iter().find(|(s, _)| *s == slot).map(|(_, l)| l.data_types.0).unwrap_or(0),
+                & limits
+                    .op(kind)
+                    .iter()
+                    .find(|(s, _)| *s == slot)
+                    .map(|(_, l)| l.data_types.0)
+                    .unwrap_or(0),
         );
         let mut covered = DataTypeSet::NONE;
         for t in wanted.iter() {
@@ -26,8 +31,12 @@ fn every_op_on_every_supported_type_matches_the_cpu_backend() {
                 graphs += 1;
                 let feeds: Vec<(&str, &webnn_core::HostTensor)> =
                     case.feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
-                let got = ort().compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
-                let want = CpuBackend.compile(&case.graph).and_then(|mut e| e.dispatch(&feeds));
+                let got = ort()
+                    .compile(&case.graph)
+                    .and_then(|mut e| e.dispatch(&feeds));
+                let want = CpuBackend
+                    .compile(&case.graph)
+                    .and_then(|mut e| e.dispatch(&feeds));
                 match (got, want) {
                     (Ok(got), Ok(want)) => {
                         // Linear resampling to an integer type rounds a value computed in
@@ -40,14 +49,25 @@ fn every_op_on_every_supported_type_matches_the_cpu_backend() {
                             }
                         }
                     }
-                    (got, want) => {
-                        failures.push(format!("{}: ort {:?} / cpu {:?}", case.name, got.err(), want.err()))
-                    }
+                    (got, want) => failures.push(format!(
+                        "{}: ort {:?} / cpu {:?}",
+                        case.name,
+                        got.err(),
+                        want.err()
+                    )),
                 }
             }
         }
-        assert_eq!(covered, wanted, "{kind:?}: the cases cover {covered}, the backend reports {wanted}");
+        assert_eq!(
+            covered, wanted,
+            "{kind:?}: the cases cover {covered}, the backend reports {wanted}"
+        );
     }
     println!("{graphs} graphs");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

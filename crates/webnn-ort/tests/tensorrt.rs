@@ -32,9 +32,21 @@ fn tensorrt_mobilenet() {
     };
     let image = webnn_models::sample_image(11);
     let got = exe.dispatch(&[("input", &image)]).expect("dispatch");
-    let want = webnn_cpu::CpuBackend.compile(&graph).unwrap().dispatch(&[("input", &image)]).unwrap();
-    let f = |b: &[u8]| b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
-    let worst = f(&got[0].1.bytes).iter().zip(f(&want[0].1.bytes)).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    let want = webnn_cpu::CpuBackend
+        .compile(&graph)
+        .unwrap()
+        .dispatch(&[("input", &image)])
+        .unwrap();
+    let f = |b: &[u8]| {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let worst = f(&got[0].1.bytes)
+        .iter()
+        .zip(f(&want[0].1.bytes))
+        .map(|(a, b)| (a - b).abs())
+        .fold(0f32, f32::max);
     // TensorRT may pick TF32 kernels.
     assert!(worst < 1e-2, "logits differ by {worst}");
 }

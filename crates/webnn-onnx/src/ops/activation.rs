@@ -39,7 +39,11 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
             let one = em.f64_scalar(1.0);
             let d = em.node("Add", &[&e, &one], vec![]);
             let y = em.node("Reciprocal", &[&d], vec![]);
-            let y = em.node("Cast", &[&y], vec![attr_i("to", crate::emit::onnx_type(dt) as i64)]);
+            let y = em.node(
+                "Cast",
+                &[&y],
+                vec![attr_i("to", crate::emit::onnx_type(dt) as i64)],
+            );
             em.set(out, y);
             return Ok(());
         }
@@ -47,7 +51,10 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
         OpKind::Softsign => "Softsign",
         OpKind::Tanh => "Tanh",
         other => {
-            return Err(webnn_core::Error::operation_error(format!("{} is not a unary activation", other.name())))
+            return Err(webnn_core::Error::operation_error(format!(
+                "{} is not a unary activation",
+                other.name()
+            )))
         }
     };
     em.simple(op, &[a.input], F, vec![], out)
@@ -60,13 +67,22 @@ pub fn elu(em: &mut Em, a: &Elu, out: Operand) -> Result<()> {
 
 pub fn hard_sigmoid(em: &mut Em, a: &HardSigmoid, out: Operand) -> Result<()> {
     let dt = em.dt(a.input);
-    let attrs = vec![attr_f("alpha", option(dt, a.options.alpha)), attr_f("beta", option(dt, a.options.beta))];
+    let attrs = vec![
+        attr_f("alpha", option(dt, a.options.alpha)),
+        attr_f("beta", option(dt, a.options.beta)),
+    ];
     em.simple("HardSigmoid", &[a.input], F, attrs, out)
 }
 
 pub fn leaky_relu(em: &mut Em, a: &LeakyRelu, out: Operand) -> Result<()> {
     let alpha = option(em.dt(a.input), a.options.alpha);
-    em.simple("LeakyRelu", &[a.input], F, vec![attr_f("alpha", alpha)], out)
+    em.simple(
+        "LeakyRelu",
+        &[a.input],
+        F,
+        vec![attr_f("alpha", alpha)],
+        out,
+    )
 }
 
 /// alpha * x + beta.
@@ -93,5 +109,11 @@ pub fn prelu(em: &mut Em, a: &Prelu, out: Operand) -> Result<()> {
 }
 
 pub fn softmax(em: &mut Em, a: &Softmax, out: Operand) -> Result<()> {
-    em.simple("Softmax", &[a.input], F, vec![attr_i("axis", a.axis as i64)], out)
+    em.simple(
+        "Softmax",
+        &[a.input],
+        F,
+        vec![attr_i("axis", a.axis as i64)],
+        out,
+    )
 }

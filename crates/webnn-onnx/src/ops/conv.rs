@@ -2,7 +2,9 @@
 //! transposed convolution) are transposed into ONNX's, and the result back.
 
 use crate::emit::{attr_f, attr_i, attr_ints, Em};
-use webnn_core::ops::{spatial_pair, spatial_padding, Binary, Conv2d, ConvTranspose2d, Gemm, InputLayout};
+use webnn_core::ops::{
+    spatial_padding, spatial_pair, Binary, Conv2d, ConvTranspose2d, Gemm, InputLayout,
+};
 use webnn_core::{DataType, Operand, Result};
 
 const F: DataType = DataType::Float32;
@@ -69,11 +71,21 @@ pub fn conv_transpose2d(em: &mut Em, a: &ConvTranspose2d, out: Operand) -> Resul
     let f_shape = em.shape(a.filter)?;
     let ax = o.input_layout.nchw_axes();
     let fx = o.filter_layout.iohw_axes();
-    let (s, d, p) = (spatial_pair(&o.strides), spatial_pair(&o.dilations), spatial_padding(&o.padding));
+    let (s, d, p) = (
+        spatial_pair(&o.strides),
+        spatial_pair(&o.dilations),
+        spatial_padding(&o.padding),
+    );
     let mut out_pad = [0i64; 2];
     for i in 0..2 {
-        let (n, k, m) = (in_shape[ax[2 + i]] as i64, f_shape[fx[2 + i]] as i64, out_shape[ax[2 + i]] as i64);
-        let base = (n - 1) * s[i] as i64 + (k - 1) * d[i] as i64 + 1 - p[2 * i] as i64 - p[2 * i + 1] as i64;
+        let (n, k, m) = (
+            in_shape[ax[2 + i]] as i64,
+            f_shape[fx[2 + i]] as i64,
+            out_shape[ax[2 + i]] as i64,
+        );
+        let base = (n - 1) * s[i] as i64 + (k - 1) * d[i] as i64 + 1
+            - p[2 * i] as i64
+            - p[2 * i + 1] as i64;
         out_pad[i] = m - base;
     }
     let x = em.input_as(a.input, F)?;
@@ -104,7 +116,13 @@ pub fn matmul(em: &mut Em, a: &Binary, out: Operand) -> Result<()> {
 pub fn gemm(em: &mut Em, a: &Gemm, out: Operand) -> Result<()> {
     let o = &a.options;
     let dt = em.dt(a.a);
-    let cast = |v: f64| if dt == DataType::Float16 { half::f16::from_f64(v).to_f32() } else { v as f32 };
+    let cast = |v: f64| {
+        if dt == DataType::Float16 {
+            half::f16::from_f64(v).to_f32()
+        } else {
+            v as f32
+        }
+    };
     let mut inputs = vec![a.a, a.b];
     inputs.extend(o.c);
     let attrs = vec![

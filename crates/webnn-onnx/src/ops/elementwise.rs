@@ -76,7 +76,14 @@ fn int_pow(em: &mut Em, x: &str, y: &str, ct: DataType, unsigned: bool, shape: &
     let mut base = xb.clone();
     let mut result = one.clone();
     for k in 0..bits {
-        let mask = em.scalar_int(ct, if k == 63 { i64::MIN as i128 } else { 1i128 << k });
+        let mask = em.scalar_int(
+            ct,
+            if k == 63 {
+                i64::MIN as i128
+            } else {
+                1i128 << k
+            },
+        );
         let m = em.node("BitwiseAnd", &[&ybig, &mask], vec![]);
         let set = em.node("Equal", &[&m, &zero], vec![]);
         let times = em.node("Mul", &[&result, &base], vec![]);
@@ -128,11 +135,22 @@ pub fn compare(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) 
 }
 
 pub fn bool_to_u8(em: &mut Em, v: &str) -> String {
-    em.node("Cast", &[v], vec![attr_i("to", crate::emit::onnx_type(DataType::Uint8) as i64)])
+    em.node(
+        "Cast",
+        &[v],
+        vec![attr_i("to", crate::emit::onnx_type(DataType::Uint8) as i64)],
+    )
 }
 
 pub fn to_bool(em: &mut Em, v: &str) -> String {
-    em.node("Cast", &[v], vec![attr_i("to", crate::proto::tensor_proto::DataType::Bool as i64)])
+    em.node(
+        "Cast",
+        &[v],
+        vec![attr_i(
+            "to",
+            crate::proto::tensor_proto::DataType::Bool as i64,
+        )],
+    )
 }
 
 /// logicalAnd, logicalOr, logicalXor: nonzero is true.
@@ -164,7 +182,15 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: webnn_core::Operand) -> 
         }
         OpKind::IsNaN | OpKind::IsInfinite => {
             let x = em.input_as(a.input, DataType::Float32)?;
-            let r = em.node(if kind == OpKind::IsNaN { "IsNaN" } else { "IsInf" }, &[&x], vec![]);
+            let r = em.node(
+                if kind == OpKind::IsNaN {
+                    "IsNaN"
+                } else {
+                    "IsInf"
+                },
+                &[&x],
+                vec![],
+            );
             let r = bool_to_u8(em, &r);
             em.set(out, r);
             return Ok(());
@@ -215,10 +241,18 @@ pub fn cast(em: &mut Em, a: &Cast, out: webnn_core::Operand) -> Result<()> {
     let hi_f = hi as f64;
     // 2^63 - 1 and 2^64 - 1 round up in a double; clamp below and patch the top.
     let needs_top = hi_f as i128 > hi;
-    let hi_clip = if needs_top { f64::from_bits(hi_f.to_bits() - 1) } else { hi_f };
+    let hi_clip = if needs_top {
+        f64::from_bits(hi_f.to_bits() - 1)
+    } else {
+        hi_f
+    };
     let (lo_c, hi_c) = (em.f64_scalar(lo as f64), em.f64_scalar(hi_clip));
     let clipped = em.node("Clip", &[&xd0, &lo_c, &hi_c], vec![]);
-    let mut y = em.node("Cast", &[&clipped], vec![attr_i("to", crate::emit::onnx_type(to) as i64)]);
+    let mut y = em.node(
+        "Cast",
+        &[&clipped],
+        vec![attr_i("to", crate::emit::onnx_type(to) as i64)],
+    );
     if needs_top {
         let top = em.f64_scalar(hi_f);
         let at_top = em.node("GreaterOrEqual", &[&xd0, &top], vec![]);

@@ -13,7 +13,11 @@ const I64: DataType = DataType::Int64;
 /// 1-D (per last-axis component) int64 value.
 fn normalize(em: &mut Em, indices: Operand, sizes: &[i64]) -> Result<String> {
     let idx = em.input_as(indices, I64)?;
-    let n = if sizes.len() == 1 { em.scalar_int(I64, sizes[0] as i128) } else { em.i64s(sizes) };
+    let n = if sizes.len() == 1 {
+        em.scalar_int(I64, sizes[0] as i128)
+    } else {
+        em.i64s(sizes)
+    };
     let zero = em.scalar_int(I64, 0);
     let one = em.scalar_int(I64, 1);
     let neg = em.node("Less", &[&idx, &zero], vec![]);
@@ -56,7 +60,11 @@ pub fn scatter_elements(em: &mut Em, a: &ScatterElements, out: Operand) -> Resul
     let n = em.shape(a.input)?[axis] as i64;
     let idx = normalize(em, a.indices, &[n])?;
     let (x, u) = (em.v(a.input)?, em.v(a.updates)?);
-    let y = em.node("ScatterElements", &[&x, &idx, &u], vec![attr_i("axis", axis as i64)]);
+    let y = em.node(
+        "ScatterElements",
+        &[&x, &idx, &u],
+        vec![attr_i("axis", axis as i64)],
+    );
     let dt = em.dt(a.input);
     em.output_from(out, y, held(dt))
 }

@@ -18,16 +18,22 @@ pub fn lower(em: &mut Em, node: &Node) -> Result<()> {
     let out = node.outputs[0];
     let kind = node.op.kind();
     match &node.op {
-        Op::Add(a) | Op::Sub(a) | Op::Mul(a) | Op::Div(a) | Op::Max(a) | Op::Min(a) | Op::Pow(a) => {
-            elementwise::binary(em, kind, a, out)
-        }
+        Op::Add(a)
+        | Op::Sub(a)
+        | Op::Mul(a)
+        | Op::Div(a)
+        | Op::Max(a)
+        | Op::Min(a)
+        | Op::Pow(a) => elementwise::binary(em, kind, a, out),
         Op::Equal(a)
         | Op::NotEqual(a)
         | Op::Greater(a)
         | Op::GreaterOrEqual(a)
         | Op::Lesser(a)
         | Op::LesserOrEqual(a) => elementwise::compare(em, kind, a, out),
-        Op::LogicalAnd(a) | Op::LogicalOr(a) | Op::LogicalXor(a) => elementwise::logical(em, kind, a, out),
+        Op::LogicalAnd(a) | Op::LogicalOr(a) | Op::LogicalXor(a) => {
+            elementwise::logical(em, kind, a, out)
+        }
         Op::LogicalNot(a)
         | Op::IsNaN(a)
         | Op::IsInfinite(a)
@@ -83,9 +89,9 @@ pub fn lower(em: &mut Em, node: &Node) -> Result<()> {
         Op::Matmul(a) => conv::matmul(em, a, out),
         Op::Gemm(a) => conv::gemm(em, a, out),
         // `convert` expands the recurrent ops into primitives (webnn_core::passes) first.
-        Op::Gru(_) | Op::GruCell(_) | Op::Lstm(_) | Op::LstmCell(_) => {
-            Err(Error::operation_error("recurrent ops are expanded before conversion"))
-        }
+        Op::Gru(_) | Op::GruCell(_) | Op::Lstm(_) | Op::LstmCell(_) => Err(Error::operation_error(
+            "recurrent ops are expanded before conversion",
+        )),
         Op::Gather(a) => gather::gather(em, a, out, false),
         Op::GatherElements(a) => gather::gather(em, a, out, true),
         Op::GatherNd(a) => gather::gather_nd(em, a, out),

@@ -23,7 +23,14 @@ fn along(em: &mut Em, o: Operand, axis: usize, rank: usize) -> Result<String> {
 }
 
 /// `(x - mean) / sqrt(var + eps) * scale + bias`, then the output type.
-fn finish(em: &mut Em, x: &str, mean: &str, var: &str, eps: f64, scale: Option<String>, bias: Option<String>, out: Operand) {
+fn finish(
+    em: &mut Em,
+    x: &str,
+    (mean, var): (&str, &str),
+    eps: f64,
+    (scale, bias): (Option<String>, Option<String>),
+    out: Operand,
+) {
     let eps = em.f64_scalar(eps);
     let centered = em.node("Sub", &[x, mean], vec![]);
     let ve = em.node("Add", &[var, &eps], vec![]);
@@ -67,7 +74,14 @@ pub fn batch_normalization(em: &mut Em, a: &BatchNormalization, out: Operand) ->
     let var = along(em, a.variance, axis, rank)?;
     let scale = o.scale.map(|s| along(em, s, axis, rank)).transpose()?;
     let bias = o.bias.map(|b| along(em, b, axis, rank)).transpose()?;
-    finish(em, &x, &mean, &var, epsilon(em.dt(a.input), o.epsilon), scale, bias, out);
+    finish(
+        em,
+        &x,
+        (&mean, &var),
+        epsilon(em.dt(a.input), o.epsilon),
+        (scale, bias),
+        out,
+    );
     Ok(())
 }
 
@@ -82,7 +96,14 @@ pub fn instance_normalization(em: &mut Em, a: &InstanceNormalization, out: Opera
     let (m, var) = moments(em, &x, &spatial);
     let scale = o.scale.map(|s| along(em, s, channel, 4)).transpose()?;
     let bias = o.bias.map(|b| along(em, b, channel, 4)).transpose()?;
-    finish(em, &x, &m, &var, epsilon(em.dt(a.input), o.epsilon), scale, bias, out);
+    finish(
+        em,
+        &x,
+        (&m, &var),
+        epsilon(em.dt(a.input), o.epsilon),
+        (scale, bias),
+        out,
+    );
     Ok(())
 }
 
@@ -98,8 +119,15 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
     let in_shape = em.shape(a.input)?;
     let mut order: Vec<usize> = (0..axes.len()).collect();
     order.sort_by_key(|&j| axes[j]);
-    let target: Vec<i64> =
-        (0..rank).map(|i| if axes.contains(&i) { in_shape[i] as i64 } else { 1 }).collect();
+    let target: Vec<i64> = (0..rank)
+        .map(|i| {
+            if axes.contains(&i) {
+                in_shape[i] as i64
+            } else {
+                1
+            }
+        })
+        .collect();
     let param = |em: &mut Em, p: Option<Operand>| -> Result<Option<String>> {
         let Some(p) = p else { return Ok(None) };
         let v = em.v(p)?;
@@ -117,6 +145,13 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
     let x = em.to_f64(&x);
     let axes_i: Vec<i64> = axes.iter().map(|&x| x as i64).collect();
     let (m, var) = moments(em, &x, &axes_i);
-    finish(em, &x, &m, &var, epsilon(em.dt(a.input), o.epsilon), scale, bias, out);
+    finish(
+        em,
+        &x,
+        (&m, &var),
+        epsilon(em.dt(a.input), o.epsilon),
+        (scale, bias),
+        out,
+    );
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! averagePool2d, l2Pool2d, maxPool2d and resample2d.
 
 use crate::emit::{attr_i, attr_ints, attr_s, held, Em};
-use webnn_core::ops::{spatial_pair, spatial_padding, InputLayout, InterpolationMode, Pool2d, Resample2d};
+use webnn_core::ops::{
+    spatial_padding, spatial_pair, InputLayout, InterpolationMode, Pool2d, Resample2d,
+};
 use webnn_core::{DataType, Error, OpKind, Operand, Result};
 
 const F: DataType = DataType::Float32;
@@ -25,7 +27,11 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         Some(&[h, w]) => [h, w],
         _ => [in_shape[ax[2]], in_shape[ax[3]]],
     };
-    let (s, d, p) = (spatial_pair(&o.strides), spatial_pair(&o.dilations), spatial_padding(&o.padding));
+    let (s, d, p) = (
+        spatial_pair(&o.strides),
+        spatial_pair(&o.dilations),
+        spatial_padding(&o.padding),
+    );
     let mut ceil = None;
     for i in 0..2 {
         let span = in_shape[ax[2 + i]] as i64 + p[2 * i] as i64 + p[2 * i + 1] as i64
@@ -33,12 +39,24 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         let floor_size = span.div_euclid(s[i] as i64) + 1;
         let ceil_size = (span + s[i] as i64 - 1).div_euclid(s[i] as i64) + 1;
         let want = out_shape[ax[2 + i]] as i64;
-        let mode = if want == floor_size { 0 } else if want == ceil_size { 1 } else { -1 };
+        let mode = if want == floor_size {
+            0
+        } else if want == ceil_size {
+            1
+        } else {
+            -1
+        };
         match (ceil, mode) {
-            (_, -1) => return Err(Error::not_supported(format!("pool output size {want} is neither the floor nor the ceil size"))),
+            (_, -1) => {
+                return Err(Error::not_supported(format!(
+                    "pool output size {want} is neither the floor nor the ceil size"
+                )))
+            }
             (None, m) => ceil = Some(m),
             (Some(c), m) if c != m && floor_size != ceil_size => {
-                return Err(Error::not_supported("pool output sizes round one axis up and the other down"))
+                return Err(Error::not_supported(
+                    "pool output sizes round one axis up and the other down",
+                ))
             }
             _ => {}
         }
@@ -46,18 +64,32 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
     // An axis whose floor and ceil sizes agree goes with the other axis.
     let ceil_mode = ceil.unwrap_or(0);
     let ct = match (kind, dt) {
-        (OpKind::MaxPool2d, DataType::Int8 | DataType::Uint8 | DataType::Int4 | DataType::Uint4) => held(dt),
-        (OpKind::MaxPool2d, DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64) => dt,
+        (
+            OpKind::MaxPool2d,
+            DataType::Int8 | DataType::Uint8 | DataType::Int4 | DataType::Uint4,
+        ) => held(dt),
+        (
+            OpKind::MaxPool2d,
+            DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64,
+        ) => dt,
         _ => F,
     };
     let x = em.v(a.input)?;
     let perm = layout_perm(o.layout);
-    if matches!(ct, DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64) {
+    if matches!(
+        ct,
+        DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64
+    ) {
         let x = match perm {
             Some((to, _)) => em.node("Transpose", &[&x], vec![attr_ints("perm", &to)]),
             None => x,
         };
-        let nchw_out = [out_shape[ax[0]], out_shape[ax[1]], out_shape[ax[2]], out_shape[ax[3]]];
+        let nchw_out = [
+            out_shape[ax[0]],
+            out_shape[ax[1]],
+            out_shape[ax[2]],
+            out_shape[ax[3]],
+        ];
         let y = wide_int_max_pool(em, &x, dt, window, s, d, p, nchw_out)?;
         let y = match perm {
             Some((_, back)) => em.node("Transpose", &[&y], vec![attr_ints("perm", &back)]),
@@ -73,7 +105,10 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
     };
     let mut attrs = vec![
         attr_ints("kernel_shape", &[window[0] as i64, window[1] as i64]),
-        attr_ints("pads", &[p[0] as i64, p[2] as i64, p[1] as i64, p[3] as i64]),
+        attr_ints(
+            "pads",
+            &[p[0] as i64, p[2] as i64, p[1] as i64, p[3] as i64],
+        ),
         attr_ints("strides", &[s[0] as i64, s[1] as i64]),
         attr_ints("dilations", &[d[0] as i64, d[1] as i64]),
         attr_i("ceil_mode", ceil_mode),
@@ -147,13 +182,26 @@ fn wide_int_max_pool(
     };
     let fill = em.scalar_int(ct, lowest);
     // Enough padding at the end for the last window of ceil rounding.
-    let mut pads = [0i64, 0, p[0] as i64, p[2] as i64, 0, 0, p[1] as i64, p[3] as i64];
+    let mut pads = [
+        0i64,
+        0,
+        p[0] as i64,
+        p[2] as i64,
+        0,
+        0,
+        p[1] as i64,
+        p[3] as i64,
+    ];
     for i in 0..2 {
         let span = (out[2 + i] as i64 - 1) * s[i] as i64 + (window[i] as i64 - 1) * d[i] as i64 + 1;
         pads[6 + i] = pads[6 + i].max(span);
     }
     let pads_v = em.i64s(&pads);
-    v = em.node("Pad", &[&v, &pads_v, &fill], vec![attr_s("mode", "constant")]);
+    v = em.node(
+        "Pad",
+        &[&v, &pads_v, &fill],
+        vec![attr_s("mode", "constant")],
+    );
     let mut best: Option<String> = None;
     for i in 0..window[0] as i64 {
         for j in 0..window[1] as i64 {

@@ -16,7 +16,9 @@ fn blocks(em: &mut Em, v: &str, small: &[u32], shape: &[u32]) -> String {
     if !blocked {
         return v.to_string();
     }
-    let b: Vec<i64> = (0..rank).map(|d| if s[d] == 1 { 1 } else { shape[d] as i64 / s[d] }).collect();
+    let b: Vec<i64> = (0..rank)
+        .map(|d| if s[d] == 1 { 1 } else { shape[d] as i64 / s[d] })
+        .collect();
     let split: Vec<i64> = (0..rank).flat_map(|d| [s[d], 1]).collect();
     let wide: Vec<i64> = (0..rank).flat_map(|d| [s[d], b[d]]).collect();
     let merged: Vec<i64> = (0..rank).map(|d| s[d] * b[d]).collect();
@@ -50,7 +52,11 @@ pub fn quantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
     let (lo, hi) = dt.int_range().unwrap_or((0, 0));
     let (lo, hi) = (em.f64_scalar(lo as f64), em.f64_scalar(hi as f64));
     let q = em.node("Clip", &[&q, &lo, &hi], vec![]);
-    let y = em.node("Cast", &[&q], vec![attr_i("to", onnx_type(held(dt)) as i64)]);
+    let y = em.node(
+        "Cast",
+        &[&q],
+        vec![attr_i("to", onnx_type(held(dt)) as i64)],
+    );
     em.set(out, y);
     Ok(())
 }

@@ -19,12 +19,22 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
         kind,
         OpKind::ReduceL2 | OpKind::ReduceLogSum | OpKind::ReduceLogSumExp | OpKind::ReduceMean
     );
-    let ct = if float_only { DataType::Float32 } else { arith(dt) };
-    if matches!(kind, OpKind::ReduceMax | OpKind::ReduceMin) && ct == DataType::Int64 && !axes.is_empty() {
+    let ct = if float_only {
+        DataType::Float32
+    } else {
+        arith(dt)
+    };
+    if matches!(kind, OpKind::ReduceMax | OpKind::ReduceMin)
+        && ct == DataType::Int64
+        && !axes.is_empty()
+    {
         return extreme_i64(em, kind == OpKind::ReduceMax, a.input, &axes, out);
     }
     let integer_fold = !ct.is_float()
-        && matches!(kind, OpKind::ReduceL1 | OpKind::ReduceProduct | OpKind::ReduceSum | OpKind::ReduceSumSquare);
+        && matches!(
+            kind,
+            OpKind::ReduceL1 | OpKind::ReduceProduct | OpKind::ReduceSum | OpKind::ReduceSumSquare
+        );
     let mut x = em.input_as(a.input, ct)?;
     let (axes, keep) = if axes.is_empty() {
         let at = em.i64s(&[rank as i64]);
@@ -44,11 +54,20 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
         if shape.len() < rank + 1 && axes == [rank as i64] {
             shape.push(1);
         }
-        let y = fold(em, kind == OpKind::ReduceProduct, &x, &shape, &axes, ct, out)?;
+        let y = fold(
+            em,
+            kind == OpKind::ReduceProduct,
+            &x,
+            &shape,
+            &axes,
+            ct,
+            out,
+        )?;
         return em.output_from(out, y, ct);
     }
     let axes = em.i64s(&axes);
-    let reduce = |em: &mut Em, op: &str, v: &str| em.node(op, &[v, &axes], vec![attr_i("keepdims", keep)]);
+    let reduce =
+        |em: &mut Em, op: &str, v: &str| em.node(op, &[v, &axes], vec![attr_i("keepdims", keep)]);
     let y = match kind {
         OpKind::ReduceL1 => {
             let abs = em.node("Abs", &[&x], vec![]);
@@ -87,7 +106,11 @@ pub fn arg(em: &mut Em, kind: OpKind, a: &ArgMinMax, out: Operand) -> Result<()>
     } else {
         em.input_as(a.input, ct)?
     };
-    let op = if kind == OpKind::ArgMax { "ArgMax" } else { "ArgMin" };
+    let op = if kind == OpKind::ArgMax {
+        "ArgMax"
+    } else {
+        "ArgMin"
+    };
     let attrs = vec![
         attr_i("axis", a.axis as i64),
         attr_i("keepdims", a.options.keep_dimensions as i64),
@@ -101,7 +124,10 @@ pub fn cumulative_sum(em: &mut Em, a: &CumulativeSum, out: Operand) -> Result<()
     let ct = arith(em.dt(a.input));
     let x = em.input_as(a.input, ct)?;
     let axis = em.scalar_int(DataType::Int64, a.axis as i128);
-    let attrs = vec![attr_i("exclusive", a.options.exclusive as i64), attr_i("reverse", a.options.reversed as i64)];
+    let attrs = vec![
+        attr_i("exclusive", a.options.exclusive as i64),
+        attr_i("reverse", a.options.reversed as i64),
+    ];
     let y = em.node("CumSum", &[&x, &axis], attrs);
     em.output_from(out, y, ct)
 }
@@ -122,13 +148,25 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
     } else {
         em.input_as(input, DataType::Int64)?
     };
-    let perm: Vec<i64> = kept.iter().chain(reduced.iter()).map(|&d| d as i64).collect();
-    x = em.node("Transpose", &[&x], vec![crate::emit::attr_ints("perm", &perm)]);
+    let perm: Vec<i64> = kept
+        .iter()
+        .chain(reduced.iter())
+        .map(|&d| d as i64)
+        .collect();
+    x = em.node(
+        "Transpose",
+        &[&x],
+        vec![crate::emit::attr_ints("perm", &perm)],
+    );
     let mut flat: Vec<i64> = kept.iter().map(|&d| shape[d] as i64).collect();
     flat.push(reduced.iter().map(|&d| shape[d] as i64).product());
     let flat = em.i64s(&flat);
     x = em.node("Reshape", &[&x, &flat], vec![]);
-    let attrs = vec![attr_i("axis", -1), attr_i("keepdims", 1), attr_i("select_last_index", 0)];
+    let attrs = vec![
+        attr_i("axis", -1),
+        attr_i("keepdims", 1),
+        attr_i("select_last_index", 0),
+    ];
     let idx = em.node(if max { "ArgMax" } else { "ArgMin" }, &[&x], attrs);
     let mut y = em.node("GatherElements", &[&x, &idx], vec![attr_i("axis", -1)]);
     let out_shape: Vec<i64> = em.shape(out)?.iter().map(|&n| n as i64).collect();
@@ -144,12 +182,28 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
 /// An integer sum or product over `axes` by pairwise Add/Mul, which wrap as WebNN's integer
 /// arithmetic does; ONNX Runtime's integer ReduceSum/ReduceProd saturate instead. The
 /// reduced axes are moved last and flattened, then halved until one column is left.
-fn fold(em: &mut Em, product: bool, x: &str, shape: &[u32], axes: &[i64], ct: DataType, out: Operand) -> Result<String> {
+fn fold(
+    em: &mut Em,
+    product: bool,
+    x: &str,
+    shape: &[u32],
+    axes: &[i64],
+    ct: DataType,
+    out: Operand,
+) -> Result<String> {
     let rank = shape.len();
     let reduced: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
     let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
-    let perm: Vec<i64> = kept.iter().chain(reduced.iter()).map(|&d| d as i64).collect();
-    let mut v = em.node("Transpose", &[x], vec![crate::emit::attr_ints("perm", &perm)]);
+    let perm: Vec<i64> = kept
+        .iter()
+        .chain(reduced.iter())
+        .map(|&d| d as i64)
+        .collect();
+    let mut v = em.node(
+        "Transpose",
+        &[x],
+        vec![crate::emit::attr_ints("perm", &perm)],
+    );
     let k: i64 = kept.iter().map(|&d| shape[d] as i64).product();
     let mut r: i64 = reduced.iter().map(|&d| shape[d] as i64).product();
     let flat = em.i64s(&[k, r]);
@@ -159,7 +213,11 @@ fn fold(em: &mut Em, product: bool, x: &str, shape: &[u32], axes: &[i64], ct: Da
     while r > 1 {
         if r % 2 == 1 {
             let pads = em.i64s(&[0, 0, 0, 1]);
-            v = em.node("Pad", &[&v, &pads, &identity], vec![crate::emit::attr_s("mode", "constant")]);
+            v = em.node(
+                "Pad",
+                &[&v, &pads, &identity],
+                vec![crate::emit::attr_s("mode", "constant")],
+            );
             r += 1;
         }
         let half = r / 2;

@@ -3,7 +3,8 @@
 
 use crate::emit::{arith, attr_i, attr_ints, attr_s, held, Em};
 use webnn_core::ops::{
-    Concat, Expand, NumberCast, Pad, PaddingMode, Reshape, Reverse, Slice, Split, Tile, Transpose, Triangular, Where,
+    Concat, Expand, NumberCast, Pad, PaddingMode, Reshape, Reverse, Slice, Split, Tile, Transpose,
+    Triangular, Where,
 };
 use webnn_core::{DataType, Node, Operand, Result};
 
@@ -23,7 +24,13 @@ fn movable(dt: DataType) -> DataType {
 
 pub fn concat(em: &mut Em, a: &Concat, out: Operand) -> Result<()> {
     let ct = held(em.dt(out));
-    em.simple("Concat", &a.inputs, ct, vec![attr_i("axis", a.axis as i64)], out)
+    em.simple(
+        "Concat",
+        &a.inputs,
+        ct,
+        vec![attr_i("axis", a.axis as i64)],
+        out,
+    )
 }
 
 pub fn expand(em: &mut Em, a: &Expand, out: Operand) -> Result<()> {
@@ -46,8 +53,12 @@ pub fn pad(em: &mut Em, a: &Pad, out: Operand) -> Result<()> {
     let dt = em.dt(a.input);
     let ct = movable(dt);
     let x = em.input_as(a.input, ct)?;
-    let pads: Vec<i64> =
-        a.beginning_padding.iter().chain(a.ending_padding.iter()).map(|&p| p as i64).collect();
+    let pads: Vec<i64> = a
+        .beginning_padding
+        .iter()
+        .chain(a.ending_padding.iter())
+        .map(|&p| p as i64)
+        .collect();
     if pads.iter().all(|&p| p == 0) {
         return em.output_from(out, x, ct);
     }
@@ -79,8 +90,12 @@ pub fn reverse(em: &mut Em, a: &Reverse, out: Operand) -> Result<()> {
         return Ok(());
     }
     let n = axes.len();
-    let (starts, ends, ax, steps) =
-        (em.i64s(&vec![-1; n]), em.i64s(&vec![i64::MIN; n]), em.i64s(&axes), em.i64s(&vec![-1; n]));
+    let (starts, ends, ax, steps) = (
+        em.i64s(&vec![-1; n]),
+        em.i64s(&vec![i64::MIN; n]),
+        em.i64s(&axes),
+        em.i64s(&vec![-1; n]),
+    );
     let y = em.node("Slice", &[&x, &starts, &ends, &ax, &steps], vec![]);
     em.output_from(out, y, held(em.dt(a.input)))
 }
@@ -101,18 +116,31 @@ pub fn slice(em: &mut Em, a: &Slice, out: Operand) -> Result<()> {
         .map(|i| starts[i] + (a.sizes[i] as i64 - 1) * strides[i] + 1)
         .collect();
     let axes: Vec<i64> = (0..rank as i64).collect();
-    let (s, e, ax, st) = (em.i64s(&starts), em.i64s(&ends), em.i64s(&axes), em.i64s(&strides));
+    let (s, e, ax, st) = (
+        em.i64s(&starts),
+        em.i64s(&ends),
+        em.i64s(&axes),
+        em.i64s(&strides),
+    );
     let y = em.node("Slice", &[&x, &s, &e, &ax, &st], vec![]);
     em.output_from(out, y, held(em.dt(a.input)))
 }
 
 pub fn split(em: &mut Em, a: &Split, node: &Node) -> Result<()> {
     let axis = a.options.axis as usize;
-    let sizes: Vec<i64> =
-        node.outputs.iter().map(|&o| Ok(em.shape(o)?[axis] as i64)).collect::<Result<_>>()?;
+    let sizes: Vec<i64> = node
+        .outputs
+        .iter()
+        .map(|&o| Ok(em.shape(o)?[axis] as i64))
+        .collect::<Result<_>>()?;
     let x = em.v(a.input)?;
     let s = em.i64s(&sizes);
-    let ys = em.node_n("Split", &[&x, &s], sizes.len(), vec![attr_i("axis", axis as i64)]);
+    let ys = em.node_n(
+        "Split",
+        &[&x, &s],
+        sizes.len(),
+        vec![attr_i("axis", axis as i64)],
+    );
     let ct = held(em.dt(a.input));
     for (o, y) in node.outputs.iter().zip(ys) {
         em.output_from(*o, y, ct)?;
@@ -155,7 +183,13 @@ pub fn triangular(em: &mut Em, a: &Triangular, out: Operand) -> Result<()> {
     let d = a.options.diagonal as i64;
     let mask: Vec<u8> = (0..h)
         .flat_map(|i| (0..w).map(move |j| (j - i, i)))
-        .map(|(k, _)| if a.options.upper { (k >= d) as u8 } else { (k <= d) as u8 })
+        .map(|(k, _)| {
+            if a.options.upper {
+                (k >= d) as u8
+            } else {
+                (k <= d) as u8
+            }
+        })
         .collect();
     let m = em.tensor(DataType::Uint8, &[h, w], mask);
     let m = crate::ops::elementwise::to_bool(em, &m);

@@ -25,8 +25,12 @@ pub fn ort() -> &'static OrtBackend {
 
 /// Runs `graph` on both backends and returns (ort, cpu) outputs.
 pub fn run_both(graph: &Graph, inputs: &[(&str, &HostTensor)]) -> Vec<(HostTensor, HostTensor)> {
-    let mut exe = ort().compile(graph).unwrap_or_else(|e| panic!("ort compile: {e}"));
-    let got = exe.dispatch(inputs).unwrap_or_else(|e| panic!("ort dispatch: {e}"));
+    let mut exe = ort()
+        .compile(graph)
+        .unwrap_or_else(|e| panic!("ort compile: {e}"));
+    let got = exe
+        .dispatch(inputs)
+        .unwrap_or_else(|e| panic!("ort dispatch: {e}"));
     let mut cpu = CpuBackend.compile(graph).expect("cpu compile");
     let want = cpu.dispatch(inputs).expect("cpu dispatch");
     assert_eq!(got.len(), want.len());
@@ -41,7 +45,10 @@ pub fn run_both(graph: &Graph, inputs: &[(&str, &HostTensor)]) -> Vec<(HostTenso
 }
 
 pub fn tensor_of(t: DataType, shape: &[u32], bytes: Vec<u8>) -> HostTensor {
-    HostTensor { desc: OperandDescriptor::new(t, shape), bytes }
+    HostTensor {
+        desc: OperandDescriptor::new(t, shape),
+        bytes,
+    }
 }
 
 fn element(t: DataType, bytes: &[u8], k: usize) -> f64 {
@@ -58,12 +65,25 @@ fn element(t: DataType, bytes: &[u8], k: usize) -> f64 {
 /// float32, 4e-3 for float16; other types: bytes apart by at most `int_slack`), or None.
 pub fn mismatch(got: &HostTensor, want: &HostTensor, int_slack: u8) -> Option<String> {
     if got.desc != want.desc || got.bytes.len() != want.bytes.len() {
-        return Some(format!("{} ({} bytes) vs {} ({} bytes)", got.desc, got.bytes.len(), want.desc, want.bytes.len()));
+        return Some(format!(
+            "{} ({} bytes) vs {} ({} bytes)",
+            got.desc,
+            got.bytes.len(),
+            want.desc,
+            want.bytes.len()
+        ));
     }
     let t = got.desc.data_type;
     if !t.is_float() {
-        let at = got.bytes.iter().zip(&want.bytes).position(|(a, b)| a.abs_diff(*b) > int_slack)?;
-        return Some(format!("byte {at} differs: {} vs {}", got.bytes[at], want.bytes[at]));
+        let at = got
+            .bytes
+            .iter()
+            .zip(&want.bytes)
+            .position(|(a, b)| a.abs_diff(*b) > int_slack)?;
+        return Some(format!(
+            "byte {at} differs: {} vs {}",
+            got.bytes[at], want.bytes[at]
+        ));
     }
     let tol = if t == DataType::Float16 { 4e-3 } else { 1e-3 };
     let n = got.bytes.len() / (t.bits() as usize / 8);
@@ -92,15 +112,37 @@ pub fn values(n: usize, lo: f32, hi: f32, seed: u32) -> Vec<f32> {
 
 /// Distance in units in the last place between two floats of `t`, 0 for two NaNs.
 pub fn ulp(t: DataType, a: &[u8], b: &[u8]) -> u64 {
-    let key = |bits: u64, sign: u64| -> i64 { if bits & sign != 0 { -((bits & !sign) as i64) } else { bits as i64 } };
+    let key = |bits: u64, sign: u64| -> i64 {
+        if bits & sign != 0 {
+            -((bits & !sign) as i64)
+        } else {
+            bits as i64
+        }
+    };
     let (x, y, bits, sign) = match t {
         DataType::Float32 => {
-            let (x, y) = (f32::from_le_bytes(a.try_into().unwrap()), f32::from_le_bytes(b.try_into().unwrap()));
-            (x as f64, y as f64, (x.to_bits() as u64, y.to_bits() as u64), 1u64 << 31)
+            let (x, y) = (
+                f32::from_le_bytes(a.try_into().unwrap()),
+                f32::from_le_bytes(b.try_into().unwrap()),
+            );
+            (
+                x as f64,
+                y as f64,
+                (x.to_bits() as u64, y.to_bits() as u64),
+                1u64 << 31,
+            )
         }
         DataType::Float16 => {
-            let (x, y) = (half::f16::from_le_bytes(a.try_into().unwrap()), half::f16::from_le_bytes(b.try_into().unwrap()));
-            (x.to_f64(), y.to_f64(), (x.to_bits() as u64, y.to_bits() as u64), 1u64 << 15)
+            let (x, y) = (
+                half::f16::from_le_bytes(a.try_into().unwrap()),
+                half::f16::from_le_bytes(b.try_into().unwrap()),
+            );
+            (
+                x.to_f64(),
+                y.to_f64(),
+                (x.to_bits() as u64, y.to_bits() as u64),
+                1u64 << 15,
+            )
         }
         _ => return u64::from(a != b) * u64::MAX,
     };
@@ -120,8 +162,16 @@ pub fn assert_close(what: &str, got: &HostTensor, want: &HostTensor, max_ulp: u6
         return;
     }
     let size = t.bits() as usize / 8;
-    for (k, (g, w)) in got.bytes.chunks(size).zip(want.bytes.chunks(size)).enumerate() {
+    for (k, (g, w)) in got
+        .bytes
+        .chunks(size)
+        .zip(want.bytes.chunks(size))
+        .enumerate()
+    {
         let d = ulp(t, g, w);
-        assert!(d <= max_ulp, "{what}: element {k}: ort {g:?} vs cpu {w:?} ({d} ulp > {max_ulp})");
+        assert!(
+            d <= max_ulp,
+            "{what}: element {k}: ort {g:?} vs cpu {w:?} ({d} ulp > {max_ulp})"
+        );
     }
 }
