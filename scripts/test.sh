@@ -18,7 +18,7 @@ echo "== browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
-cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu -- --nocapture
+cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu --test web_binding -- --nocapture
 echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU and WebGPU contexts"
 cargo run -q -p webnn-wpt -- --backend browser-cpu
 cargo run -q -p webnn-wpt -- --backend browser-webgpu

@@ -126,6 +126,14 @@ impl WebBuilder {
 
     /// `build(outputs)`: validation now, compilation in the returned promise.
     pub fn build(&mut self, outputs: &str) -> js_sys::Promise {
+        let built = self.build_graph(outputs);
+        wasm_bindgen_futures::future_to_promise(async move { Ok(built.await?.into()) })
+    }
+}
+
+impl WebBuilder {
+    /// `build` for Rust callers (the promise above wraps it).
+    pub fn build_graph(&mut self, outputs: &str) -> impl std::future::Future<Output = JsResult<WebGraph>> {
         let graph = self.usable("build").and_then(|()| {
             let outputs = parse(outputs, "build: outputs")?;
             let map = outputs
@@ -141,9 +149,6 @@ impl WebBuilder {
             self.inner.build(&named).js()
         });
         let ctx = self.ctx.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
-            let g = ctx.compile(&graph?).await.js()?;
-            Ok(WebGraph { inner: g }.into())
-        })
+        async move { Ok(WebGraph { inner: ctx.compile(&graph?).await.js()? }) }
     }
 }

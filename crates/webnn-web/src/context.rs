@@ -49,11 +49,16 @@ fn context_options(v: &Value) -> webnn_core::Result<ContextOptions> {
 /// `ML.createContext(options)`.
 #[wasm_bindgen(js_name = createContext)]
 pub fn create_context(options: &str) -> js_sys::Promise {
-    let options = parse(options, "createContext").and_then(|v| context_options(&v).js());
-    wasm_bindgen_futures::future_to_promise(async move {
-        let ctx = webnn::Ml.create_context(options?).await.js()?;
-        Ok(WebContext { inner: ctx }.into())
-    })
+    let created = WebContext::create(options);
+    wasm_bindgen_futures::future_to_promise(async move { Ok(created.await?.into()) })
+}
+
+impl WebContext {
+    /// `createContext` for Rust callers (the promise above wraps it).
+    pub fn create(options: &str) -> impl std::future::Future<Output = JsResult<WebContext>> {
+        let options = parse(options, "createContext").and_then(|v| context_options(&v).js());
+        async move { Ok(WebContext { inner: webnn::Ml.create_context(options?).await.js()? }) }
+    }
 }
 
 #[wasm_bindgen]
