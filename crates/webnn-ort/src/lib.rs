@@ -10,7 +10,7 @@ use ort::memory::Allocator;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::session::{IoBinding, Session};
 use ort::value::{DynTensor, TensorElementType};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use webnn_core::{
     Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, OperandDescriptor,
     Result,
@@ -81,16 +81,22 @@ impl OrtBackend {
 
     /// A session for a converted model (with its external data), configured as this
     /// backend's sessions are.
-    pub fn model_session(&self, model: &OnnxModel) -> Result<Session> {
-        self.session_with(&model.to_bytes(), &model.external_data)
+    pub fn model_session(&self, model: &OnnxModel) -> Result<ModelSession> {
+        let external: Option<Arc<[u8]>> =
+            (!model.external_data.is_empty()).then(|| model.external_data.as_slice().into());
+        let session = self.session_with(&model.to_bytes(), external.clone())?;
+        Ok(ModelSession {
+            session,
+            _external_data: external,
+        })
     }
 
     /// A session for an ONNX model without external data.
     pub fn session(&self, model: &[u8]) -> Result<Session> {
-        self.session_with(model, &[])
+        self.session_with(model, None)
     }
 
-    fn session_with(&self, model: &[u8], external_data: &[u8]) -> Result<Session> {
+    fn session_with(&self, model: &[u8], external_data: Option<Arc<[u8]>>) -> Result<Session> {
         let env = environment()?;
         let b = Session::builder(env).map_err(|e| ort_error("session options", e))?;
         let b = b
@@ -113,12 +119,9 @@ impl OrtBackend {
                     ))
                 })?,
         };
-        if !external_data.is_empty() {
+        if let Some(data) = external_data {
             b = b
-                .with_external_initializer_file_in_memory(
-                    webnn_onnx::EXTERNAL_DATA_FILE,
-                    external_data.into(),
-                )
+                .with_external_initializer_file_in_memory(webnn_onnx::EXTERNAL_DATA_FILE, data)
                 .map_err(|e| ort_error("external data", e))?;
         }
         b.commit_from_memory(model).map_err(|e| {
@@ -130,6 +133,26 @@ impl OrtBackend {
                 ort_error("session", text)
             }
         })
+    }
+}
+
+/// A session and the external data its initializers may point into, kept alive as long as
+/// the session (declared after it, so dropped after it).
+pub struct ModelSession {
+    pub session: Session,
+    _external_data: Option<Arc<[u8]>>,
+}
+
+impl std::ops::Deref for ModelSession {
+    type Target = Session;
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl std::ops::DerefMut for ModelSession {
+    fn deref_mut(&mut self) -> &mut Session {
+        &mut self.session
     }
 }
 
@@ -183,7 +206,7 @@ fn slot(boundary: Boundary) -> Result<Slot> {
 
 /// A compiled graph: the session, its binding and the tensors bound to it.
 pub struct OrtExecutable {
-    session: Session,
+    session: ModelSession,
     binding: IoBinding,
     inputs: Vec<Slot>,
     outputs: Vec<Slot>,
