@@ -35,6 +35,11 @@ fn polyfill_in_headless_chromium() {
     )
     .expect("serve");
     let browser = Browser::start().expect("chromium");
+    // Next to a native WebNN the polyfill stays out of the way, unless told to install.
+    browser.goto(&server.url("/install.html")).expect("install page");
+    browser.wait_for("window.installDone", Duration::from_secs(60)).expect("install page ran");
+    let install = browser.eval("return [window.kept, window.forced];", json!([])).expect("install results");
+    assert_eq!(install, json!([true, true]), "[left a native navigator.ml alone, installed with data-force]");
     browser.goto(&server.url("/polyfill.html")).expect("page");
     browser.wait_for("window.testsReady", Duration::from_secs(60)).expect("tests loaded");
     browser.eval("runPolyfillTests(arguments[0]);", json!([surface])).expect("start");
