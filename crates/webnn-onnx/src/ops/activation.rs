@@ -50,12 +50,7 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
         OpKind::Softplus => "Softplus",
         OpKind::Softsign => "Softsign",
         OpKind::Tanh => "Tanh",
-        other => {
-            return Err(webnn_core::Error::operation_error(format!(
-                "{} is not a unary activation",
-                other.name()
-            )))
-        }
+        other => return Err(crate::ops::misrouted(other)),
     };
     em.simple(op, &[a.input], F, vec![], out)
 }

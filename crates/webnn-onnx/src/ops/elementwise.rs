@@ -31,7 +31,8 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
         OpKind::Div => "Div",
         OpKind::Max => "Max",
         OpKind::Min => "Min",
-        _ => "Pow",
+        OpKind::Pow => "Pow",
+        other => return Err(crate::ops::misrouted(other)),
     };
     let x = em.input_as(a.a, ct)?;
     let y = em.input_as(a.b, ct)?;
@@ -123,7 +124,8 @@ pub fn compare(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) 
         OpKind::Greater => "Greater",
         OpKind::GreaterOrEqual => "GreaterOrEqual",
         OpKind::Lesser => "Less",
-        _ => "LessOrEqual",
+        OpKind::LesserOrEqual => "LessOrEqual",
+        other => return Err(crate::ops::misrouted(other)),
     };
     let mut r = em.node(op, &[&x, &y], vec![]);
     if kind == OpKind::NotEqual {
@@ -160,7 +162,8 @@ pub fn logical(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) 
     let op = match kind {
         OpKind::LogicalAnd => "And",
         OpKind::LogicalOr => "Or",
-        _ => "Xor",
+        OpKind::LogicalXor => "Xor",
+        other => return Err(crate::ops::misrouted(other)),
     };
     let r = em.node(op, &[&x, &y], vec![]);
     let r = bool_to_u8(em, &r);

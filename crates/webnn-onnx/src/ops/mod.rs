@@ -13,6 +13,12 @@ mod shape;
 use crate::emit::Em;
 use webnn_core::{Error, Node, Op, Result};
 
+/// The error of a family's lowering handed an op of another family (a bug here, not the
+/// caller's).
+fn misrouted(kind: webnn_core::OpKind) -> Error {
+    Error::operation_error(format!("{} reached the wrong lowering", kind.name()))
+}
+
 /// Appends the ONNX nodes computing `node` and binds its outputs.
 pub fn lower(em: &mut Em, node: &Node) -> Result<()> {
     let out = node.outputs[0];

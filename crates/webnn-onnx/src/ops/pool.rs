@@ -122,7 +122,8 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
             attrs.push(attr_i("p", 2));
             "LpPool"
         }
-        _ => "MaxPool",
+        OpKind::MaxPool2d => "MaxPool",
+        other => return Err(crate::ops::misrouted(other)),
     };
     let y = em.node(op, &[&x], attrs);
     let y = match perm {

@@ -36,7 +36,8 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
             OpKind::ReduceL1 | OpKind::ReduceProduct | OpKind::ReduceSum | OpKind::ReduceSumSquare
         );
     let mut x = em.input_as(a.input, ct)?;
-    let (axes, keep) = if axes.is_empty() {
+    let alone = axes.is_empty();
+    let (axes, keep) = if alone {
         let at = em.i64s(&[rank as i64]);
         x = em.node("Unsqueeze", &[&x, &at], vec![]);
         (vec![rank as i64], 0)
@@ -51,7 +52,7 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
             _ => x,
         };
         let mut shape: Vec<u32> = em.shape(a.input)?;
-        if shape.len() < rank + 1 && axes == [rank as i64] {
+        if alone {
             shape.push(1);
         }
         let y = fold(
@@ -88,10 +89,11 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
         OpKind::ReduceMin => reduce(em, "ReduceMin", &x),
         OpKind::ReduceProduct => reduce(em, "ReduceProd", &x),
         OpKind::ReduceSum => reduce(em, "ReduceSum", &x),
-        _ => {
+        OpKind::ReduceSumSquare => {
             let sq = em.node("Mul", &[&x, &x], vec![]);
             reduce(em, "ReduceSum", &sq)
         }
+        other => return Err(crate::ops::misrouted(other)),
     };
     em.output_from(out, y, ct)
 }
