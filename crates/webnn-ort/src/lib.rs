@@ -49,7 +49,13 @@ fn environment() -> Result<&'static ort::environment::Environment> {
                 .to_string()
         })?;
         let builder = ort::init_from(&path).map_err(|e| format!("cannot load {path}: {e}"))?;
-        builder.with_name("webnn").build().map_err(|e| format!("cannot start ONNX Runtime: {e}"))
+        // One intra-op thread pool for every session: compiled graphs do not each start (and
+        // spin) their own workers.
+        builder
+            .with_name("webnn")
+            .with_global_thread_pool(ort::environment::GlobalThreadPoolOptions::default())
+            .build()
+            .map_err(|e| format!("cannot start ONNX Runtime: {e}"))
     })
     .as_ref()
     .map_err(|e| Error::not_supported(e.clone()))
@@ -69,7 +75,8 @@ impl OrtBackend {
         })
     }
 
-    /// Intra-op threads per session (0: ONNX Runtime's default, one per core).
+    /// Intra-op threads of a pool of this backend's sessions' own (0: the process-wide pool
+    /// every session shares, one thread per core).
     pub fn with_threads(mut self, threads: usize) -> OrtBackend {
         self.threads = threads;
         self
@@ -103,7 +110,8 @@ impl OrtBackend {
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(|e| ort_error("options", e))?;
         let b = if self.threads > 0 {
-            b.with_intra_threads(self.threads)
+            b.with_independent_thread_pool()
+                .and_then(|b| b.with_intra_threads(self.threads))
                 .map_err(|e| ort_error("options", e))?
         } else {
             b
