@@ -110,8 +110,10 @@ impl OrtBackend {
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(|e| ort_error("options", e))?;
         let b = if self.threads > 0 {
-            b.with_independent_thread_pool()
-                .and_then(|b| b.with_intra_threads(self.threads))
+            let b = b
+                .with_independent_thread_pool()
+                .map_err(|e| ort_error("options", e))?;
+            b.with_intra_threads(self.threads)
                 .map_err(|e| ort_error("options", e))?
         } else {
             b

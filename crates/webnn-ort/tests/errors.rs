@@ -75,3 +75,32 @@ fn capabilities_cover_every_type() {
     assert!(caps.unsupported.is_empty());
     assert_eq!(ort().name(), "ort");
 }
+
+#[test]
+fn a_backend_with_its_own_threads_gives_the_same_results() {
+    let own = webnn_ort::OrtBackend::new().unwrap().with_threads(1);
+    let graph = webnn_models::mobilenet_v2(3).unwrap();
+    let image = webnn_models::sample_image(5);
+    let a = own
+        .compile(&graph)
+        .unwrap()
+        .dispatch(&[("input", &image)])
+        .unwrap();
+    let b = ort()
+        .compile(&graph)
+        .unwrap()
+        .dispatch(&[("input", &image)])
+        .unwrap();
+    let f = |t: &webnn_core::HostTensor| -> Vec<f32> {
+        t.bytes
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let worst = f(&a[0].1)
+        .iter()
+        .zip(f(&b[0].1))
+        .map(|(x, y)| (x - y).abs())
+        .fold(0f32, f32::max);
+    assert!(worst < 1e-4, "{worst}");
+}
