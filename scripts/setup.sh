@@ -64,3 +64,6 @@ if [ "$(cat "$ort_dir/version" 2>/dev/null)" != "$ORT_VERSION" ] || [ ! -e "$ort
   ln -sf "$lib" "$ort_dir/libonnxruntime.so"
   echo "$ORT_VERSION" > "$ort_dir/version"
 fi
+
+# coremltools, whose MIL loader type-checks the CoreML programs of webnn-coreml's test.
+bash "$root/scripts/coreml-setup.sh"
