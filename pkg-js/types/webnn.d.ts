@@ -298,6 +298,12 @@ interface MLOpSupportLimits {
     preferredInputLayout: MLInputOperandLayout;
     /** The largest tensor, in bytes, the context can hold. */
     maxTensorByteLength: number;
+    /**
+     * Whether graphs with bounded dynamic input dimensions ({@link MLDynamicDimension}) build
+     * and run on this context.
+     * @extension webnn-rs flexible inputs; not in the WebNN specification.
+     */
+    flexibleInputs?: boolean;
     /** Limits on graph inputs. */
     input: MLTensorLimits;
     /** Limits on graph constants. */

@@ -19,11 +19,17 @@ pub trait Backend {
     /// What the backend supports; `opSupportLimits()` is derived from it and the op table.
     fn capabilities(&self) -> Capabilities;
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>>;
+    /// Whether compiled graphs run with bounded dynamic dimensions at any size within their
+    /// bounds (the flexible-input extension); backends without it reject such graphs.
+    fn dynamic_dimensions(&self) -> bool {
+        false
+    }
 }
 
 /// A compiled graph.
 pub trait Executable {
     /// Runs the graph once. `inputs` are named as the graph's inputs; returns every output
-    /// in the graph's output order.
+    /// in the graph's output order. With dynamic dimensions, the inputs' shapes give their
+    /// sizes (`DimBindings`) and the outputs come at the sizes those imply.
     fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>>;
 }

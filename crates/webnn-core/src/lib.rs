@@ -21,4 +21,4 @@ pub use error::{Error, ErrorKind, Result};
 pub use graph::{Graph, Node, Operand, Source};
 pub use limits::{op_support_limits, Capabilities, OpSupportLimits};
 pub use ops::{Op, OpKind};
-pub use shape::{Dim, OperandDescriptor};
+pub use shape::{Dim, DimBindings, OperandDescriptor};

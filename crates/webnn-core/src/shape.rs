@@ -113,6 +113,67 @@ impl fmt::Display for OperandDescriptor {
     }
 }
 
+/// The sizes of a graph's named dynamic dimensions for one dispatch, read from the tensors
+/// bound to its inputs (flexible inputs).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DimBindings {
+    sizes: Vec<(Arc<str>, u32)>,
+}
+
+impl DimBindings {
+    /// The size bound to `name`.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.sizes.iter().find(|(n, _)| &**n == name).map(|&(_, s)| s)
+    }
+
+    /// Matches the actual shape of the tensor for input `input` against its descriptor: static
+    /// dimensions exactly, a dynamic one within 1..=maxSize and equal to every other dimension
+    /// of its name. Each failure is a TypeError naming the input and the dimension.
+    pub fn bind(&mut self, input: &str, desc: &OperandDescriptor, actual: &[u32]) -> Result<()> {
+        let err = |rule: String| Err(Error::type_error(format!("input '{input}': {rule}")));
+        if actual.len() != desc.rank() {
+            return err(format!("the tensor has rank {}, the input {}", actual.len(), desc.shape_string()));
+        }
+        for (axis, (d, &n)) in desc.shape.iter().zip(actual).enumerate() {
+            match d {
+                Dim::Static(s) if *s != n => {
+                    return err(format!("dimension {axis} is {s}, the tensor has {n}"));
+                }
+                Dim::Static(_) => {}
+                Dim::Dynamic { name, max_size } => {
+                    if n == 0 || n > *max_size {
+                        return err(format!("dimension {axis} '{name}' must be 1 to {max_size}, the tensor has {n}"));
+                    }
+                    match self.get(name) {
+                        Some(bound) if bound != n => {
+                            return err(format!(
+                                "dimension {axis} '{name}' is {n}, but another input gives '{name}' = {bound}"
+                            ))
+                        }
+                        Some(_) => {}
+                        None => self.sizes.push((name.clone(), n)),
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The actual shape of `desc` under these sizes (an OperationError for a dynamic dimension
+    /// no input named, which validation does not let through).
+    pub fn shape(&self, desc: &OperandDescriptor) -> Result<Vec<u32>> {
+        desc.shape
+            .iter()
+            .map(|d| match d {
+                Dim::Static(n) => Ok(*n),
+                Dim::Dynamic { name, .. } => self
+                    .get(name)
+                    .ok_or_else(|| Error::operation_error(format!("no input gives the size of dimension '{name}'"))),
+            })
+            .collect()
+    }
+}
+
 /// Row-major strides of a static shape.
 pub fn strides(shape: &[usize]) -> Vec<usize> {
     let mut s = vec![1usize; shape.len()];
@@ -151,4 +212,27 @@ pub fn broadcast_shapes(a: &[Dim], b: &[Dim], bidirectional: bool) -> Option<Vec
         out.push(d);
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bindings_check_bounds_names_and_static_sizes() {
+        let seq = Dim::Dynamic { name: "seq".into(), max_size: 8 };
+        let a = OperandDescriptor::with_dims(DataType::Float32, vec![seq.clone(), Dim::Static(4)]);
+        let b = OperandDescriptor::with_dims(DataType::Float32, vec![Dim::Static(1), seq]);
+        let mut dims = DimBindings::default();
+        dims.bind("a", &a, &[3, 4]).unwrap();
+        dims.bind("b", &b, &[1, 3]).unwrap();
+        assert_eq!(dims.shape(&a).unwrap(), [3, 4]);
+        let kind = |r: Result<()>| r.unwrap_err().kind;
+        assert_eq!(kind(DimBindings::default().bind("a", &a, &[9, 4])), crate::ErrorKind::TypeError, "above maxSize");
+        assert_eq!(kind(DimBindings::default().bind("a", &a, &[0, 4])), crate::ErrorKind::TypeError, "zero");
+        assert_eq!(kind(DimBindings::default().bind("a", &a, &[3, 5])), crate::ErrorKind::TypeError, "static");
+        assert_eq!(kind(dims.clone().bind("b", &b, &[1, 2])), crate::ErrorKind::TypeError, "names agree");
+        let msg = dims.bind("b", &b, &[1, 2]).unwrap_err().to_string();
+        assert!(msg.contains("'b'") && msg.contains("'seq'"), "{msg}");
+    }
 }

@@ -4,13 +4,15 @@
 use crate::kernels::*;
 use crate::tensor::Tensor;
 use std::collections::HashMap;
-use webnn_core::{DataType, Error, Graph, Node, Op, Operand, Result};
+use webnn_core::{DataType, DimBindings, Error, Graph, Node, Op, Operand, Result};
 
 /// The values computed so far.
 pub struct Env<'a> {
     pub graph: &'a Graph,
     pub values: &'a [Option<Tensor>],
     pub constants: &'a HashMap<usize, Tensor>,
+    /// This run's sizes of the graph's dynamic dimensions.
+    pub dims: &'a DimBindings,
 }
 
 /// What a kernel sees: its node's operand values and output descriptors.
@@ -35,9 +37,11 @@ impl<'a> Cx<'a> {
     pub fn out_type(&self, i: usize) -> DataType {
         self.env.graph.desc(self.node.outputs[i]).data_type
     }
-    /// Output `i`'s shape (inferred at build).
+    /// Output `i`'s shape: inferred at build, its dynamic dimensions at this run's sizes.
     pub fn out_shape(&self, i: usize) -> Vec<usize> {
-        self.env.graph.desc(self.node.outputs[i]).max_shape().iter().map(|&d| d as usize).collect()
+        let desc = self.env.graph.desc(self.node.outputs[i]);
+        let shape = self.env.dims.shape(desc).unwrap_or_else(|_| desc.max_shape());
+        shape.iter().map(|&d| d as usize).collect()
     }
 }
 

@@ -7,7 +7,7 @@ pub mod tensor;
 
 use std::collections::HashMap;
 use webnn_core::graph::Source;
-use webnn_core::{Backend, Capabilities, Error, Executable, Graph, HostTensor, Result};
+use webnn_core::{Backend, Capabilities, DimBindings, Error, Executable, Graph, HostTensor, Result};
 
 pub use tensor::{Data, Tensor};
 
@@ -18,6 +18,9 @@ pub struct CpuBackend;
 impl Backend for CpuBackend {
     fn name(&self) -> &'static str {
         "cpu"
+    }
+    fn dynamic_dimensions(&self) -> bool {
+        true
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities::default()
@@ -69,23 +72,23 @@ impl CpuGraph {
     pub fn run(&self, inputs: &HashMap<String, Tensor>) -> Result<Vec<(String, Tensor)>> {
         let g = &self.graph;
         let mut values: Vec<Option<Tensor>> = vec![None; g.operands.len()];
+        // The inputs' shapes give this run's sizes of any dynamic dimension.
+        let mut dims = DimBindings::default();
         for (name, o) in &g.inputs {
             let t = inputs
                 .get(name)
                 .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
             let want = g.desc(*o);
-            let shape: Vec<usize> = want.max_shape().iter().map(|&d| d as usize).collect();
-            if t.data_type() != want.data_type || t.shape != shape {
-                return Err(Error::type_error(format!(
-                    "input '{name}' expects {want}, got {} {:?}",
-                    t.data_type(),
-                    t.shape
-                )));
+            if t.data_type() != want.data_type {
+                return Err(Error::type_error(format!("input '{name}' expects {want}, got {}", t.data_type())));
             }
+            let actual: Vec<u32> = t.shape.iter().map(|&d| u32::try_from(d).unwrap_or(u32::MAX)).collect();
+            dims.bind(name, want, &actual)?;
             values[o.index()] = Some(t.clone());
         }
         for (n, node) in g.nodes.iter().enumerate() {
-            let outs = eval::eval(&eval::Env { graph: g, values: &values, constants: &self.constants }, node)
+            let env = eval::Env { graph: g, values: &values, constants: &self.constants, dims: &dims };
+            let outs = eval::eval(&env, node)
                 .map_err(|e| e.at(node.op.name(), node.op.label()))?;
             for (o, t) in node.outputs.iter().zip(outs) {
                 values[o.index()] = Some(t);

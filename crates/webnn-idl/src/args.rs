@@ -301,9 +301,10 @@ impl<'a> Args<'a> {
         Ok(sequence(self.required(name)?, name)?.iter().map(wrapping_u32).collect())
     }
 
-    /// A required shape parameter (`newShape`) as static dimensions.
+    /// A required shape parameter (`newShape`): sizes, or (flexible inputs) `{name, maxSize}`
+    /// entries naming the input's dynamic dimensions.
     pub fn dims(&self, name: &str) -> Result<Vec<Dim>> {
-        Ok(self.u32_list(name)?.into_iter().map(Dim::Static).collect())
+        sequence(self.required(name)?, name)?.iter().map(dim).collect()
     }
 
     /// A required `MLOperandDataType` parameter, under the first of `names` present.

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU64, Ordering};
-use webnn_core::{op_support_limits, Backend, Error, Graph as CoreGraph, OpSupportLimits, Result};
+use webnn_core::{op_support_limits, Backend, DimBindings, Error, Graph as CoreGraph, OpSupportLimits, Result};
 use webnn_cpu::CpuBackend;
 use webnn_wgpu::WgpuBackend;
 
@@ -199,6 +199,16 @@ impl Context {
         self.0.destroyed.get()
     }
 
+    /// Whether graphs with bounded dynamic input dimensions run here (flexible inputs).
+    pub fn dynamic_dimensions(&self) -> bool {
+        match &self.0.engine {
+            Engine::Cpu(b) => b.dynamic_dimensions(),
+            Engine::Wgpu(b) => b.dynamic_dimensions(),
+            #[cfg(feature = "ort")]
+            Engine::Ort(b) => b.dynamic_dimensions(),
+        }
+    }
+
     pub fn same(&self, other: &Context) -> bool {
         self.0.id == other.0.id
     }
@@ -238,6 +248,13 @@ impl Context {
     /// `MLGraphBuilder.build()` after validation: compiles `graph` for this context.
     pub async fn compile(&self, graph: &CoreGraph) -> Result<Graph> {
         self.check_alive("build")?;
+        let dynamic = graph.inputs.iter().any(|(_, o)| !graph.desc(*o).is_static());
+        if dynamic && !self.dynamic_dimensions() {
+            return Err(Error::not_supported(format!(
+                "build: the {} backend runs graphs of static shapes only; a dynamic input dimension needs the cpu backend",
+                self.backend().name()
+            )));
+        }
         let compiled = match &self.0.engine {
             Engine::Cpu(_) => Compiled::Cpu(webnn_cpu::CpuGraph::new(graph.clone())?),
             Engine::Wgpu(b) => Compiled::Wgpu(b.compile_graph_async(graph).await?),
@@ -334,8 +351,9 @@ impl Context {
         if let Some((name, _)) = outputs.iter().find(|(_, t)| t.0.desc.constant) {
             return Err(Error::type_error(format!("dispatch: output '{name}' is a constant tensor")));
         }
-        check_names("input", &graph.0.inputs, inputs)?;
-        check_names("output", &graph.0.outputs, outputs)?;
+        let mut dims = DimBindings::default();
+        check_names("input", &graph.0.inputs, inputs, &mut dims)?;
+        check_names("output", &graph.0.outputs, outputs, &mut dims)?;
         if let Some(p) = graph.run(inputs, outputs)? {
             self.0.pending.borrow_mut().push(p);
         }
@@ -366,11 +384,14 @@ impl Context {
     }
 }
 
-/// The spec's "validate named tensors": exactly the graph's names, each with its descriptor.
+/// The spec's "validate named tensors": exactly the graph's names, each with its data type
+/// and shape. Inputs give the sizes of dynamic dimensions (flexible inputs); outputs must
+/// have the shapes those sizes imply.
 fn check_names(
     what: &str,
     want: &[(String, webnn_core::OperandDescriptor)],
     given: &[(&str, &Tensor)],
+    dims: &mut DimBindings,
 ) -> Result<()> {
     if given.len() != want.len() {
         return Err(Error::type_error(format!(
@@ -385,10 +406,18 @@ fn check_names(
             .find(|(n, _)| n == name)
             .map(|(_, d)| d)
             .ok_or_else(|| Error::type_error(format!("dispatch: the graph has no {what} named '{name}'")))?;
-        if t.0.desc.desc != *desc {
+        let have = &t.0.desc.desc;
+        if have.data_type != desc.data_type {
+            return Err(Error::type_error(format!("dispatch: {what} '{name}' is {desc}, the tensor is {have}")));
+        }
+        let actual = have.static_shape().unwrap_or_default();
+        if what == "input" {
+            dims.bind(name, desc, &actual).map_err(|e| Error::type_error(format!("dispatch: {}", e.rule)))?;
+        } else if dims.shape(desc)? != actual {
             return Err(Error::type_error(format!(
-                "dispatch: {what} '{name}' is {desc}, the tensor is {}",
-                t.0.desc.desc
+                "dispatch: output '{name}' is {:?} for these inputs, the tensor is {}",
+                dims.shape(desc)?,
+                have.shape_string()
             )));
         }
     }

@@ -1,7 +1,10 @@
 //! The object model's rules on the CPU backend: backend choice, dispatch binding checks,
 //! tensor flags, destroy.
 
-use webnn::{choose, BackendKind, Context, ContextOptions, DataType, DeviceType, ErrorKind, GraphBuilder, OperandDescriptor, PowerPreference, TensorDescriptor};
+use webnn::{
+    choose, BackendKind, Context, ContextOptions, DataType, DeviceType, ErrorKind, GraphBuilder, OperandDescriptor,
+    PowerPreference, TensorDescriptor,
+};
 use webnn_core::ops::OpOptions;
 
 #[test]
@@ -52,4 +55,41 @@ fn dispatch_rules_and_destroy() {
     ctx.destroy();
     assert!(input.is_destroyed() && output.is_destroyed(), "destroying the context destroys its tensors");
     assert_eq!(ctx.create_tensor(TensorDescriptor::new(desc, true, true)).err().map(|e| e.kind), Some(ErrorKind::InvalidStateError));
+}
+
+#[test]
+fn flexible_inputs_on_the_cpu_context() {
+    use webnn::Dim;
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 8 };
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::with_dims(DataType::Float32, vec![seq, Dim::Static(2)])).unwrap();
+    let y = b.relu(x, OpOptions::default()).unwrap();
+    let graph = b.build(&[("y", y)]).unwrap();
+    let ctx = Context::cpu();
+    let g = pollster::block_on(ctx.compile(&graph)).unwrap();
+    let tensors = |rows: u32| {
+        let d = OperandDescriptor::new(DataType::Float32, &[rows, 2]);
+        (
+            ctx.create_tensor(TensorDescriptor::new(d.clone(), false, true)).unwrap(),
+            ctx.create_tensor(TensorDescriptor::new(d, true, false)).unwrap(),
+        )
+    };
+    for rows in [1u32, 3, 8] {
+        let (input, output) = tensors(rows);
+        let data: Vec<u8> = (0..rows * 2).flat_map(|k| (k as f32 - 2.0).to_le_bytes()).collect();
+        ctx.write_tensor(&input, &data).unwrap();
+        ctx.dispatch(&g, &[("x", &input)], &[("y", &output)]).unwrap();
+        let got = pollster::block_on(ctx.read_tensor(&output)).unwrap();
+        let want: Vec<u8> = (0..rows * 2).flat_map(|k| (k as f32 - 2.0).max(0.0).to_le_bytes()).collect();
+        assert_eq!(got, want, "{rows} rows");
+    }
+    let (three, _) = tensors(3);
+    let (_, five) = tensors(5);
+    let err = ctx.dispatch(&g, &[("x", &three)], &[("y", &five)]).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::TypeError, "an output of the wrong size: {err}");
+    let (nine, nine_out) = tensors(8);
+    let big = ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Float32, &[9, 2]), false, true)).unwrap();
+    let err = ctx.dispatch(&g, &[("x", &big)], &[("y", &nine_out)]).unwrap_err();
+    assert!(err.kind == ErrorKind::TypeError && err.rule.contains("'seq'"), "above the bound: {err}");
+    drop(nine);
 }
