@@ -10,6 +10,8 @@ use webnn_core::OpKind;
 pub struct Param {
     pub name: String,
     pub optional: bool,
+    /// The type as written (`MLConv2dOptions`, `sequence<MLOperand>`...).
+    pub ty: String,
 }
 
 /// An operation of `MLGraphBuilder` and its parameters in order.
@@ -179,7 +181,46 @@ fn parse_param(p: &str) -> Option<Param> {
     let decl = p.split('=').next()?.trim();
     let optional = decl.starts_with("optional ");
     let name = decl.rsplit(|c: char| c.is_whitespace() || c == ')' || c == '>').next()?.to_owned();
-    (!name.is_empty()).then_some(Param { name, optional })
+    let ty = decl.strip_prefix("optional ").unwrap_or(decl);
+    let ty = ty[..ty.len().saturating_sub(name.len())].trim().to_owned();
+    (!name.is_empty()).then_some(Param { name, optional, ty })
+}
+
+/// A dictionary with its parent and members (`name`, the default as written), partial
+/// dictionaries merged in.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dictionary {
+    pub parent: Option<String>,
+    pub members: Vec<(String, Option<String>)>,
+}
+
+/// Every dictionary the IDL declares, by name.
+pub fn parse_dictionaries(idl: &str) -> Vec<(String, Dictionary)> {
+    let text = strip_comments(idl);
+    let mut out: Vec<(String, Dictionary)> = Vec::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("dictionary ") {
+        let after = &rest[at + "dictionary ".len()..];
+        let Some(open) = after.find('{') else { break };
+        let Some(close) = after[open..].find("};").map(|i| open + i) else { break };
+        let head: Vec<&str> = after[..open].split(':').map(str::trim).collect();
+        let name = head[0].to_owned();
+        let parent = head.get(1).map(|p| p.to_string());
+        let members = after[open + 1..close].split(';').filter_map(|m| {
+            let (decl, default) = match m.split_once('=') {
+                Some((d, v)) => (d.trim(), Some(v.trim().to_owned())),
+                None => (m.trim(), None),
+            };
+            let member = decl.rsplit(|c: char| c.is_whitespace() || c == '>').next()?.to_owned();
+            (!member.is_empty()).then_some((member, default))
+        });
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, d)) => d.members.extend(members),
+            None => out.push((name, Dictionary { parent, members: members.collect() })),
+        }
+        rest = &after[close..];
+    }
+    out
 }
 
 #[cfg(test)]
@@ -198,6 +239,18 @@ mod tests {
         assert_eq!(op_signature("gru").unwrap().length(), 5);
         assert_eq!(op_signature("lstmCell").unwrap().length(), 6);
         assert_eq!(op_signature("instanceNormalization").unwrap().length(), 1);
+    }
+
+    #[test]
+    fn dictionaries_with_parents_defaults_and_partials() {
+        let dicts = parse_dictionaries(IDL);
+        let conv = &dicts.iter().find(|(n, _)| n == "MLConv2dOptions").unwrap().1;
+        assert_eq!(conv.parent.as_deref(), Some("MLOperatorOptions"));
+        assert!(conv.members.contains(&("groups".into(), Some("1".into()))));
+        let limits = &dicts.iter().find(|(n, _)| n == "MLOpSupportLimits").unwrap().1;
+        assert!(limits.members.iter().any(|(m, _)| m == "conv2d"), "partial dictionaries merged");
+        let sig = op_signature("conv2d").unwrap();
+        assert_eq!(sig.params[2].ty, "MLConv2dOptions");
     }
 
     #[test]

@@ -5,19 +5,29 @@
 
 use serde_json::{json, Map, Value};
 use std::time::Duration;
-use webnn_idl::signatures::{idl, interfaces, parse_attributes, parse_interface};
+use webnn_idl::signatures::{idl, interfaces, parse_attributes, parse_dictionaries, parse_interface};
 use webnn_www::{workspace_root, Browser, Mount, Server};
 
-/// `{interface: {ops: [[name, length, promise]], attrs: [[name, readonly]]}}` from the IDL.
+/// From the IDL: `{interfaces: {name: {ops: [[name, length, promise, [[param, type]...]]],
+/// attrs: [[name, readonly]]}}, dictionaries: {name: {parent, members: [[name, default]]}}}`.
 fn idl_surface() -> Value {
     let mut out = Map::new();
     for name in interfaces(idl()) {
-        let ops: Vec<Value> =
-            parse_interface(idl(), &name).iter().map(|s| json!([s.method, s.length(), s.promise])).collect();
+        let ops: Vec<Value> = parse_interface(idl(), &name)
+            .iter()
+            .map(|s| {
+                let params: Vec<Value> = s.params.iter().map(|p| json!([p.name, p.ty])).collect();
+                json!([s.method, s.length(), s.promise, params])
+            })
+            .collect();
         let attrs: Vec<Value> = parse_attributes(idl(), &name).iter().map(|a| json!([a.name, a.readonly])).collect();
         out.insert(name, json!({"ops": ops, "attrs": attrs}));
     }
-    Value::Object(out)
+    let dicts: Map<String, Value> = parse_dictionaries(idl())
+        .into_iter()
+        .map(|(n, d)| (n, json!({"parent": d.parent, "members": d.members})))
+        .collect();
+    json!({"interfaces": out, "dictionaries": dicts})
 }
 
 #[test]
@@ -28,7 +38,7 @@ fn polyfill_in_headless_chromium() {
         "pkg-js/dist is empty: run scripts/build-web.sh first"
     );
     let surface = idl_surface();
-    assert!(surface["MLGraphBuilder"]["ops"].as_array().is_some_and(|o| o.len() > 95), "the IDL parsed");
+    assert!(surface["interfaces"]["MLGraphBuilder"]["ops"].as_array().is_some_and(|o| o.len() > 95), "the IDL parsed");
     let server = Server::start(
         vec![Mount::new("/pkg/", root.join("pkg-js/dist")), Mount::new("/", root.join("tests/browser/pages"))],
         0,

@@ -57,7 +57,7 @@ test('installs where the browser has no WebNN, as a native implementation would'
 
 test('the IDL surface: every operation and attribute, with arity, promises and readonly', async (idl) => {
   const missing = [];
-  for (const [iface, { ops, attrs }] of Object.entries(idl)) {
+  for (const [iface, { ops, attrs }] of Object.entries(idl.interfaces)) {
     const proto = globalThis[iface]?.prototype;
     if (!proto) {
       missing.push(`${iface} (interface)`);
@@ -77,6 +77,56 @@ test('the IDL surface: every operation and attribute, with arity, promises and r
   assert(missing.length === 0, missing.join('; '));
 });
 
+// The members of dictionary `name` with those it inherits.
+function members(idl, name) {
+  const d = idl.dictionaries[name];
+  return d ? [...members(idl, d.parent), ...d.members.map(([m]) => m)] : [];
+}
+
+test('every member of every options dictionary is read, and absent ones take the defaults', async (idl) => {
+  const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
+  const b = new MLGraphBuilder(ctx);
+  const x = b.input('x', { dataType: 'float32', shape: [1, 2, 3, 4] });
+  const unread = [];
+  let dictionaries = 0;
+  for (const [method, , , params] of idl.interfaces.MLGraphBuilder.ops) {
+    const last = params.at(-1);
+    if (!last || last[0] !== 'options' || !idl.dictionaries[last[1]] || typeof b[method] !== 'function') continue;
+    dictionaries += 1;
+    const want = members(idl, last[1]);
+    const read = new Set();
+    // A dictionary that reports each member as present and records which ones are read.
+    const probe = new Proxy({}, {
+      ownKeys: () => want,
+      getOwnPropertyDescriptor: () => ({ value: undefined, enumerable: true, configurable: true }),
+      get: (_, k) => {
+        read.add(k);
+        return undefined;
+      },
+    });
+    const args = params.slice(0, -1).map(([, ty]) => (ty === 'MLOperand' ? x : ty.startsWith('sequence') ? [] : 0));
+    try {
+      b[method](...args, probe);
+    } catch {
+      // Only the reading matters here; the dummy arguments may well be invalid.
+    }
+    for (const m of want) if (!read.has(m)) unread.push(`${last[1]}.${m} (${method})`);
+  }
+  assert(dictionaries > 40, `${dictionaries} options dictionaries checked`);
+  assert(unread.length === 0, `not read: ${unread.join(', ')}`);
+  // Defaults: leaving members out equals passing the IDL defaults.
+  const img = b.input('img', { dataType: 'float32', shape: [1, 2, 5, 5] });
+  const f = b.constant({ dataType: 'float32', shape: [2, 2, 3, 3] }, new Float32Array(36));
+  const implicit = b.conv2d(img, f);
+  const explicit = b.conv2d(img, f, { groups: 1, inputLayout: 'nchw', filterLayout: 'oihw', label: '' });
+  assert(implicit.shape.join() === explicit.shape.join() && implicit.shape.join() === '1,2,3,3', 'conv2d defaults');
+  const t = await ctx.createTensor({ dataType: 'float32', shape: [1] });
+  assert(t.readable === false && t.writable === false && t.constant === false, 'MLTensorDescriptor defaults');
+  const dflt = await navigator.ml.createContext({});
+  const expl = await navigator.ml.createContext({ powerPreference: 'default', accelerated: true });
+  assert(dflt.backend === expl.backend && dflt.accelerated === expl.accelerated, 'MLContextOptions defaults');
+});
+
 test('promise-returning operations reject instead of throwing', async (idl) => {
   const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
   const b = new MLGraphBuilder(ctx);
@@ -87,7 +137,7 @@ test('promise-returning operations reject instead of throwing', async (idl) => {
     'MLContext.readTensor': () => ctx.readTensor({}),
     'MLGraphBuilder.build': () => b.build({ y: 3 }),
   };
-  for (const [iface, { ops }] of Object.entries(idl)) {
+  for (const [iface, { ops }] of Object.entries(idl.interfaces)) {
     for (const [name, , promise] of ops) {
       const call = calls[`${iface}.${name}`];
       if (!promise) continue;
