@@ -60,7 +60,11 @@ class Instance {
 // cannot hold and BigInts become the strings webnn-idl reads back, operands become marked
 // pairs, sequences (arrays, typed arrays, iterables) become arrays, dictionaries become
 // objects of their enumerable members (inherited ones included, undefined ones left out).
-function wire(v, operandPair) {
+function wire(v, operandPair, depth = 0) {
+  // WebIDL reads only declared members, and no WebNN argument nests deeper than a sequence
+  // in a dictionary; this walk reads every member, so it drops what lies deeper (a cyclic
+  // member, say), which a conversion would have ignored.
+  if (depth > 8) return undefined;
   switch (typeof v) {
     case 'number':
       if (Number.isNaN(v)) return 'NaN';
@@ -85,14 +89,14 @@ function wire(v, operandPair) {
   if (pair) return { [OPERAND_KEY]: pair };
   if (Array.isArray(v) || ArrayBuffer.isView(v) || typeof v[Symbol.iterator] === 'function') {
     return Array.from(v, (x) => {
-      const w = wire(x, operandPair);
+      const w = wire(x, operandPair, depth + 1);
       return w === undefined ? null : w;
     });
   }
   const out = {};
   for (const k in v) {
     if (k === OPERAND_KEY) continue;
-    const w = wire(v[k], operandPair);
+    const w = wire(v[k], operandPair, depth + 1);
     if (w !== undefined) out[k] = w;
   }
   return out;

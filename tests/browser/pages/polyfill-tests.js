@@ -203,6 +203,9 @@ test('WebIDL conversion: enums, [EnforceRange], sequences, dictionaries with def
   await throwsNamed('TypeError', () => b.transpose(x, { permutation: 5 }), 'a number for a sequence');
   await throwsNamed('TypeError', () => b.relu(), 'missing required argument');
   await throwsNamed('TypeError', () => b.relu(x, 7), 'a number for a dictionary');
+  const cyclic = { label: 'c' };
+  cyclic.self = cyclic;
+  assert(b.relu(x, cyclic) instanceof MLOperand, 'a cyclic member is ignored, as WebIDL ignores unknown members');
   const label = await throwsNamed('TypeError', () => b.softmax(x, 9, { label: 'my-softmax' }), 'label in the message');
   assert(label.message.includes('[my-softmax]'), `the message names the label: ${label.message}`);
   // Sequences from any iterable, legacy `dimensions`, dictionary defaults.
