@@ -4,7 +4,8 @@
 use crate::proto::{
     attribute_proto::AttributeType, tensor_proto, AttributeProto, NodeProto, TensorProto,
 };
-use webnn_core::{DataType, Error, Graph, Operand, OperandDescriptor, Result};
+use std::collections::HashMap;
+use webnn_core::{DataType, Dim, Error, Graph, Operand, OperandDescriptor, Result};
 
 /// The ONNX element type a WebNN operand is held in inside the model. int4/uint4 are held
 /// unpacked as int8/uint8: ONNX Runtime has almost no 4-bit kernels, and the boundary
@@ -122,6 +123,10 @@ pub struct Em<'g> {
     pub initializers: Vec<TensorProto>,
     values: Vec<Option<String>>,
     counter: usize,
+    /// Per dynamic dimension name: a graph input holding it and the axis.
+    dim_sources: HashMap<String, (String, usize)>,
+    /// Per dynamic dimension name: its size as a 1-D int64 value, once read.
+    dim_values: HashMap<String, String>,
 }
 
 impl<'g> Em<'g> {
@@ -132,6 +137,8 @@ impl<'g> Em<'g> {
             initializers: Vec::new(),
             values: vec![None; g.operands.len()],
             counter: 0,
+            dim_sources: HashMap::new(),
+            dim_values: HashMap::new(),
         }
     }
 
@@ -159,11 +166,95 @@ impl<'g> Em<'g> {
     pub fn dt(&self, o: Operand) -> DataType {
         self.g.desc(o).data_type
     }
-    /// The static shape of `o`; dynamic dimensions are not supported by this converter yet.
+    /// The static shape of `o`, or a NotSupportedError where a lowering needs every size.
     pub fn shape(&self, o: Operand) -> Result<Vec<u32>> {
         self.g
             .desc(o)
             .require_static("an operand of the ONNX backend")
+    }
+
+    pub fn dims(&self, o: Operand) -> Vec<Dim> {
+        self.g.desc(o).shape.clone()
+    }
+
+    /// The static size of dimension `axis` of `o`, or a NotSupportedError naming it.
+    pub fn static_dim(&self, o: Operand, axis: usize) -> Result<u32> {
+        match self.g.desc(o).shape.get(axis) {
+            Some(Dim::Static(n)) => Ok(*n),
+            Some(d) => Err(Error::not_supported(format!(
+                "dimension {axis} ({d}) must be static in the ONNX backend"
+            ))),
+            None => Err(Error::operation_error(format!("no dimension {axis}"))),
+        }
+    }
+
+    /// Records where graph input `value` (descriptor `desc`) holds each dynamic dimension.
+    pub fn dim_source(&mut self, value: &str, desc: &OperandDescriptor) {
+        for (axis, d) in desc.shape.iter().enumerate() {
+            if let Dim::Dynamic { name, .. } = d {
+                self.dim_sources
+                    .entry(name.to_string())
+                    .or_insert((value.to_string(), axis));
+            }
+        }
+    }
+
+    /// The size of a dynamic dimension as a 1-D int64 value of one element, read from an
+    /// input's shape at run time.
+    fn dim_value(&mut self, name: &str) -> Result<String> {
+        if let Some(v) = self.dim_values.get(name) {
+            return Ok(v.clone());
+        }
+        let (input, axis) = self.dim_sources.get(name).cloned().ok_or_else(|| {
+            Error::operation_error(format!("no input gives the size of dimension '{name}'"))
+        })?;
+        let attrs = vec![attr_i("start", axis as i64), attr_i("end", axis as i64 + 1)];
+        let v = self.node("Shape", &[&input], attrs);
+        self.dim_values.insert(name.to_string(), v.clone());
+        Ok(v)
+    }
+
+    /// A shape as a 1-D int64 value: a constant when every dimension is static, else the
+    /// dynamic sizes read from the inputs and concatenated with the static ones.
+    pub fn shape_value(&mut self, dims: &[Dim]) -> Result<String> {
+        if let Some(s) = dims
+            .iter()
+            .map(Dim::as_static)
+            .collect::<Option<Vec<u32>>>()
+        {
+            let s: Vec<i64> = s.iter().map(|&n| n as i64).collect();
+            return Ok(self.i64s(&s));
+        }
+        let mut pieces = Vec::new();
+        let mut run: Vec<i64> = Vec::new();
+        for d in dims {
+            match d {
+                Dim::Static(n) => run.push(*n as i64),
+                Dim::Dynamic { name, .. } => {
+                    if !run.is_empty() {
+                        pieces.push(self.i64s(&std::mem::take(&mut run)));
+                    }
+                    pieces.push(self.dim_value(name)?);
+                }
+            }
+        }
+        if !run.is_empty() {
+            pieces.push(self.i64s(&run));
+        }
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        Ok(self.node("Concat", &refs, vec![attr_i("axis", 0)]))
+    }
+
+    /// One dimension as a 0-D int64 value.
+    pub fn dim_scalar(&mut self, d: &Dim) -> Result<String> {
+        match d {
+            Dim::Static(n) => Ok(self.scalar_int(DataType::Int64, *n as i128)),
+            Dim::Dynamic { name, .. } => {
+                let v = self.dim_value(name)?;
+                let empty = self.i64s(&[]);
+                Ok(self.node("Reshape", &[&v, &empty], vec![]))
+            }
+        }
     }
     pub fn rank(&self, o: Operand) -> usize {
         self.g.desc(o).rank()

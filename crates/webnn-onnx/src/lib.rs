@@ -140,6 +140,7 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     for (i, (name, o)) in graph.inputs.iter().enumerate() {
         let onnx_name = format!("input_{i}");
         em.set(*o, onnx_name.clone());
+        em.dim_source(&onnx_name, graph.desc(*o));
         inputs.push(Boundary {
             name: name.clone(),
             onnx_name,

@@ -6,17 +6,15 @@
 //! The ONNX Runtime library is loaded at run time from `ORT_DYLIB_PATH` (`scripts/setup.sh`
 //! installs it from the PyPI `onnxruntime` wheel and `scripts/env.sh` sets the variable).
 
-use ort::memory::Allocator;
 use ort::session::builder::GraphOptimizationLevel;
-use ort::session::{IoBinding, Session};
-use ort::value::{DynTensor, TensorElementType};
+use ort::session::Session;
+use ort::value::TensorElementType;
 use std::sync::{Arc, OnceLock};
-use webnn_core::{
-    Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, OperandDescriptor,
-    Result,
-};
-use webnn_onnx::emit::{pack_nibbles, unpack_nibbles};
-use webnn_onnx::{Boundary, OnnxModel};
+use webnn_core::{Backend, Capabilities, DataType, Error, Executable, Graph, Result};
+use webnn_onnx::OnnxModel;
+
+mod executable;
+pub use executable::OrtExecutable;
 
 /// Where ONNX Runtime's graph runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +32,7 @@ pub struct OrtBackend {
     threads: usize,
 }
 
-fn ort_error(what: &str, e: impl std::fmt::Display) -> Error {
+pub(crate) fn ort_error(what: &str, e: impl std::fmt::Display) -> Error {
     Error::operation_error(format!("ONNX Runtime {what}: {e}"))
 }
 
@@ -166,7 +164,7 @@ impl std::ops::DerefMut for ModelSession {
     }
 }
 
-fn element_type(dt: DataType) -> TensorElementType {
+pub(crate) fn element_type(dt: DataType) -> TensorElementType {
     match dt {
         DataType::Float32 => TensorElementType::Float32,
         DataType::Float16 => TensorElementType::Float16,
@@ -177,49 +175,6 @@ fn element_type(dt: DataType) -> TensorElementType {
         DataType::Int8 | DataType::Int4 => TensorElementType::Int8,
         DataType::Uint8 | DataType::Uint4 => TensorElementType::Uint8,
     }
-}
-
-/// Bytes of the tensor as the model holds it (int4/uint4 one element per byte).
-fn held_len(desc: &OperandDescriptor) -> Result<(Vec<i64>, usize)> {
-    let shape = desc.require_static("a tensor of the ONNX Runtime backend")?;
-    let elements: usize = shape.iter().map(|&n| n as usize).product();
-    let bytes = match desc.data_type {
-        DataType::Int4 | DataType::Uint4 => elements,
-        dt => elements * (dt.bits() as usize / 8),
-    };
-    Ok((shape.iter().map(|&n| n as i64).collect(), bytes))
-}
-
-struct Slot {
-    boundary: Boundary,
-    tensor: DynTensor,
-    bytes: usize,
-    elements: usize,
-}
-
-fn slot(boundary: Boundary) -> Result<Slot> {
-    let (shape, bytes) = held_len(&boundary.desc)?;
-    let elements = shape.iter().product::<i64>() as usize;
-    let tensor = DynTensor::new(
-        &Allocator::default(),
-        element_type(boundary.desc.data_type),
-        shape,
-    )
-    .map_err(|e| ort_error("tensor", e))?;
-    Ok(Slot {
-        boundary,
-        tensor,
-        bytes,
-        elements,
-    })
-}
-
-/// A compiled graph: the session, its binding and the tensors bound to it.
-pub struct OrtExecutable {
-    session: ModelSession,
-    binding: IoBinding,
-    inputs: Vec<Slot>,
-    outputs: Vec<Slot>,
 }
 
 impl Backend for OrtBackend {
@@ -233,114 +188,12 @@ impl Backend for OrtBackend {
         Capabilities::default()
     }
 
+    fn dynamic_dimensions(&self) -> bool {
+        true
+    }
+
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         let model = webnn_onnx::convert(graph)?;
         Ok(Box::new(OrtExecutable::new(self, &model)?))
-    }
-}
-
-impl OrtExecutable {
-    pub fn new(backend: &OrtBackend, model: &OnnxModel) -> Result<OrtExecutable> {
-        let session = backend.model_session(model)?;
-        let mut binding = session
-            .create_binding()
-            .map_err(|e| ort_error("binding", e))?;
-        let inputs = model
-            .inputs
-            .iter()
-            .cloned()
-            .map(slot)
-            .collect::<Result<Vec<_>>>()?;
-        let mut outputs = model
-            .outputs
-            .iter()
-            .cloned()
-            .map(slot)
-            .collect::<Result<Vec<_>>>()?;
-        for o in &mut outputs {
-            binding
-                .bind_output(o.boundary.onnx_name.clone(), &mut o.tensor)
-                .map_err(|e| ort_error("binding", e))?;
-        }
-        Ok(OrtExecutable {
-            session,
-            binding,
-            inputs,
-            outputs,
-        })
-    }
-}
-
-impl Executable for OrtExecutable {
-    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
-        for s in &mut self.inputs {
-            let b = &s.boundary;
-            let (_, t) = inputs
-                .iter()
-                .find(|(n, _)| *n == b.name)
-                .ok_or_else(|| Error::type_error(format!("missing input '{}'", b.name)))?;
-            if t.desc != b.desc {
-                return Err(Error::type_error(format!(
-                    "input '{}' must be {}, got {}",
-                    b.name, b.desc, t.desc
-                )));
-            }
-            let unpacked;
-            let bytes: &[u8] = if b.unpacked() {
-                unpacked = unpack_nibbles(b.desc.data_type, &t.bytes, s.elements);
-                &unpacked
-            } else {
-                &t.bytes
-            };
-            if bytes.len() != s.bytes {
-                return Err(Error::type_error(format!(
-                    "input '{}' holds {} bytes, expected {}",
-                    b.name,
-                    bytes.len(),
-                    s.bytes
-                )));
-            }
-            if s.bytes > 0 {
-                // SAFETY: the tensor is a CPU tensor of exactly `s.bytes` bytes, owned by this slot.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        bytes.as_ptr(),
-                        s.tensor.data_ptr_mut().cast::<u8>(),
-                        s.bytes,
-                    )
-                };
-            }
-            self.binding
-                .bind_input(b.onnx_name.clone(), &s.tensor)
-                .map_err(|e| ort_error("binding", e))?;
-        }
-        self.session
-            .run_binding(&self.binding)
-            .map_err(|e| ort_error("run", e))?;
-        let mut results = Vec::with_capacity(self.outputs.len());
-        for s in &self.outputs {
-            let mut bytes = vec![0u8; s.bytes];
-            if s.bytes > 0 {
-                // SAFETY: as above; the run has finished writing the bound output.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(
-                        s.tensor.data_ptr().cast::<u8>(),
-                        bytes.as_mut_ptr(),
-                        s.bytes,
-                    )
-                };
-            }
-            if s.boundary.unpacked() {
-                bytes = pack_nibbles(&bytes);
-            }
-            results.push((
-                s.boundary.name.clone(),
-                HostTensor {
-                    desc: s.boundary.desc.clone(),
-                    bytes,
-                },
-            ));
-        }
-        Ok(results)
     }
 }

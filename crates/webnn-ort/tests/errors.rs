@@ -4,7 +4,7 @@ mod common;
 
 use common::{ort, tensor_of};
 use webnn_core::ops::OpOptions;
-use webnn_core::{Backend, DataType, Dim, ErrorKind, GraphBuilder, OperandDescriptor};
+use webnn_core::{Backend, DataType, ErrorKind, GraphBuilder, OperandDescriptor};
 
 fn add_graph() -> webnn_core::Graph {
     let mut b = GraphBuilder::new();
@@ -47,25 +47,6 @@ fn dispatch_checks_its_inputs() {
         .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     assert_eq!(z, [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
-}
-
-#[test]
-fn dynamic_dimensions_are_not_supported_yet() {
-    let mut b = GraphBuilder::new();
-    let d = Dim::Dynamic {
-        name: "n".into(),
-        max_size: 8,
-    };
-    let x = b
-        .input(
-            "x",
-            OperandDescriptor::with_dims(DataType::Float32, vec![d, Dim::Static(4)]),
-        )
-        .unwrap();
-    let y = b.relu(x, OpOptions::default()).unwrap();
-    let g = b.build(&[("y", y)]).unwrap();
-    let e = ort().compile(&g).err().expect("compile fails");
-    assert_eq!(e.kind, ErrorKind::NotSupportedError, "{e}");
 }
 
 #[test]

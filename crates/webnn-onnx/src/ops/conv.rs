@@ -66,9 +66,6 @@ pub fn conv2d(em: &mut Em, a: &Conv2d, out: Operand) -> Result<()> {
 /// or from `outputPadding`), so ONNX computes the same size.
 pub fn conv_transpose2d(em: &mut Em, a: &ConvTranspose2d, out: Operand) -> Result<()> {
     let o = &a.options;
-    let in_shape = em.shape(a.input)?;
-    let out_shape = em.shape(out)?;
-    let f_shape = em.shape(a.filter)?;
     let ax = o.input_layout.nchw_axes();
     let fx = o.filter_layout.iohw_axes();
     let (s, d, p) = (
@@ -79,9 +76,9 @@ pub fn conv_transpose2d(em: &mut Em, a: &ConvTranspose2d, out: Operand) -> Resul
     let mut out_pad = [0i64; 2];
     for i in 0..2 {
         let (n, k, m) = (
-            in_shape[ax[2 + i]] as i64,
-            f_shape[fx[2 + i]] as i64,
-            out_shape[ax[2 + i]] as i64,
+            em.static_dim(a.input, ax[2 + i])? as i64,
+            em.static_dim(a.filter, fx[2 + i])? as i64,
+            em.static_dim(out, ax[2 + i])? as i64,
         );
         let base = (n - 1) * s[i] as i64 + (k - 1) * d[i] as i64 + 1
             - p[2 * i] as i64

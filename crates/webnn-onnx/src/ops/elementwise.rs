@@ -53,7 +53,8 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
         };
         em.node("Where", &[&is_zero, &zero, &q], vec![])
     } else if kind == OpKind::Pow && !dt.is_float() {
-        int_pow(em, &x, &y, ct, dt == DataType::Uint64, &em.shape(out)?)
+        let shape = em.shape_value(&em.dims(out))?;
+        int_pow(em, &x, &y, ct, dt == DataType::Uint64, &shape)
     } else if matches!(kind, OpKind::Max | OpKind::Min) {
         em.extreme(kind == OpKind::Max, &x, &y, ct)
     } else {
@@ -66,14 +67,12 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
 /// wrapping (ONNX's integer Pow goes through doubles). A negative exponent truncates
 /// 1/x^|y| toward zero: ±1 for x = ±1, 0 otherwise. `unsigned`: the exponent's bits are a
 /// uint64's, never negative.
-fn int_pow(em: &mut Em, x: &str, y: &str, ct: DataType, unsigned: bool, shape: &[u32]) -> String {
+fn int_pow(em: &mut Em, x: &str, y: &str, ct: DataType, unsigned: bool, shape: &str) -> String {
     let bits = if ct == DataType::Int64 { 64 } else { 32 };
     let zero = em.scalar_int(ct, 0);
     let one = em.scalar_int(ct, 1);
-    let shape: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
-    let shape = em.i64s(&shape);
-    let xb = em.node("Expand", &[x, &shape], vec![]);
-    let ybig = em.node("Expand", &[y, &shape], vec![]);
+    let xb = em.node("Expand", &[x, shape], vec![]);
+    let ybig = em.node("Expand", &[y, shape], vec![]);
     let mut base = xb.clone();
     let mut result = one.clone();
     for k in 0..bits {

@@ -9,29 +9,30 @@ use webnn_core::{DataType, Operand, Result};
 
 const I64: DataType = DataType::Int64;
 
-/// Indices as int64 with negatives wrapped and the rest clamped to `0..n`, `n` a 0-D or
-/// 1-D (per last-axis component) int64 value.
-fn normalize(em: &mut Em, indices: Operand, sizes: &[i64]) -> Result<String> {
+/// Indices as int64 with negatives wrapped and the rest clamped to `0..n`, `n` an int64
+/// value: 0-D, or 1-D with one size per component of the last index axis.
+fn normalize(em: &mut Em, indices: Operand, n: &str) -> Result<String> {
     let idx = em.input_as(indices, I64)?;
-    let n = if sizes.len() == 1 {
-        em.scalar_int(I64, sizes[0] as i128)
-    } else {
-        em.i64s(sizes)
-    };
     let zero = em.scalar_int(I64, 0);
     let one = em.scalar_int(I64, 1);
     let neg = em.node("Less", &[&idx, &zero], vec![]);
-    let wrapped = em.node("Add", &[&idx, &n], vec![]);
+    let wrapped = em.node("Add", &[&idx, n], vec![]);
     let idx = em.node("Where", &[&neg, &wrapped, &idx], vec![]);
-    let last = em.node("Sub", &[&n, &one], vec![]);
+    let last = em.node("Sub", &[n, &one], vec![]);
     let idx = em.extreme(true, &idx, &zero, I64);
     Ok(em.extreme(false, &idx, &last, I64))
 }
 
+/// The size of `input`'s dimension `axis` as a 0-D int64 value.
+fn axis_size(em: &mut Em, input: Operand, axis: usize) -> Result<String> {
+    let d = em.dims(input)[axis].clone();
+    em.dim_scalar(&d)
+}
+
 pub fn gather(em: &mut Em, a: &Gather, out: Operand, elements: bool) -> Result<()> {
     let axis = a.options.axis as usize;
-    let n = em.shape(a.input)?[axis] as i64;
-    let idx = normalize(em, a.indices, &[n])?;
+    let n = axis_size(em, a.input, axis)?;
+    let idx = normalize(em, a.indices, &n)?;
     let x = em.v(a.input)?;
     let op = if elements { "GatherElements" } else { "Gather" };
     let y = em.node(op, &[&x, &idx], vec![attr_i("axis", axis as i64)]);
@@ -39,11 +40,11 @@ pub fn gather(em: &mut Em, a: &Gather, out: Operand, elements: bool) -> Result<(
     em.output_from(out, y, held(dt))
 }
 
-/// The sizes of the input axes the last index axis addresses.
-fn nd_sizes(em: &Em, input: Operand, indices: Operand) -> Result<Vec<i64>> {
-    let in_shape = em.shape(input)?;
-    let k = *em.shape(indices)?.last().unwrap_or(&0) as usize;
-    Ok(in_shape.iter().take(k).map(|&n| n as i64).collect())
+/// The sizes of the input axes the last index axis addresses, as a 1-D int64 value.
+fn nd_sizes(em: &mut Em, input: Operand, indices: Operand) -> Result<String> {
+    let k = em.static_dim(indices, em.rank(indices) - 1)? as usize;
+    let dims = em.dims(input);
+    em.shape_value(&dims[..k.min(dims.len())])
 }
 
 pub fn gather_nd(em: &mut Em, a: &GatherNd, out: Operand) -> Result<()> {
@@ -57,8 +58,8 @@ pub fn gather_nd(em: &mut Em, a: &GatherNd, out: Operand) -> Result<()> {
 
 pub fn scatter_elements(em: &mut Em, a: &ScatterElements, out: Operand) -> Result<()> {
     let axis = a.options.axis as usize;
-    let n = em.shape(a.input)?[axis] as i64;
-    let idx = normalize(em, a.indices, &[n])?;
+    let n = axis_size(em, a.input, axis)?;
+    let idx = normalize(em, a.indices, &n)?;
     let (x, u) = (em.v(a.input)?, em.v(a.updates)?);
     let y = em.node(
         "ScatterElements",

@@ -116,15 +116,15 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
         Some(v) => v.iter().map(|&x| x as usize).collect(),
         None => (1..rank).collect(),
     };
-    let in_shape = em.shape(a.input)?;
+    let in_dims = em.dims(a.input);
     let mut order: Vec<usize> = (0..axes.len()).collect();
     order.sort_by_key(|&j| axes[j]);
-    let target: Vec<i64> = (0..rank)
+    let target: Vec<webnn_core::Dim> = (0..rank)
         .map(|i| {
             if axes.contains(&i) {
-                in_shape[i] as i64
+                in_dims[i].clone()
             } else {
-                1
+                webnn_core::Dim::Static(1)
             }
         })
         .collect();
@@ -136,7 +136,7 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
             let perm: Vec<i64> = order.iter().map(|&j| j as i64).collect();
             v = em.node("Transpose", &[&v], vec![attr_ints("perm", &perm)]);
         }
-        let shape = em.i64s(&target);
+        let shape = em.shape_value(&target)?;
         Ok(Some(em.node("Reshape", &[&v, &shape], vec![])))
     };
     let scale = param(em, o.scale)?;

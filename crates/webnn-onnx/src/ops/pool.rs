@@ -21,11 +21,15 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
     let o = &a.options;
     let dt = em.dt(a.input);
     let ax = o.layout.nchw_axes();
-    let in_shape = em.shape(a.input)?;
-    let out_shape = em.shape(out)?;
+    // The spatial sizes (batch and channels may be dynamic).
+    let in_hw = [
+        em.static_dim(a.input, ax[2])?,
+        em.static_dim(a.input, ax[3])?,
+    ];
+    let out_hw = [em.static_dim(out, ax[2])?, em.static_dim(out, ax[3])?];
     let window = match o.window_dimensions.as_deref() {
         Some(&[h, w]) => [h, w],
-        _ => [in_shape[ax[2]], in_shape[ax[3]]],
+        _ => in_hw,
     };
     let (s, d, p) = (
         spatial_pair(&o.strides),
@@ -34,11 +38,11 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
     );
     let mut ceil = None;
     for i in 0..2 {
-        let span = in_shape[ax[2 + i]] as i64 + p[2 * i] as i64 + p[2 * i + 1] as i64
+        let span = in_hw[i] as i64 + p[2 * i] as i64 + p[2 * i + 1] as i64
             - ((window[i] as i64 - 1) * d[i] as i64 + 1);
         let floor_size = span.div_euclid(s[i] as i64) + 1;
         let ceil_size = (span + s[i] as i64 - 1).div_euclid(s[i] as i64) + 1;
-        let want = out_shape[ax[2 + i]] as i64;
+        let want = out_hw[i] as i64;
         let mode = if want == floor_size {
             0
         } else if want == ceil_size {
@@ -84,13 +88,7 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
             Some((to, _)) => em.node("Transpose", &[&x], vec![attr_ints("perm", &to)]),
             None => x,
         };
-        let nchw_out = [
-            out_shape[ax[0]],
-            out_shape[ax[1]],
-            out_shape[ax[2]],
-            out_shape[ax[3]],
-        ];
-        let y = wide_int_max_pool(em, &x, dt, window, s, d, p, nchw_out)?;
+        let y = wide_int_max_pool(em, &x, dt, window, s, d, p, out_hw)?;
         let y = match perm {
             Some((_, back)) => em.node("Transpose", &[&y], vec![attr_ints("perm", &back)]),
             None => y,
@@ -138,9 +136,8 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
 /// mode round to nearest.
 pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
     let dt = em.dt(a.input);
-    let sizes: Vec<i64> = em.shape(out)?.iter().map(|&n| n as i64).collect();
     let x = em.input_as(a.input, F)?;
-    let sizes = em.i64s(&sizes);
+    let sizes = em.shape_value(&em.dims(out))?;
     let mut attrs = vec![attr_s("coordinate_transformation_mode", "half_pixel")];
     match a.options.mode {
         InterpolationMode::NearestNeighbor => {
@@ -168,7 +165,7 @@ fn wide_int_max_pool(
     s: [u32; 2],
     d: [u32; 2],
     p: [u32; 4],
-    out: [u32; 4],
+    out: [u32; 2],
 ) -> Result<String> {
     let ct = crate::emit::arith(dt);
     let mut v = if dt == DataType::Uint64 {
@@ -194,7 +191,7 @@ fn wide_int_max_pool(
         p[3] as i64,
     ];
     for i in 0..2 {
-        let span = (out[2 + i] as i64 - 1) * s[i] as i64 + (window[i] as i64 - 1) * d[i] as i64 + 1;
+        let span = (out[i] as i64 - 1) * s[i] as i64 + (window[i] as i64 - 1) * d[i] as i64 + 1;
         pads[6 + i] = pads[6 + i].max(span);
     }
     let pads_v = em.i64s(&pads);
@@ -209,8 +206,8 @@ fn wide_int_max_pool(
             let (h0, w0) = (i * d[0] as i64, j * d[1] as i64);
             let starts = em.i64s(&[h0, w0]);
             let ends = em.i64s(&[
-                h0 + (out[2] as i64 - 1) * s[0] as i64 + 1,
-                w0 + (out[3] as i64 - 1) * s[1] as i64 + 1,
+                h0 + (out[0] as i64 - 1) * s[0] as i64 + 1,
+                w0 + (out[1] as i64 - 1) * s[1] as i64 + 1,
             ]);
             let axes = em.i64s(&[2, 3]);
             let steps = em.i64s(&[s[0] as i64, s[1] as i64]);

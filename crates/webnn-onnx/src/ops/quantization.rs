@@ -4,20 +4,31 @@
 
 use crate::emit::{attr_i, held, onnx_type, Em};
 use webnn_core::ops::QuantizeLinear;
-use webnn_core::{DataType, Operand, Result};
+use webnn_core::{DataType, Dim, Error, Operand, Result};
 
 /// `o` (shape `small`, right-aligned with `shape`) with each element repeated over its
 /// block: [s0, s1] -> reshape [s0, 1, s1, 1] -> expand [s0, b0, s1, b1] -> [s0*b0, s1*b1].
-fn blocks(em: &mut Em, v: &str, small: &[u32], shape: &[u32]) -> String {
+/// Without blocks (sizes 1 or equal to the input's) broadcasting does it, whatever the sizes.
+fn blocks(em: &mut Em, v: &str, small: &[Dim], shape: &[Dim]) -> Result<String> {
     let rank = shape.len();
-    let mut s: Vec<i64> = vec![1; rank - small.len().min(rank)];
-    s.extend(small.iter().map(|&n| n as i64));
-    let blocked = (0..rank).any(|d| s[d] != 1 && s[d] != shape[d] as i64);
+    let mut s: Vec<Dim> = vec![Dim::Static(1); rank - small.len().min(rank)];
+    s.extend(small.iter().cloned());
+    let blocked = (0..rank).any(|d| s[d] != Dim::Static(1) && s[d] != shape[d]);
     if !blocked {
-        return v.to_string();
+        return Ok(v.to_string());
     }
+    let need = |dims: &[Dim]| -> Result<Vec<i64>> {
+        dims.iter()
+            .map(|d| {
+                d.as_static().map(|n| n as i64).ok_or_else(|| {
+                    Error::not_supported("blockwise quantization needs static dimensions")
+                })
+            })
+            .collect()
+    };
+    let (s, shape) = (need(&s)?, need(shape)?);
     let b: Vec<i64> = (0..rank)
-        .map(|d| if s[d] == 1 { 1 } else { shape[d] as i64 / s[d] })
+        .map(|d| if s[d] == 1 { 1 } else { shape[d] / s[d] })
         .collect();
     let split: Vec<i64> = (0..rank).flat_map(|d| [s[d], 1]).collect();
     let wide: Vec<i64> = (0..rank).flat_map(|d| [s[d], b[d]]).collect();
@@ -25,19 +36,19 @@ fn blocks(em: &mut Em, v: &str, small: &[u32], shape: &[u32]) -> String {
     let (split, wide, merged) = (em.i64s(&split), em.i64s(&wide), em.i64s(&merged));
     let r = em.node("Reshape", &[v, &split], vec![]);
     let e = em.node("Expand", &[&r, &wide], vec![]);
-    em.node("Reshape", &[&e, &merged], vec![])
+    Ok(em.node("Reshape", &[&e, &merged], vec![]))
 }
 
-fn param_f64(em: &mut Em, o: Operand, shape: &[u32]) -> Result<String> {
+fn param_f64(em: &mut Em, o: Operand, shape: &[Dim]) -> Result<String> {
     let v = em.v(o)?;
-    let small = em.shape(o)?;
+    let small = em.dims(o);
     let d = em.to_f64(&v);
-    Ok(blocks(em, &d, &small, shape))
+    blocks(em, &d, &small, shape)
 }
 
 /// saturate(roundEven(x / scale) + zeroPoint); NaN quotients give the zero point.
 pub fn quantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
-    let shape = em.shape(a.input)?;
+    let shape = em.dims(a.input);
     let x = em.v(a.input)?;
     let x = em.to_f64(&x);
     let s = param_f64(em, a.scale, &shape)?;
@@ -63,11 +74,11 @@ pub fn quantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
 
 /// (x - zeroPoint) * scale, the difference exact in int64.
 pub fn dequantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
-    let shape = em.shape(a.input)?;
+    let shape = em.dims(a.input);
     let x = em.input_as(a.input, DataType::Int64)?;
     let zv = em.input_as(a.zero_point, DataType::Int64)?;
-    let zs = em.shape(a.zero_point)?;
-    let z = blocks(em, &zv, &zs, &shape);
+    let zs = em.dims(a.zero_point);
+    let z = blocks(em, &zv, &zs, &shape)?;
     let d = em.node("Sub", &[&x, &z], vec![]);
     let d = em.to_f64(&d);
     let s = param_f64(em, a.scale, &shape)?;

@@ -51,9 +51,9 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
             OpKind::ReduceSumSquare => em.node("Mul", &[&x, &x], vec![]),
             _ => x,
         };
-        let mut shape: Vec<u32> = em.shape(a.input)?;
+        let mut shape = em.dims(a.input);
         if alone {
-            shape.push(1);
+            shape.push(webnn_core::Dim::Static(1));
         }
         let y = fold(
             em,
@@ -140,10 +140,11 @@ pub fn cumulative_sum(em: &mut Em, a: &CumulativeSum, out: Operand) -> Result<()
 /// uint64 goes through the sign-flipped order.
 fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operand) -> Result<()> {
     let dt = em.dt(input);
-    let shape = em.shape(input)?;
+    let shape = em.dims(input);
     let rank = shape.len();
     let reduced: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
     let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+    let r = reduced_size(&shape, &reduced)?;
     let mut x = if dt == DataType::Uint64 {
         let v = em.v(input)?;
         crate::ops::elementwise::ordered_u64(em, &v)
@@ -160,9 +161,7 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
         &[&x],
         vec![crate::emit::attr_ints("perm", &perm)],
     );
-    let mut flat: Vec<i64> = kept.iter().map(|&d| shape[d] as i64).collect();
-    flat.push(reduced.iter().map(|&d| shape[d] as i64).product());
-    let flat = em.i64s(&flat);
+    let flat = em.i64s(&[-1, r]);
     x = em.node("Reshape", &[&x, &flat], vec![]);
     let attrs = vec![
         attr_i("axis", -1),
@@ -171,8 +170,7 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
     ];
     let idx = em.node(if max { "ArgMax" } else { "ArgMin" }, &[&x], attrs);
     let mut y = em.node("GatherElements", &[&x, &idx], vec![attr_i("axis", -1)]);
-    let out_shape: Vec<i64> = em.shape(out)?.iter().map(|&n| n as i64).collect();
-    let out_shape = em.i64s(&out_shape);
+    let out_shape = em.shape_value(&em.dims(out))?;
     y = em.node("Reshape", &[&y, &out_shape], vec![]);
     if dt == DataType::Uint64 {
         let bit = em.scalar_int(DataType::Int64, i64::MIN as i128);
@@ -188,7 +186,7 @@ fn fold(
     em: &mut Em,
     product: bool,
     x: &str,
-    shape: &[u32],
+    shape: &[webnn_core::Dim],
     axes: &[i64],
     ct: DataType,
     out: Operand,
@@ -206,9 +204,8 @@ fn fold(
         &[x],
         vec![crate::emit::attr_ints("perm", &perm)],
     );
-    let k: i64 = kept.iter().map(|&d| shape[d] as i64).product();
-    let mut r: i64 = reduced.iter().map(|&d| shape[d] as i64).product();
-    let flat = em.i64s(&[k, r]);
+    let mut r = reduced_size(shape, &reduced)?;
+    let flat = em.i64s(&[-1, r]);
     v = em.node("Reshape", &[&v, &flat], vec![]);
     let identity = em.scalar_int(ct, product as i128);
     let (op, one_axis) = (if product { "Mul" } else { "Add" }, em.i64s(&[1]));
@@ -229,12 +226,25 @@ fn fold(
         v = em.node(op, &[&lo, &hi], vec![]);
         r = half;
     }
+    let out_shape = em.shape_value(&em.dims(out))?;
     if r == 0 {
         // No elements: the sum is 0 and the product 1.
-        let kk = em.i64s(&[k, 1]);
-        v = em.node("Expand", &[&identity, &kk], vec![]);
+        return Ok(em.node("Expand", &[&identity, &out_shape], vec![]));
     }
-    let out_shape: Vec<i64> = em.shape(out)?.iter().map(|&n| n as i64).collect();
-    let out_shape = em.i64s(&out_shape);
     Ok(em.node("Reshape", &[&v, &out_shape], vec![]))
+}
+
+/// The number of elements over the reduced axes, which must be static.
+fn reduced_size(shape: &[webnn_core::Dim], reduced: &[usize]) -> Result<i64> {
+    reduced
+        .iter()
+        .map(|&d| {
+            shape[d].as_static().map(|n| n as i64).ok_or_else(|| {
+                webnn_core::Error::not_supported(format!(
+                    "an integer reduction over the dynamic dimension {d} ({})",
+                    shape[d]
+                ))
+            })
+        })
+        .product()
 }

@@ -8,10 +8,6 @@ use webnn_core::ops::{
 };
 use webnn_core::{DataType, Node, Operand, Result};
 
-fn static_dims(em: &Em, o: Operand) -> Result<Vec<i64>> {
-    Ok(em.shape(o)?.iter().map(|&n| n as i64).collect())
-}
-
 /// Pad and Tile lack float16 kernels in ONNX Runtime's CPU provider; float32 holds every
 /// float16 value exactly.
 fn movable(dt: DataType) -> DataType {
@@ -34,17 +30,15 @@ pub fn concat(em: &mut Em, a: &Concat, out: Operand) -> Result<()> {
 }
 
 pub fn expand(em: &mut Em, a: &Expand, out: Operand) -> Result<()> {
-    let shape = static_dims(em, out)?;
     let x = em.v(a.input)?;
-    let s = em.i64s(&shape);
+    let s = em.shape_value(&em.dims(out))?;
     let y = em.node("Expand", &[&x, &s], vec![]);
     em.output_from(out, y, held(em.dt(a.input)))
 }
 
 pub fn reshape(em: &mut Em, a: &Reshape, out: Operand) -> Result<()> {
-    let shape = static_dims(em, out)?;
     let x = em.v(a.input)?;
-    let s = em.i64s(&shape);
+    let s = em.shape_value(&em.dims(out))?;
     let y = em.node("Reshape", &[&x, &s], vec![]);
     em.output_from(out, y, held(em.dt(a.input)))
 }
@@ -131,7 +125,7 @@ pub fn split(em: &mut Em, a: &Split, node: &Node) -> Result<()> {
     let sizes: Vec<i64> = node
         .outputs
         .iter()
-        .map(|&o| Ok(em.shape(o)?[axis] as i64))
+        .map(|&o| Ok(em.static_dim(o, axis)? as i64))
         .collect::<Result<_>>()?;
     let x = em.v(a.input)?;
     let s = em.i64s(&sizes);
@@ -178,8 +172,11 @@ pub fn transpose(em: &mut Em, a: &Transpose, out: Operand) -> Result<()> {
 /// The upper (j - i >= diagonal) or lower (j - i <= diagonal) triangle of the last two
 /// axes, zeros elsewhere, by a constant mask (any data type).
 pub fn triangular(em: &mut Em, a: &Triangular, out: Operand) -> Result<()> {
-    let shape = em.shape(a.input)?;
-    let (h, w) = (shape[shape.len() - 2] as i64, shape[shape.len() - 1] as i64);
+    let rank = em.rank(a.input);
+    let (h, w) = (
+        em.static_dim(a.input, rank - 2)? as i64,
+        em.static_dim(a.input, rank - 1)? as i64,
+    );
     let d = a.options.diagonal as i64;
     let mask: Vec<u8> = (0..h)
         .flat_map(|i| (0..w).map(move |j| (j - i, i)))
