@@ -1,10 +1,11 @@
-//! Running a converted program through Core ML (`macos-run`). Core ML exists only on Apple
-//! platforms; elsewhere, and without the feature, compiling a graph to run reports
-//! NotSupportedError while conversion itself works everywhere.
+//! Running converted programs through Core ML (`macos-run`). Core ML exists only on Apple
+//! platforms; elsewhere, and without the feature, the backend converts every graph it is
+//! given and reports NotSupportedError instead of an executable.
 
-use webnn_core::{Backend, Capabilities, Error, Executable, Graph, Result};
+use webnn_core::{Backend, Capabilities, Executable, Graph, Result};
 
-/// The Core ML backend: converts in `compile`; runs where Core ML is present.
+/// The Core ML backend: converts in `compile` and, on macOS with `macos-run`, loads the
+/// program there once; `dispatch` runs a prediction.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CoreMlBackend;
 
@@ -23,11 +24,150 @@ impl Backend for CoreMlBackend {
 
 #[cfg(not(all(feature = "macos-run", target_os = "macos")))]
 fn executor(_: crate::CoreMlModel) -> Result<Box<dyn Executable>> {
-    Err(Error::not_supported("running CoreML programs needs macOS and the macos-run feature"))
+    Err(webnn_core::Error::not_supported("running CoreML programs needs macOS and the macos-run feature"))
 }
 
 #[cfg(all(feature = "macos-run", target_os = "macos"))]
 fn executor(model: crate::CoreMlModel) -> Result<Box<dyn Executable>> {
-    let _ = model;
-    Err(Error::not_supported("Core ML execution is not wired up yet"))
+    Ok(Box::new(mac::Loaded::new(model)?))
+}
+
+#[cfg(all(feature = "macos-run", target_os = "macos"))]
+mod mac {
+    use crate::emit::{held, Ty};
+    use crate::{Boundary, CoreMlModel};
+    use objc2::rc::Retained;
+    use objc2::runtime::{AnyObject, ProtocolObject};
+    use objc2::AnyThread;
+    use objc2_core_ml::{
+        MLDictionaryFeatureProvider, MLFeatureProvider, MLFeatureValue, MLModel, MLMultiArray, MLMultiArrayDataType,
+    };
+    use objc2_foundation::{NSArray, NSDictionary, NSError, NSNumber, NSString, NSURL};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use webnn_core::{Error, Executable, HostTensor, Result};
+
+    fn ns_error(what: &str, e: Retained<NSError>) -> Error {
+        Error::operation_error(format!("{what}: {}", e.localizedDescription()))
+    }
+
+    /// Core ML's multi-array type and element size for a boundary value.
+    fn array_type(b: &Boundary) -> Result<(MLMultiArrayDataType, usize)> {
+        match held(b.desc.data_type)? {
+            Ty::F32 => Ok((MLMultiArrayDataType::Float32, 4)),
+            Ty::F16 => Ok((MLMultiArrayDataType::Float16, 2)),
+            Ty::I32 => Ok((MLMultiArrayDataType::Int32, 4)),
+            Ty::I8 => Ok((MLMultiArrayDataType::Int8, 1)),
+            Ty::U8 | Ty::Bool => Err(Error::not_supported("Core ML's multi-arrays have no uint8 elements")),
+        }
+    }
+
+    fn shape_of(b: &Boundary) -> Vec<usize> {
+        let s: Vec<usize> = b.desc.max_shape().iter().map(|&n| n as usize).collect();
+        if s.is_empty() {
+            vec![1]
+        } else {
+            s
+        }
+    }
+
+    /// A program compiled and loaded by Core ML.
+    pub struct Loaded {
+        model: Retained<MLModel>,
+        inputs: Vec<Boundary>,
+        outputs: Vec<Boundary>,
+    }
+
+    impl Loaded {
+        pub fn new(model: CoreMlModel) -> Result<Loaded> {
+            for b in model.inputs.iter().chain(&model.outputs) {
+                array_type(b)?;
+            }
+            static NEXT: AtomicUsize = AtomicUsize::new(0);
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!("webnn-coreml-{}-{n}.mlpackage", std::process::id()));
+            model.write_package(&dir).map_err(|e| Error::operation_error(e.to_string()))?;
+            let path = NSString::from_str(&dir.to_string_lossy());
+            // SAFETY: plain Objective-C calls on valid, retained objects.
+            let loaded = unsafe {
+                let url = NSURL::fileURLWithPath(&path);
+                #[allow(deprecated)]
+                let compiled = MLModel::compileModelAtURL_error(&url).map_err(|e| ns_error("compiling", e))?;
+                MLModel::modelWithContentsOfURL_error(&compiled).map_err(|e| ns_error("loading", e))?
+            };
+            let _ = std::fs::remove_dir_all(&dir);
+            Ok(Loaded { model: loaded, inputs: model.inputs, outputs: model.outputs })
+        }
+    }
+
+    impl Executable for Loaded {
+        fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+            let mut keys = Vec::new();
+            let mut values = Vec::new();
+            for b in &self.inputs {
+                let t = inputs
+                    .iter()
+                    .find(|(n, _)| *n == b.name)
+                    .ok_or_else(|| Error::type_error(format!("input {} is missing", b.name)))?
+                    .1;
+                let (dt, size) = array_type(b)?;
+                let shape: Vec<Retained<NSNumber>> =
+                    shape_of(b).iter().map(|&n| NSNumber::new_usize(n)).collect();
+                // SAFETY: the array is created contiguous with the input's element count and
+                // type, so its buffer holds exactly `t.bytes`.
+                let value = unsafe {
+                    let array = MLMultiArray::initWithShape_dataType_error(
+                        MLMultiArray::alloc(),
+                        &NSArray::from_retained_slice(&shape),
+                        dt,
+                    )
+                    .map_err(|e| ns_error("creating an input", e))?;
+                    let n = array.count() as usize * size;
+                    #[allow(deprecated)]
+                    let ptr = array.dataPointer().as_ptr() as *mut u8;
+                    std::ptr::copy_nonoverlapping(t.bytes.as_ptr(), ptr, n.min(t.bytes.len()));
+                    MLFeatureValue::featureValueWithMultiArray(&array)
+                };
+                keys.push(NSString::from_str(&b.mil_name));
+                values.push(Retained::into_super(Retained::into_super(value)));
+            }
+            let keys: Vec<&NSString> = keys.iter().map(|k| &**k).collect();
+            let dict: Retained<NSDictionary<NSString, AnyObject>> = NSDictionary::from_retained_objects(&keys, &values);
+            let mut result = Vec::new();
+            // SAFETY: as above; outputs are read through their strides, as Core ML may pad them.
+            unsafe {
+                let provider = MLDictionaryFeatureProvider::initWithDictionary_error(
+                    MLDictionaryFeatureProvider::alloc(),
+                    &dict,
+                )
+                .map_err(|e| ns_error("binding the inputs", e))?;
+                let out = self
+                    .model
+                    .predictionFromFeatures_error(ProtocolObject::from_ref(&*provider))
+                    .map_err(|e| ns_error("predicting", e))?;
+                for b in &self.outputs {
+                    let (_, size) = array_type(b)?;
+                    let array = out
+                        .featureValueForName(&NSString::from_str(&b.mil_name))
+                        .and_then(|v| v.multiArrayValue())
+                        .ok_or_else(|| Error::operation_error(format!("output {} is missing", b.name)))?;
+                    let shape: Vec<usize> = array.shape().iter().map(|n| n.as_usize()).collect();
+                    let strides: Vec<usize> = array.strides().iter().map(|n| n.as_usize()).collect();
+                    #[allow(deprecated)]
+                    let base = array.dataPointer().as_ptr() as *const u8;
+                    let count: usize = shape.iter().product();
+                    let mut bytes = Vec::with_capacity(count * size);
+                    for i in 0..count {
+                        let (mut rest, mut offset) = (i, 0);
+                        for d in (0..shape.len()).rev() {
+                            offset += (rest % shape[d]) * strides[d];
+                            rest /= shape[d];
+                        }
+                        bytes.extend_from_slice(std::slice::from_raw_parts(base.add(offset * size), size));
+                    }
+                    result.push((b.name.clone(), HostTensor { desc: b.desc.clone(), bytes }));
+                }
+            }
+            Ok(result)
+        }
+    }
 }

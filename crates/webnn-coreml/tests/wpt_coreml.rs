@@ -11,21 +11,33 @@
 
 use serde_json::{json, Value};
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use webnn_core::{Backend, Capabilities, DataType, Error, Executable, Graph, Result};
+use webnn_core::{Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, Result, Source};
 use webnn_wpt::native::{default_wpt_dir, load_dir};
 use webnn_wpt::{run, Expectations, Selection};
 
-/// What one compile produced: a written package and its expected outputs, or why not.
+/// What one conversion produced: a written package and its expected outputs, or why not.
 type Record = std::result::Result<(PathBuf, Vec<Value>), String>;
 
-/// A backend whose `compile` converts and writes the program, then stops the case.
+/// The conversions of the case being run: of the graph as built, and of the same graph with
+/// its inputs made constants (whose outputs coremltools can fold, giving values to compare
+/// with the cpu backend's).
+#[derive(Default)]
+struct State {
+    structural: Vec<Record>,
+    folded: Vec<Record>,
+    count: usize,
+}
+
+/// A backend whose `compile` converts and writes the program and whose `dispatch` does the
+/// same with the inputs as constants, with the cpu backend's outputs as reference; neither
+/// runs anything, so every case stops there.
 struct Recorder {
     dir: PathBuf,
-    records: RefCell<Vec<Record>>,
-    count: RefCell<usize>,
+    state: Rc<RefCell<State>>,
 }
 
 /// coremltools' name of a WebNN data type.
@@ -44,6 +56,31 @@ fn mil_dtype(dt: DataType) -> &'static str {
     }
 }
 
+/// Converts `graph` and writes its package; with `reference`, each output's expected bytes
+/// too.
+fn record(dir: &Path, state: &RefCell<State>, graph: &Graph, reference: Option<&[(String, HostTensor)]>) -> Record {
+    let model = webnn_coreml::convert(graph).map_err(|e| e.to_string())?;
+    let n = {
+        let mut s = state.borrow_mut();
+        s.count += 1;
+        s.count
+    };
+    let dir = dir.join(format!("p{n}.mlpackage"));
+    model.write_package(&dir).map_err(|e| e.to_string())?;
+    let mut outputs = Vec::new();
+    for (i, b) in model.outputs.iter().enumerate() {
+        let shape: Vec<u32> = b.desc.max_shape();
+        let mut out = json!({"name": b.mil_name, "dtype": mil_dtype(b.desc.data_type), "shape": shape});
+        if let Some(tensor) = reference.and_then(|r| r.get(i)) {
+            let path = dir.join(format!("reference{i}.bin"));
+            std::fs::write(&path, &tensor.1.bytes).map_err(|e| e.to_string())?;
+            out["reference"] = json!(path);
+        }
+        outputs.push(out);
+    }
+    Ok((dir, outputs))
+}
+
 impl Backend for Recorder {
     fn name(&self) -> &'static str {
         "coreml-convert"
@@ -52,25 +89,30 @@ impl Backend for Recorder {
         Capabilities::default()
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        let record = match webnn_coreml::convert(graph) {
-            Err(e) => Err(e.to_string()),
-            Ok(model) => {
-                let mut n = self.count.borrow_mut();
-                *n += 1;
-                let dir = self.dir.join(format!("p{n}.mlpackage"));
-                model.write_package(&dir).map_err(|e| Error::operation_error(e.to_string()))?;
-                let outputs = model
-                    .outputs
-                    .iter()
-                    .map(|b| {
-                        let shape: Vec<u32> = b.desc.max_shape();
-                        json!({"name": b.mil_name, "dtype": mil_dtype(b.desc.data_type), "shape": shape})
-                    })
-                    .collect();
-                Ok((dir, outputs))
+        let r = record(&self.dir, &self.state, graph, None);
+        self.state.borrow_mut().structural.push(r);
+        Ok(Box::new(Folder { dir: self.dir.clone(), state: self.state.clone(), graph: graph.clone() }))
+    }
+}
+
+struct Folder {
+    dir: PathBuf,
+    state: Rc<RefCell<State>>,
+    graph: Graph,
+}
+
+impl Executable for Folder {
+    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+        let reference = webnn_cpu::CpuBackend.compile(&self.graph)?.dispatch(inputs)?;
+        let mut folded = self.graph.clone();
+        for (name, t) in inputs {
+            if let Some(&(_, o)) = folded.inputs.iter().find(|(n, _)| n == name) {
+                folded.operands[o.index()].source = Source::Constant(t.bytes.clone().into());
             }
-        };
-        self.records.borrow_mut().push(record);
+        }
+        folded.inputs.clear();
+        let r = record(&self.dir, &self.state, &folded, Some(&reference));
+        self.state.borrow_mut().folded.push(r);
         Err(Error::not_supported("recorded for the coremltools check"))
     }
 }
@@ -110,60 +152,78 @@ fn wpt_graphs_load_in_coremltools() {
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("webnn-coreml-wpt");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
-    let recorder = Recorder { dir: work.clone(), records: RefCell::new(Vec::new()), count: RefCell::new(0) };
+    let recorder = Recorder { dir: work.clone(), state: Rc::default() };
     let selection = Selection { conformance: true, validation: false, filter: std::env::var("WEBNN_COREML_FILTER").ok() };
 
-    // Each case's compiles, in order; a case that never compiled failed before (in the builder).
-    let mut cases: Vec<(String, Vec<Record>, String)> = Vec::new();
+    // Each case's conversions, in order; a case with none failed before (in the builder).
+    let mut cases: Vec<(String, State, String)> = Vec::new();
     let results = run(&recorder, &files.as_sources(), &selection, &mut |r| {
-        let records = std::mem::take(&mut *recorder.records.borrow_mut());
-        cases.push((r.key(), records, r.message.clone()));
+        let state = std::mem::take(&mut *recorder.state.borrow_mut());
+        recorder.state.borrow_mut().count = state.count;
+        cases.push((r.key(), state, r.message.clone()));
     });
     assert_eq!(results.len(), cases.len());
 
     let mut manifest = Vec::new();
-    for (key, records, _) in &cases {
-        for (i, rec) in records.iter().enumerate() {
-            if let Ok((dir, outputs)) = rec {
-                manifest.push(json!({"key": format!("{key}#{i}"), "package": dir, "outputs": outputs}));
+    for (key, state, _) in &cases {
+        for (tag, records) in [("s", &state.structural), ("v", &state.folded)] {
+            for (i, rec) in records.iter().enumerate() {
+                if let Ok((dir, outputs)) = rec {
+                    manifest.push(json!({"key": format!("{key}#{tag}{i}"), "package": dir, "outputs": outputs}));
+                }
             }
         }
     }
-    let loaded = check_with_coremltools(&manifest, &work);
+    let checked = check_with_coremltools(&manifest, &work);
+    let result = |key: &str, tag: &str, i: usize| -> &str {
+        checked.get(&format!("{key}#{tag}{i}")).map(String::as_str).unwrap_or("no result")
+    };
 
-    let (mut converted, mut loaded_ok, mut matching) = (0, 0, 0);
+    let (mut converted, mut loaded, mut matching, mut folded, mut agreeing) = (0, 0, 0, 0, 0);
     let mut failures: BTreeMap<String, String> = BTreeMap::new();
-    for (key, records, message) in &cases {
-        if records.is_empty() {
+    for (key, state, message) in &cases {
+        if state.structural.is_empty() {
             failures.insert(key.clone(), format!("not built: {message}"));
             continue;
         }
-        let mut why = None;
+        let mut why: Option<String> = None;
         let (mut all_converted, mut all_loaded) = (true, true);
-        for (i, rec) in records.iter().enumerate() {
-            match rec {
+        for (i, rec) in state.structural.iter().enumerate() {
+            let r = match rec {
                 Err(e) => {
                     all_converted = false;
-                    why.get_or_insert_with(|| format!("not converted: {e}"));
+                    format!("not converted: {e}")
                 }
-                Ok(_) => {
-                    let r = loaded.get(&format!("{key}#{i}")).map(String::as_str).unwrap_or("no result");
-                    if r.starts_with("load:") || r == "no result" {
-                        all_loaded = false;
-                    }
-                    if r != "ok" {
-                        why.get_or_insert_with(|| r.to_owned());
-                    }
-                }
+                Ok(_) => result(key, "s", i).to_owned(),
+            };
+            all_loaded &= !r.starts_with("load:") && r != "no result";
+            if r != "ok" {
+                why.get_or_insert(r);
             }
         }
         converted += all_converted as usize;
-        loaded_ok += (all_converted && all_loaded) as usize;
-        match why {
-            None => matching += 1,
-            Some(w) => {
-                failures.insert(key.clone(), w);
+        loaded += (all_converted && all_loaded) as usize;
+        matching += why.is_none() as usize;
+        // The folded programs: values where coremltools folds every output, else nothing to
+        // compare (not a failure); a folded program that does not load is one.
+        let mut all_folded = !state.folded.is_empty();
+        let mut all_agree = true;
+        for (i, rec) in state.folded.iter().enumerate() {
+            let r = match rec {
+                Err(e) => format!("unfolded: not converted with constant inputs: {e}"),
+                Ok(_) => result(key, "v", i).to_owned(),
+            };
+            if r.starts_with("unfolded") {
+                all_folded = false;
+            } else if r != "ok" {
+                all_agree = false;
+                why.get_or_insert(r);
             }
+        }
+        folded += all_folded as usize;
+        agreeing += (all_folded && all_agree) as usize;
+        if let Some(w) = why {
+            failures.insert(key.clone(), w);
         }
     }
 
@@ -192,8 +252,9 @@ fn wpt_graphs_load_in_coremltools() {
         println!("{p}");
     }
     println!(
-        "coreml: {} conformance cases: {converted} converted, {loaded_ok} loaded by coremltools, \
-         {matching} with WebNN's output shapes and types; {} listed",
+        "coreml: {} conformance cases: {converted} converted, {loaded} loaded by coremltools, \
+         {matching} with WebNN's output shapes and types; with constant inputs, {folded} folded \
+         by coremltools, {agreeing} to the cpu backend's values; {} listed",
         cases.len(),
         failures.len()
     );

@@ -21,6 +21,13 @@ fn reduced(shape: &[usize], axes: &[usize], keep: bool) -> Vec<usize> {
 pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()> {
     let x = em.v(a.input)?;
     let x = em.arith(&x);
+    // float16 sums overflow where WebNN's result does not (24 values of 272 square to more
+    // than 65504): accumulate in float32 and round once.
+    let x = match kind {
+        OpKind::ReduceMax | OpKind::ReduceMin => x,
+        _ if x.ty == Ty::F16 => em.cast(&x, Ty::F32),
+        _ => x,
+    };
     let axes: Vec<usize> = match &a.options.axes {
         Some(axes) => axes.iter().map(|&i| i as usize).collect(),
         None => (0..x.rank()).collect(),
