@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs the pinned coremltools (PyPI) into a cache outside the clone, for webnn-coreml's
 # check: its MIL protobuf loader type-checks the converted programs (coremltools runs no
-# model on Linux, but loads and type-checks them). Quick when it is already there.
+# model on Linux, but loads and type-checks them), and the aarch64-apple-darwin target that
+# the Core ML executor is compile-checked for. Quick when both are there.
 set -euo pipefail
+# The macOS target's standard library, to compile-check the Core ML executor (macos-run).
+if ! rustup target list --installed 2>/dev/null | grep -qx aarch64-apple-darwin; then
+  rustup target add aarch64-apple-darwin
+fi
 COREMLTOOLS_VERSION=9.0
 # numpy 2 breaks coremltools 9.0's constant folding of reductions (keepdims=numpy.bool).
 NUMPY_VERSION=1.26.4
