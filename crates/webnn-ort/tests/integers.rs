@@ -323,3 +323,33 @@ fn row_kernels_on_integer_extremes() {
         }
     }
 }
+
+/// The lowest value divided by -1 overflows (and traps in a plain integer division): it
+/// wraps to itself, as the cpu backend computes; division by zero gives 0.
+#[test]
+fn division_overflow_and_by_zero() {
+    for t in [DataType::Int32, DataType::Int64, DataType::Int8] {
+        let size = t.bits() as usize / 8;
+        let min: i128 = match t {
+            DataType::Int32 => i32::MIN as i128,
+            DataType::Int64 => i64::MIN as i128,
+            _ => i8::MIN as i128,
+        };
+        let xs = [min, min, 7, -7, min, 5];
+        let ys = [-1i128, 1, -1, 0, 0, -2];
+        let bytes = |v: &[i128]| -> Vec<u8> {
+            v.iter()
+                .flat_map(|x| x.to_le_bytes()[..size].to_vec())
+                .collect()
+        };
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", OperandDescriptor::new(t, &[6])).unwrap();
+        let y = b.input("y", OperandDescriptor::new(t, &[6])).unwrap();
+        let q = b.div(x, y, OpOptions::default()).unwrap();
+        let g = b.build(&[("q", q)]).unwrap();
+        let (xv, yv) = (tensor(t, 6, bytes(&xs)), tensor(t, 6, bytes(&ys)));
+        for (got, want) in run_both(&g, &[("x", &xv), ("y", &yv)]) {
+            assert_eq!(got.bytes, want.bytes, "div {t}");
+        }
+    }
+}

@@ -48,6 +48,14 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: webnn_core::Operand) -
             let (xu, su) = (em.cast(&x, ct, dt), em.cast(&safe, ct, dt));
             let q = em.node("Div", &[&xu, &su], vec![]);
             em.cast(&q, dt, ct)
+        } else if matches!(dt, DataType::Int32 | DataType::Int64) {
+            // MIN / -1 overflows and traps too; dividing by -1 is negating (which wraps).
+            let minus_one = em.scalar_int(ct, -1);
+            let is_minus_one = em.node("Equal", &[&y, &minus_one], vec![]);
+            let safe = em.node("Where", &[&is_minus_one, &one, &safe], vec![]);
+            let q = em.node("Div", &[&x, &safe], vec![]);
+            let neg = em.node("Neg", &[&x], vec![]);
+            em.node("Where", &[&is_minus_one, &neg, &q], vec![])
         } else {
             em.node("Div", &[&x, &safe], vec![])
         };
