@@ -141,3 +141,94 @@ fn sizes_outside_the_bounds_or_disagreeing_are_type_errors() {
         OperandDescriptor::new(DataType::Float32, &[3, 2])
     );
 }
+
+/// `graph` rebuilt with the first dimension of every input of rank >= 1 dynamic (bounded by
+/// its size, named by it so equal sizes still broadcast), shapes inferred again; None where
+/// validation rejects a dynamic size there.
+fn with_dynamic_inputs(graph: &Graph) -> Option<Graph> {
+    use webnn_core::{Operand, Source};
+    let mut b = GraphBuilder::new();
+    let mut map: Vec<Option<Operand>> = vec![None; graph.operands.len()];
+    for (i, info) in graph.operands.iter().enumerate() {
+        map[i] = match &info.source {
+            Source::Input(name) => {
+                let mut desc = info.desc.clone();
+                if let Some(Dim::Static(n)) = desc.shape.first().cloned() {
+                    desc.shape[0] = Dim::Dynamic {
+                        name: format!("n{n}").into(),
+                        max_size: n,
+                    };
+                }
+                Some(b.input(name, desc).ok()?)
+            }
+            Source::Constant(data) => {
+                Some(b.constant_shared(info.desc.clone(), data.clone()).ok()?)
+            }
+            Source::Node { .. } => None,
+        };
+    }
+    for node in &graph.nodes {
+        let mut op = node.op.clone();
+        let lookup = |o: Operand| map[o.index()].unwrap_or(o);
+        op.remap_operands(&lookup);
+        let outs = b.add_op(op).ok()?;
+        for (o, n) in node.outputs.iter().zip(outs) {
+            map[o.index()] = Some(n);
+        }
+    }
+    let outputs: Vec<(&str, Operand)> = graph
+        .outputs
+        .iter()
+        .map(|(n, o)| (n.as_str(), map[o.index()].unwrap()))
+        .collect();
+    b.build(&outputs).ok()
+}
+
+/// The shared per-op cases with dynamic leading input dimensions: every case that converts
+/// gives what its static graph gives; the rest fail with NotSupportedError (an op needing a
+/// static size there), never otherwise.
+#[test]
+fn every_op_case_with_dynamic_inputs_matches_its_static_graph() {
+    let (mut ran, mut unsupported, mut rejected) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for &kind in webnn_core::OpKind::ALL {
+        for t in kind.slots()[0].data_types.iter() {
+            for case in common::cases::cases(kind, t) {
+                let Some(dynamic) = with_dynamic_inputs(&case.graph) else {
+                    rejected += 1;
+                    continue;
+                };
+                let feeds: Vec<(&str, &HostTensor)> =
+                    case.feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
+                let exe = ort().compile(&dynamic);
+                let mut exe = match exe {
+                    Ok(e) => e,
+                    Err(e) if e.kind == ErrorKind::NotSupportedError => {
+                        unsupported += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        failures.push(format!("{}: compile: {e}", case.name));
+                        continue;
+                    }
+                };
+                let got = exe.dispatch(&feeds);
+                let want = ort()
+                    .compile(&case.graph)
+                    .and_then(|mut e| e.dispatch(&feeds));
+                match (got, want) {
+                    (Ok(got), Ok(want)) if got == want => ran += 1,
+                    (got, want) => failures.push(format!("{}: {got:?} vs {want:?}", case.name)),
+                }
+            }
+        }
+    }
+    println!("{ran} cases ran with dynamic inputs, {unsupported} need static sizes, {rejected} rejected by validation");
+    assert!(ran > 500, "only {ran} cases ran");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
