@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::ops::Op;
-use crate::shape::OperandDescriptor;
+use crate::shape::{Dim, OperandDescriptor};
 use std::sync::Arc;
 
 /// A handle to an operand of one builder (`MLOperand`). It names its builder so an operand
@@ -83,6 +83,34 @@ impl Graph {
     }
     pub fn output_desc(&self, name: &str) -> Option<&OperandDescriptor> {
         self.outputs.iter().find(|(n, _)| n == name).map(|(_, o)| self.desc(*o))
+    }
+
+    /// Whether any input has a dynamic dimension (flexible inputs).
+    pub fn is_dynamic(&self) -> bool {
+        self.inputs.iter().any(|(_, o)| !self.desc(*o).is_static())
+    }
+
+    /// The graph with every dynamic dimension at its size in `dims` (or at its bound where
+    /// `dims` does not name it): what a backend that plans with static shapes compiles.
+    pub fn resolved(&self, dims: &crate::shape::DimBindings) -> Graph {
+        let fix = |d: &Dim| match d {
+            Dim::Static(n) => Dim::Static(*n),
+            Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
+        };
+        let mut g = self.clone();
+        for info in &mut g.operands {
+            info.desc.shape = info.desc.shape.iter().map(fix).collect();
+        }
+        // Only these payloads hold dimensions (the rest hold numbers or operands).
+        for node in &mut g.nodes {
+            if let Op::Reshape(a) = &mut node.op {
+                a.new_shape = a.new_shape.iter().map(fix).collect();
+            }
+            if let Op::Expand(a) = &mut node.op {
+                a.new_shape = a.new_shape.iter().map(fix).collect();
+            }
+        }
+        g
     }
 
     /// Checks an operand belongs to the graph being built by builder `id`.

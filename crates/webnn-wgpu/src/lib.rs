@@ -40,7 +40,7 @@ pub struct Options {
 /// The wgpu backend: one device and the pipelines compiled on it.
 pub struct WgpuBackend {
     gpu: Arc<Gpu>,
-    cache: cache::PipelineCache,
+    cache: Arc<cache::PipelineCache>,
     options: Options,
 }
 
@@ -62,7 +62,7 @@ impl WgpuBackend {
         };
         WgpuBackend {
             gpu,
-            cache: cache::PipelineCache::default(),
+            cache: Arc::new(cache::PipelineCache::default()),
             options,
         }
     }
@@ -116,6 +116,9 @@ impl WgpuBackend {
 impl Backend for WgpuBackend {
     fn name(&self) -> &'static str {
         "wgpu"
+    }
+    fn dynamic_dimensions(&self) -> bool {
+        true
     }
     fn capabilities(&self) -> Capabilities {
         support::capabilities(self.gpu.limits.max_buffer_size)

@@ -251,7 +251,7 @@ impl Context {
         let dynamic = graph.inputs.iter().any(|(_, o)| !graph.desc(*o).is_static());
         if dynamic && !self.dynamic_dimensions() {
             return Err(Error::not_supported(format!(
-                "build: the {} backend runs graphs of static shapes only; a dynamic input dimension needs the cpu backend",
+                "build: the {} backend runs graphs of static shapes only (dynamic input dimensions run on the cpu and webgpu backends)",
                 self.backend().name()
             )));
         }

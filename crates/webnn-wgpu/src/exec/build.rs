@@ -1,7 +1,7 @@
 //! Compile: buffers (inputs, constants uploaded once, outputs, pooled intermediates), one
 //! uniform buffer holding every dispatch's block, pipelines from the cache and bind groups.
 
-use super::{OutputRead, Step, WgpuGraph};
+use super::{OutputRead, Shaped, Step, WgpuGraph};
 use crate::cache::PipelineCache;
 use crate::gpu::Gpu;
 use crate::kernel::{KernelId, KernelKey, DEPTHWISE_TILE, ROW_WORKGROUP, TILE, WORKGROUP_SIZE};
@@ -137,6 +137,52 @@ impl WgpuGraph {
             .map(|&s| storage_buffer(&gpu, "intermediate", s))
             .collect();
 
+        // Read back through one staging buffer, sized at the bounds.
+        let staging_size: u64 = graph
+            .outputs
+            .iter()
+            .map(|(_, o)| sizes[o.index()].next_multiple_of(wgpu::MAP_ALIGNMENT))
+            .sum();
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: staging_size.max(wgpu::MAP_ALIGNMENT),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let inputs = graph
+            .inputs
+            .iter()
+            .map(|(n, o)| (n.clone(), graph.desc(*o).clone()))
+            .collect();
+        let mut g = WgpuGraph {
+            gpu,
+            inputs,
+            input_buffers,
+            constants,
+            output_buffers,
+            slots,
+            staging,
+            shaped: Shaped::default(),
+            plan,
+            dynamic: None,
+            others: Vec::new(),
+        };
+        g.shaped = g.make_shaped(cache, graph, &lowered, sizes, options)?;
+        Ok(g)
+    }
+
+    /// Everything that depends on the sizes: the kernel steps (windows, uniform blocks, grids,
+    /// bind groups over the graph's buffers) and the output reads, for `graph` at its shapes.
+    pub(super) fn make_shaped(
+        &self,
+        cache: &PipelineCache,
+        graph: &Graph,
+        lowered: &[Lowering],
+        sizes: &[u64],
+        options: Options,
+    ) -> Result<Shaped> {
+        let gpu = &self.gpu;
+        let plan = &self.plan;
         let calls: Vec<(usize, &KernelCall)> = lowered
             .iter()
             .enumerate()
@@ -191,19 +237,12 @@ impl WgpuGraph {
             gpu.queue.write_buffer(&b, 0, &bytes);
             b
         });
-        let buffer = |loc: Loc| -> &wgpu::Buffer {
-            match loc {
-                Loc::Input(k) => &input_buffers[k],
-                Loc::Constant(k) => &constants[k],
-                Loc::Output(k) => &output_buffers[k],
-                Loc::Slot(k) => &slots[k],
-            }
-        };
+        let buffer = |loc: Loc| self.buffer(loc);
 
         let mut steps = Vec::with_capacity(blocks.len());
         let mut k = 0u64;
         for (n, call, bound, wins) in &dispatches {
-            let pipeline = cache.get(&gpu, call.key, options.native_f16)?;
+            let pipeline = cache.get(gpu, call.key, options.native_f16)?;
             let uniform = uniforms
                 .as_ref()
                 .ok_or_else(|| Error::operation_error("no uniform buffer"))?;
@@ -255,29 +294,7 @@ impl WgpuGraph {
             });
             staging_size += bytes.next_multiple_of(wgpu::MAP_ALIGNMENT);
         }
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: staging_size.max(wgpu::MAP_ALIGNMENT),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let inputs = graph
-            .inputs
-            .iter()
-            .map(|(n, o)| (n.clone(), graph.desc(*o).clone()))
-            .collect();
-        Ok(WgpuGraph {
-            gpu,
-            inputs,
-            input_buffers,
-            constants,
-            output_buffers,
-            slots,
-            _uniforms: uniforms,
-            steps,
-            outputs,
-            staging,
-            plan,
-        })
+        let input_bytes = graph.inputs.iter().map(|(_, o)| sizes[o.index()]).collect();
+        Ok(Shaped { steps, outputs, input_bytes, _uniforms: uniforms })
     }
 }

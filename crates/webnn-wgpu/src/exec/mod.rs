@@ -20,7 +20,7 @@ use crate::storage::Storage;
 use crate::support::supported;
 use crate::Options;
 use std::sync::Arc;
-use webnn_core::{Error, Executable, Graph, HostTensor, OpKind, OperandDescriptor, Result};
+use webnn_core::{Dim, DimBindings, Error, Executable, Graph, HostTensor, OpKind, OperandDescriptor, Result};
 
 /// One recorded kernel dispatch.
 pub(crate) struct Step {
@@ -41,17 +41,45 @@ struct OutputRead {
     staging_offset: u64,
 }
 
+/// What depends on the sizes a graph runs at: kernel steps (uniform blocks, grids, bind
+/// groups) and output reads. A static graph has one; a graph with dynamic dimensions gets one
+/// per set of sizes it meets, over the same buffers (planned at the bounds).
+#[derive(Default)]
+pub(crate) struct Shaped {
+    steps: Vec<Step>,
+    outputs: Vec<OutputRead>,
+    /// Bytes of each input at these sizes.
+    input_bytes: Vec<u64>,
+    _uniforms: Option<wgpu::Buffer>,
+}
+
+/// The graph's dynamic dimensions: what a new set of sizes is lowered from.
+struct Dynamic {
+    graph: Graph,
+    names: Vec<Arc<str>>,
+    alias: Vec<Option<webnn_core::Operand>>,
+    cache: Arc<PipelineCache>,
+    options: Options,
+    /// The sizes `shaped` is for (one per name).
+    sizes: Vec<u32>,
+}
+
+/// Shapes kept for sizes met before (a decoder cycles through few; each holds bind groups).
+const SHAPES_KEPT: usize = 8;
+
 pub struct WgpuGraph {
     gpu: Arc<Gpu>,
+    /// Inputs as declared (dynamic dimensions included).
     inputs: Vec<(String, OperandDescriptor)>,
     input_buffers: Vec<wgpu::Buffer>,
     constants: Vec<wgpu::Buffer>,
     output_buffers: Vec<wgpu::Buffer>,
     slots: Vec<wgpu::Buffer>,
-    _uniforms: Option<wgpu::Buffer>,
-    steps: Vec<Step>,
-    outputs: Vec<OutputRead>,
     staging: wgpu::Buffer,
+    /// The shape of the last dispatch (the bounds' at first).
+    shaped: Shaped,
+    dynamic: Option<Dynamic>,
+    others: Vec<(Vec<u32>, Shaped)>,
     /// Statistics of the buffer plan, for tests.
     pub plan: BufferPlan,
 }
@@ -61,7 +89,8 @@ pub struct WgpuGraph {
 impl Drop for WgpuGraph {
     fn drop(&mut self) {
         let owned = self.input_buffers.iter().chain(&self.constants).chain(&self.output_buffers).chain(&self.slots);
-        for b in owned.chain(self._uniforms.iter()).chain(std::iter::once(&self.staging)) {
+        let uniforms = std::iter::once(&self.shaped).chain(self.others.iter().map(|(_, s)| s));
+        for b in owned.chain(uniforms.filter_map(|s| s._uniforms.as_ref())).chain(std::iter::once(&self.staging)) {
             b.destroy();
         }
     }
@@ -90,6 +119,48 @@ fn check_support(graph: &Graph) -> Result<()> {
     Ok(())
 }
 
+/// The size a dynamic dimension is planned at: its bound.
+fn bound_size(graph: &Graph, name: &str) -> u32 {
+    let dims = graph.inputs.iter().flat_map(|(_, o)| graph.desc(*o).shape.iter());
+    dims.filter_map(|d| match d {
+        Dim::Dynamic { name: n, max_size } if &**n == name => Some(*max_size),
+        _ => None,
+    })
+    .next()
+    .unwrap_or(0)
+}
+
+/// Which nodes are buffer aliases (the buffer plan follows them).
+fn aliases(lowered: &[Lowering]) -> Vec<Option<webnn_core::Operand>> {
+    lowered
+        .iter()
+        .map(|l| match l {
+            Lowering::Alias(o) => Some(*o),
+            Lowering::Kernels(_) => None,
+        })
+        .collect()
+}
+
+/// Each operand's buffer bytes; NotSupportedError past the device's largest buffer.
+fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
+    let max = gpu.limits.max_buffer_size;
+    graph
+        .operands
+        .iter()
+        .map(|info| {
+            let shape = info.desc.require_static("the wgpu backend's operands")?;
+            let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+            match n.and_then(|n| Storage::of(info.desc.data_type).buffer_bytes(n)) {
+                Some(b) if b <= max => Ok(b),
+                _ => Err(Error::not_supported(format!(
+                    "{} exceeds the device's largest buffer ({max} bytes)",
+                    info.desc
+                ))),
+            }
+        })
+        .collect()
+}
+
 /// What each node of `graph` runs: its fused activations absorbed, every other node lowered.
 pub fn lower_graph(graph: &Graph) -> Result<Vec<Lowering>> {
     check_support(graph)?;
@@ -111,7 +182,7 @@ impl WgpuGraph {
     /// any error; native targets only.
     pub fn new(
         gpu: Arc<Gpu>,
-        cache: &PipelineCache,
+        cache: &Arc<PipelineCache>,
         graph: &Graph,
         options: Options,
     ) -> Result<WgpuGraph> {
@@ -122,39 +193,79 @@ impl WgpuGraph {
     /// the event loop).
     pub async fn new_async(
         gpu: Arc<Gpu>,
-        cache: &PipelineCache,
+        cache: &Arc<PipelineCache>,
         graph: &Graph,
         options: Options,
     ) -> Result<WgpuGraph> {
-        let lowered = lower_graph(graph)?;
-        let max = gpu.limits.max_buffer_size;
-        let mut sizes = Vec::with_capacity(graph.operands.len());
-        for info in &graph.operands {
-            let shape = info.desc.require_static("the wgpu backend's operands")?;
-            let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-            let bytes = n.and_then(|n| Storage::of(info.desc.data_type).buffer_bytes(n));
-            match bytes {
-                Some(b) if b <= max => sizes.push(b),
-                _ => {
-                    return Err(Error::not_supported(format!(
-                        "{} exceeds the device's largest buffer ({max} bytes)",
-                        info.desc
-                    )))
+        // Dynamic dimensions: buffers are planned, and the first shape built, at the bounds.
+        let bound = graph.resolved(&DimBindings::default());
+        let lowered = lower_graph(&bound)?;
+        let sizes = byte_sizes(&gpu, &bound)?;
+        let alias = aliases(&lowered);
+        let plan = plan(&bound, &alias, &|i| sizes[i]);
+        let scope = gpu.scope();
+        let built = WgpuGraph::build(gpu.clone(), cache, &bound, lowered, plan, &sizes, options);
+        gpu.close(scope, "compile").await?;
+        let mut built = built?;
+        built.inputs = graph.inputs.iter().map(|(n, o)| (n.clone(), graph.desc(*o).clone())).collect();
+        if graph.is_dynamic() {
+            let mut names: Vec<Arc<str>> = Vec::new();
+            for (_, d) in &built.inputs {
+                for dim in &d.shape {
+                    if let Dim::Dynamic { name, .. } = dim {
+                        if !names.contains(name) {
+                            names.push(name.clone());
+                        }
+                    }
                 }
             }
+            let sizes = names.iter().map(|n| bound_size(graph, n)).collect();
+            built.dynamic =
+                Some(Dynamic { graph: graph.clone(), names, alias, cache: cache.clone(), options, sizes });
         }
-        let alias: Vec<_> = lowered
-            .iter()
-            .map(|l| match l {
-                Lowering::Alias(o) => Some(*o),
-                Lowering::Kernels(_) => None,
-            })
-            .collect();
-        let plan = plan(graph, &alias, &|i| sizes[i]);
-        let scope = gpu.scope();
-        let built = WgpuGraph::build(gpu.clone(), cache, graph, lowered, plan, &sizes, options);
-        gpu.close(scope, "compile").await?;
-        built
+        Ok(built)
+    }
+
+    /// Makes the shape for the inputs' sizes current (`shapes` as the inputs are named),
+    /// after checking them as `DimBindings` does: a TypeError names the input and dimension.
+    pub(super) fn select(&mut self, shapes: &[(&str, Vec<u32>)]) -> Result<()> {
+        let mut dims = DimBindings::default();
+        for (name, desc) in &self.inputs {
+            let actual = shapes
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| s)
+                .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
+            dims.bind(name, desc, actual)?;
+        }
+        let Some(dynamic) = &mut self.dynamic else { return Ok(()) };
+        let key: Vec<u32> = dynamic.names.iter().map(|n| dims.get(n).unwrap_or(0)).collect();
+        if key == dynamic.sizes {
+            return Ok(());
+        }
+        let shaped = match self.others.iter().position(|(k, _)| *k == key) {
+            Some(i) => self.others.remove(i).1,
+            None => {
+                let g = dynamic.graph.resolved(&dims);
+                let lowered = lower_graph(&g)?;
+                if aliases(&lowered) != dynamic.alias {
+                    return Err(Error::not_supported(format!(
+                        "the graph lowers differently at sizes {key:?} than at its bounds on the wgpu backend"
+                    )));
+                }
+                let sizes = byte_sizes(&self.gpu, &g)?;
+                let (cache, options) = (dynamic.cache.clone(), dynamic.options);
+                self.make_shaped(&cache, &g, &lowered, &sizes, options)?
+            }
+        };
+        let Some(dynamic) = &mut self.dynamic else { return Ok(()) };
+        let old = std::mem::replace(&mut self.shaped, shaped);
+        let old_key = std::mem::replace(&mut dynamic.sizes, key);
+        self.others.push((old_key, old));
+        if self.others.len() > SHAPES_KEPT {
+            self.others.remove(0);
+        }
+        Ok(())
     }
 
     /// GPU buffers this graph holds for intermediate values.
@@ -164,7 +275,7 @@ impl WgpuGraph {
 
     /// Kernel dispatches per run.
     pub fn dispatch_count(&self) -> usize {
-        self.steps.len()
+        self.shaped.steps.len()
     }
 
     fn buffer(&self, loc: Loc) -> &wgpu::Buffer {

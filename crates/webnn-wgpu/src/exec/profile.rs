@@ -33,13 +33,13 @@ impl WgpuGraph {
         if !self.gpu.timestamps {
             return Ok(None);
         }
-        let count = u32::try_from(self.steps.len() * 2)
+        let count = u32::try_from(self.shaped.steps.len() * 2)
             .ok()
             .filter(|&c| c <= MAX_QUERIES && c > 0)
             .ok_or_else(|| {
                 Error::not_supported(format!(
                     "profiling {} dispatches needs more than {MAX_QUERIES} timestamps",
-                    self.steps.len()
+                    self.shaped.steps.len()
                 ))
             })?;
         self.upload(inputs)?;
@@ -66,7 +66,7 @@ impl WgpuGraph {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("webnn profile"),
         });
-        for (k, s) in self.steps.iter().enumerate() {
+        for (k, s) in self.shaped.steps.iter().enumerate() {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: None,
                 timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
@@ -95,7 +95,7 @@ impl WgpuGraph {
         };
         readback.unmap();
         Ok(Some(
-            self.steps
+            self.shaped.steps
                 .iter()
                 .zip(ticks.chunks_exact(2))
                 .map(|(s, t)| StepTime {

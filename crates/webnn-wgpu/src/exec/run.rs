@@ -81,22 +81,28 @@ impl WgpuGraph {
         self.read_back().await
     }
 
-    pub(super) fn upload(&self, inputs: &[(&str, &HostTensor)]) -> Result<()> {
+    /// Picks the shape for the inputs' sizes and uploads them.
+    pub(super) fn upload(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<()> {
+        let shapes: Vec<(&str, Vec<u32>)> = inputs
+            .iter()
+            .map(|(n, t)| (*n, t.desc.static_shape().unwrap_or_default()))
+            .collect();
+        self.select(&shapes)?;
         for (k, (name, want)) in self.inputs.iter().enumerate() {
             let t = inputs
                 .iter()
                 .find(|(n, _)| n == name)
                 .map(|(_, t)| *t)
                 .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
-            let expected = want.max_byte_length().unwrap_or(0);
-            if t.desc != *want || t.bytes.len() as u64 != expected {
+            let expected = t.desc.max_byte_length().unwrap_or(0);
+            if t.desc.data_type != want.data_type || t.bytes.len() as u64 != expected {
                 return Err(Error::type_error(format!(
                     "input '{name}' expects {want} ({expected} bytes), got {} ({} bytes)",
                     t.desc,
                     t.bytes.len()
                 )));
             }
-            let size = self.input_buffers[k].size();
+            let size = self.shaped.input_bytes[k];
             self.gpu
                 .queue
                 .write_buffer(&self.input_buffers[k], 0, &padded(&t.bytes, size));
@@ -119,14 +125,14 @@ impl WgpuGraph {
 
     /// Every kernel, in one compute pass.
     pub(super) fn record(&self, encoder: &mut wgpu::CommandEncoder) {
-        if self.steps.is_empty() {
+        if self.shaped.steps.is_empty() {
             return;
         }
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: None,
         });
-        for s in &self.steps {
+        for s in &self.shaped.steps {
             pass.set_pipeline(&s.pipeline);
             pass.set_bind_group(0, &s.bind_group, &[]);
             pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
@@ -134,7 +140,7 @@ impl WgpuGraph {
     }
 
     pub(super) fn copy_outputs(&self, encoder: &mut wgpu::CommandEncoder) {
-        for o in &self.outputs {
+        for o in &self.shaped.outputs {
             encoder.copy_buffer_to_buffer(
                 self.buffer(o.loc),
                 0,
@@ -152,7 +158,8 @@ impl WgpuGraph {
                 .staging
                 .get_mapped_range(..)
                 .map_err(|e| Error::operation_error(format!("reading the readback buffer: {e}")))?;
-            self.outputs
+            self.shaped
+                .outputs
                 .iter()
                 .map(|o| {
                     let len = o.desc.max_byte_length().unwrap_or(0) as usize;

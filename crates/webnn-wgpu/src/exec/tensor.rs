@@ -190,8 +190,21 @@ impl WgpuGraph {
         inputs: &[(&str, &WgpuTensor)],
         outputs: &[(&str, &WgpuTensor)],
     ) -> Result<Pin<Box<dyn Future<Output = Result<()>>>>> {
-        let ins = bind("input", &self.inputs, inputs, &self.gpu)?;
+        // The tensors' shapes pick the sizes (dynamic dimensions) and are checked there.
+        let shapes: Vec<(&str, Vec<u32>)> =
+            inputs.iter().map(|(n, t)| (*n, t.desc.static_shape().unwrap_or_default())).collect();
+        self.select(&shapes)?;
+        let in_descs: Vec<(String, OperandDescriptor)> = self
+            .inputs
+            .iter()
+            .map(|(n, d)| {
+                let given = inputs.iter().find(|(m, _)| m == n).map(|(_, t)| t.desc.clone());
+                (n.clone(), given.filter(|g| g.data_type == d.data_type).unwrap_or_else(|| d.clone()))
+            })
+            .collect();
+        let ins = bind("input", &in_descs, inputs, &self.gpu)?;
         let out_descs: Vec<(String, OperandDescriptor)> = self
+            .shaped
             .outputs
             .iter()
             .map(|o| (o.name.clone(), o.desc.clone()))
@@ -212,10 +225,10 @@ impl WgpuGraph {
                 label: Some("webnn dispatch"),
             });
         for (t, buffer) in ins.iter().zip(&self.input_buffers) {
-            encoder.copy_buffer_to_buffer(&t.buffer, 0, buffer, 0, buffer.size());
+            encoder.copy_buffer_to_buffer(&t.buffer, 0, buffer, 0, t.buffer.size().min(buffer.size()));
         }
         self.record(&mut encoder);
-        for (t, o) in outs.iter().zip(&self.outputs) {
+        for (t, o) in outs.iter().zip(&self.shaped.outputs) {
             encoder.copy_buffer_to_buffer(self.buffer(o.loc), 0, &t.buffer, 0, o.bytes);
         }
         let scope = self.gpu.scope();

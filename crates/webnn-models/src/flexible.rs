@@ -1,0 +1,40 @@
+//! A probe graph for flexible inputs: one bounded dynamic dimension `seq` through the op
+//! families that accept it (element-wise, matmul, normalization, reductions, softmax,
+//! transpose, reshape naming it, concat along a static axis, gather, where).
+
+use webnn_core::ops::*;
+use webnn_core::{DataType, Dim, Graph, GraphBuilder, OperandDescriptor, Result};
+
+const F: DataType = DataType::Float32;
+
+/// Deterministic float32 bytes for `n` elements.
+pub fn probe_values(n: usize, seed: u32) -> Vec<u8> {
+    (0..n).flat_map(|k| ((((k as u32) * 37 + seed * 11) % 23) as f32 / 4.0 - 2.5).to_le_bytes()).collect()
+}
+
+/// The probe over input `x` of shape `[seq, 8]`; `seq` static or dynamic.
+pub fn flexible_probe(seq: Dim) -> Result<Graph> {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::with_dims(F, vec![seq.clone(), Dim::Static(8)]))?;
+    let w = b.constant(OperandDescriptor::new(F, &[8, 8]), probe_values(64, 1))?;
+    let bias = b.constant(OperandDescriptor::new(F, &[8]), probe_values(8, 2))?;
+    let none = OpOptions::default;
+    let h = b.matmul(x, w, none())?;
+    let h = b.add(h, bias, none())?;
+    let h = b.relu(h, none())?;
+    let n = b.layer_normalization(h, LayerNormalizationOptions { axes: Some(vec![1]), ..Default::default() })?;
+    let s = b.softmax(n, 1, none())?;
+    let mean = b.reduce_mean(s, ReduceOptions { axes: Some(vec![1]), keep_dimensions: true, ..Default::default() })?;
+    let centered = b.sub(s, mean, none())?;
+    let t = b.transpose(centered, TransposeOptions::default())?;
+    let r = b.reshape(x, vec![seq, Dim::Static(2), Dim::Static(4)], none())?;
+    let c = b.concat(&[x, h], 1, none())?;
+    let idx: Vec<u8> = [0i32, 5, 7].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let idx = b.constant(OperandDescriptor::new(DataType::Int32, &[3]), idx)?;
+    let g = b.gather(c, idx, GatherOptions { axis: 1, ..Default::default() })?;
+    let zero = b.constant_scalar(F, MLNumber::Double(0.0))?;
+    let cond = b.greater(x, zero, none())?;
+    let wh = b.where_(cond, x, h, none())?;
+    let col = b.reduce_sum(wh, ReduceOptions { axes: Some(vec![0]), ..Default::default() })?;
+    b.build(&[("t", t), ("r", r), ("g", g), ("wh", wh), ("col", col)])
+}
