@@ -144,7 +144,7 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
     let rank = shape.len();
     let reduced: Vec<usize> = axes.iter().map(|&a| a as usize).collect();
     let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
-    let r = reduced_size(&shape, &reduced)?;
+    let (_, r) = reduced_size(em, &shape, &reduced)?;
     let mut x = if dt == DataType::Uint64 {
         let v = em.v(input)?;
         crate::ops::elementwise::ordered_u64(em, &v)
@@ -161,7 +161,8 @@ fn extreme_i64(em: &mut Em, max: bool, input: Operand, axes: &[i64], out: Operan
         &[&x],
         vec![crate::emit::attr_ints("perm", &perm)],
     );
-    let flat = em.i64s(&[-1, r]);
+    let minus_one = em.i64s(&[-1]);
+    let flat = em.node("Concat", &[&minus_one, &r], vec![attr_i("axis", 0)]);
     x = em.node("Reshape", &[&x, &flat], vec![]);
     let attrs = vec![
         attr_i("axis", -1),
@@ -204,10 +205,23 @@ fn fold(
         &[x],
         vec![crate::emit::attr_ints("perm", &perm)],
     );
-    let mut r = reduced_size(shape, &reduced)?;
-    let flat = em.i64s(&[-1, r]);
+    let (mut r, r_value) = reduced_size(em, shape, &reduced)?;
+    let minus_one = em.i64s(&[-1]);
+    let flat = em.node("Concat", &[&minus_one, &r_value], vec![attr_i("axis", 0)]);
     v = em.node("Reshape", &[&v, &flat], vec![]);
     let identity = em.scalar_int(ct, product as i128);
+    if reduced.iter().any(|&d| shape[d].is_dynamic()) {
+        // A dynamic count: pad with the identity up to its bound, so the halving is static.
+        let bound = em.i64s(&[r]);
+        let missing = em.node("Sub", &[&bound, &r_value], vec![]);
+        let zeros = em.i64s(&[0, 0, 0]);
+        let pads = em.node("Concat", &[&zeros, &missing], vec![attr_i("axis", 0)]);
+        v = em.node(
+            "Pad",
+            &[&v, &pads, &identity],
+            vec![crate::emit::attr_s("mode", "constant")],
+        );
+    }
     let (op, one_axis) = (if product { "Mul" } else { "Add" }, em.i64s(&[1]));
     while r > 1 {
         if r % 2 == 1 {
@@ -234,17 +248,24 @@ fn fold(
     Ok(em.node("Reshape", &[&v, &out_shape], vec![]))
 }
 
-/// The number of elements over the reduced axes, which must be static.
-fn reduced_size(shape: &[webnn_core::Dim], reduced: &[usize]) -> Result<i64> {
-    reduced
+/// The number of elements over the reduced axes: at the dimensions' bounds, and as a 1-D
+/// int64 value of this run's count.
+fn reduced_size(
+    em: &mut Em,
+    shape: &[webnn_core::Dim],
+    reduced: &[usize],
+) -> Result<(i64, String)> {
+    let bound: i64 = reduced
         .iter()
-        .map(|&d| {
-            shape[d].as_static().map(|n| n as i64).ok_or_else(|| {
-                webnn_core::Error::not_supported(format!(
-                    "an integer reduction over the dynamic dimension {d} ({})",
-                    shape[d]
-                ))
-            })
-        })
-        .product()
+        .map(|&d| shape[d].max_size() as i64)
+        .product();
+    if reduced.iter().all(|&d| !shape[d].is_dynamic()) {
+        return Ok((bound, em.i64s(&[bound])));
+    }
+    let mut value = em.i64s(&[1]);
+    for &d in reduced {
+        let n = em.shape_value(std::slice::from_ref(&shape[d]))?;
+        value = em.node("Mul", &[&value, &n], vec![]);
+    }
+    Ok((bound, value))
 }
