@@ -1,7 +1,7 @@
 //! The shape of converted models: opset, boundary types (int4 unpacked), external data.
 
 use prost::Message;
-use webnn_core::ops::{OpOptions, TriangularOptions};
+use webnn_core::ops::OpOptions;
 use webnn_core::{DataType, GraphBuilder, OperandDescriptor};
 use webnn_onnx::emit::{pack_nibbles, unpack_nibbles};
 use webnn_onnx::proto::{tensor_proto, type_proto, ModelProto};
@@ -112,24 +112,40 @@ fn nibbles_round_trip() {
 }
 
 #[test]
-fn dynamic_dimensions_where_sizes_are_needed_are_errors_naming_the_op() {
-    // A graph with a dynamic dimension where a static one is needed fails with an error
-    // naming the op, not a panic.
+fn dynamic_dimensions_become_dim_params_read_at_run_time() {
     let mut b = GraphBuilder::new();
-    let d = webnn_core::Dim::Dynamic {
+    let n = || webnn_core::Dim::Dynamic {
         name: "n".into(),
         max_size: 4,
     };
     let x = b
         .input(
             "x",
-            OperandDescriptor::with_dims(DataType::Float32, vec![d, 3.into()]),
+            OperandDescriptor::with_dims(DataType::Float32, vec![n(), 3.into()]),
         )
         .unwrap();
-    // The triangle's mask is a constant of the last two sizes.
-    let y = b.triangular(x, TriangularOptions::default()).unwrap();
-    let g = b.build(&[("y", y)]).unwrap();
-    let e = convert(&g).unwrap_err();
-    assert_eq!(e.kind, webnn_core::ErrorKind::NotSupportedError);
-    assert_eq!(e.op, Some("triangular"), "{e}");
+    let y = b
+        .reshape(x, vec![n(), 3.into(), 1.into()], OpOptions::default())
+        .unwrap();
+    let m = convert(&b.build(&[("y", y)]).unwrap()).unwrap();
+    let graph = m.model.graph.unwrap();
+    let dims = |v: &webnn_onnx::proto::ValueInfoProto| match v
+        .r#type
+        .as_ref()
+        .and_then(|t| t.value.as_ref())
+    {
+        Some(type_proto::Value::TensorType(t)) => t.shape.clone().unwrap().dim,
+        _ => vec![],
+    };
+    use webnn_onnx::proto::tensor_shape_proto::dimension::Value;
+    let first = |v| dims(v)[0].value.clone();
+    assert_eq!(first(&graph.input[0]), Some(Value::DimParam("n".into())));
+    assert_eq!(first(&graph.output[0]), Some(Value::DimParam("n".into())));
+    // The reshape's target reads n from the input's shape.
+    let shape = graph
+        .node
+        .iter()
+        .find(|n| n.op_type.as_deref() == Some("Shape"))
+        .expect("a Shape node");
+    assert_eq!(shape.input, ["input_0"]);
 }

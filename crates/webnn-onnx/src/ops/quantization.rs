@@ -17,23 +17,36 @@ fn blocks(em: &mut Em, v: &str, small: &[Dim], shape: &[Dim]) -> Result<String> 
     if !blocked {
         return Ok(v.to_string());
     }
-    let need = |dims: &[Dim]| -> Result<Vec<i64>> {
-        dims.iter()
-            .map(|d| {
-                d.as_static().map(|n| n as i64).ok_or_else(|| {
-                    Error::not_supported("blockwise quantization needs static dimensions")
-                })
-            })
-            .collect()
-    };
-    let (s, shape) = (need(&s)?, need(shape)?);
-    let b: Vec<i64> = (0..rank)
-        .map(|d| if s[d] == 1 { 1 } else { shape[d] / s[d] })
-        .collect();
-    let split: Vec<i64> = (0..rank).flat_map(|d| [s[d], 1]).collect();
-    let wide: Vec<i64> = (0..rank).flat_map(|d| [s[d], b[d]]).collect();
-    let merged: Vec<i64> = (0..rank).map(|d| s[d] * b[d]).collect();
-    let (split, wide, merged) = (em.i64s(&split), em.i64s(&wide), em.i64s(&merged));
+    // Per axis: the scale's size and its block (1 unless blocked, when both are static).
+    let mut split = Vec::with_capacity(2 * rank);
+    let mut wide = Vec::with_capacity(2 * rank);
+    let mut merged = Vec::with_capacity(rank);
+    for d in 0..rank {
+        let block = if s[d] == Dim::Static(1) || s[d] == shape[d] {
+            1
+        } else {
+            match (s[d].as_static(), shape[d].as_static()) {
+                (Some(n), Some(total)) if n > 0 => total / n,
+                _ => {
+                    return Err(Error::not_supported(
+                        "blockwise quantization over a dynamic dimension",
+                    ))
+                }
+            }
+        };
+        split.extend([s[d].clone(), Dim::Static(1)]);
+        wide.extend([s[d].clone(), Dim::Static(block)]);
+        merged.push(if block == 1 {
+            s[d].clone()
+        } else {
+            shape[d].clone()
+        });
+    }
+    let (split, wide, merged) = (
+        em.shape_value(&split)?,
+        em.shape_value(&wide)?,
+        em.shape_value(&merged)?,
+    );
     let r = em.node("Reshape", &[v, &split], vec![]);
     let e = em.node("Expand", &[&r, &wide], vec![]);
     Ok(em.node("Reshape", &[&e, &merged], vec![]))

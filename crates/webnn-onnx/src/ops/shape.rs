@@ -3,8 +3,8 @@
 
 use crate::emit::{arith, attr_i, attr_ints, attr_s, held, Em};
 use webnn_core::ops::{
-    Concat, Expand, NumberCast, Pad, PaddingMode, Reshape, Reverse, Slice, Split, Tile, Transpose,
-    Triangular, Where,
+    Concat, Expand, NumberCast, Pad, PaddingMode, Reshape, Reverse, Slice, Split, Splits, Tile,
+    Transpose, Triangular, Where,
 };
 use webnn_core::{DataType, Node, Operand, Result};
 
@@ -122,19 +122,21 @@ pub fn slice(em: &mut Em, a: &Slice, out: Operand) -> Result<()> {
 
 pub fn split(em: &mut Em, a: &Split, node: &Node) -> Result<()> {
     let axis = a.options.axis as usize;
-    let sizes: Vec<i64> = node
-        .outputs
-        .iter()
-        .map(|&o| Ok(em.static_dim(o, axis)? as i64))
-        .collect::<Result<_>>()?;
     let x = em.v(a.input)?;
-    let s = em.i64s(&sizes);
-    let ys = em.node_n(
-        "Split",
-        &[&x, &s],
-        sizes.len(),
-        vec![attr_i("axis", axis as i64)],
-    );
+    let n = node.outputs.len();
+    let ys = if let (Splits::Count(_), true) = (&a.splits, em.dims(a.input)[axis].is_dynamic()) {
+        // Equal parts of a dynamic size: ONNX splits by count at run time.
+        let attrs = vec![attr_i("axis", axis as i64), attr_i("num_outputs", n as i64)];
+        em.node_n("Split", &[&x], n, attrs)
+    } else {
+        let sizes: Vec<i64> = node
+            .outputs
+            .iter()
+            .map(|&o| Ok(em.static_dim(o, axis)? as i64))
+            .collect::<Result<_>>()?;
+        let s = em.i64s(&sizes);
+        em.node_n("Split", &[&x, &s], n, vec![attr_i("axis", axis as i64)])
+    };
     let ct = held(em.dt(a.input));
     for (o, y) in node.outputs.iter().zip(ys) {
         em.output_from(*o, y, ct)?;
@@ -170,14 +172,36 @@ pub fn transpose(em: &mut Em, a: &Transpose, out: Operand) -> Result<()> {
 }
 
 /// The upper (j - i >= diagonal) or lower (j - i <= diagonal) triangle of the last two
-/// axes, zeros elsewhere, by a constant mask (any data type).
+/// axes, zeros elsewhere, by a mask (any data type): a constant, or built from Range at run
+/// time when those sizes are dynamic.
 pub fn triangular(em: &mut Em, a: &Triangular, out: Operand) -> Result<()> {
     let rank = em.rank(a.input);
-    let (h, w) = (
-        em.static_dim(a.input, rank - 2)? as i64,
-        em.static_dim(a.input, rank - 1)? as i64,
-    );
     let d = a.options.diagonal as i64;
+    let dims = em.dims(a.input);
+    let (Some(h), Some(w)) = (dims[rank - 2].as_static(), dims[rank - 1].as_static()) else {
+        let (zero, one, diagonal) = (
+            em.scalar_int(DataType::Int64, 0),
+            em.scalar_int(DataType::Int64, 1),
+            em.scalar_int(DataType::Int64, d as i128),
+        );
+        let (h, w) = (
+            em.dim_scalar(&dims[rank - 2])?,
+            em.dim_scalar(&dims[rank - 1])?,
+        );
+        let rows = em.node("Range", &[&zero, &h, &one], vec![]);
+        let axis = em.i64s(&[1]);
+        let rows = em.node("Unsqueeze", &[&rows, &axis], vec![]);
+        let cols = em.node("Range", &[&zero, &w, &one], vec![]);
+        let k = em.node("Sub", &[&cols, &rows], vec![]);
+        let op = if a.options.upper {
+            "GreaterOrEqual"
+        } else {
+            "LessOrEqual"
+        };
+        let m = em.node(op, &[&k, &diagonal], vec![]);
+        return masked(em, a, &m, out);
+    };
+    let (h, w) = (h as i64, w as i64);
     let mask: Vec<u8> = (0..h)
         .flat_map(|i| (0..w).map(move |j| (j - i, i)))
         .map(|(k, _)| {
@@ -190,10 +214,15 @@ pub fn triangular(em: &mut Em, a: &Triangular, out: Operand) -> Result<()> {
         .collect();
     let m = em.tensor(DataType::Uint8, &[h, w], mask);
     let m = crate::ops::elementwise::to_bool(em, &m);
+    masked(em, a, &m, out)
+}
+
+/// The input where the boolean mask `m` holds, zero elsewhere.
+fn masked(em: &mut Em, a: &Triangular, m: &str, out: Operand) -> Result<()> {
     let ct = arith(em.dt(a.input));
     let x = em.input_as(a.input, ct)?;
     let zero = em.scalar_int(ct, 0);
-    let y = em.node("Where", &[&m, &x, &zero], vec![]);
+    let y = em.node("Where", &[m, &x, &zero], vec![]);
     em.output_from(out, y, ct)
 }
 
