@@ -4,7 +4,9 @@
 mod common;
 
 use common::{ort, tensor_of};
-use webnn_core::ops::{GatherOptions, OpOptions, ReduceOptions, TransposeOptions};
+use webnn_core::ops::{
+    GatherOptions, OpOptions, ReduceOptions, TransposeOptions, TriangularOptions,
+};
 use webnn_core::{
     Backend, DataType, Dim, ErrorKind, Graph, GraphBuilder, HostTensor, OperandDescriptor,
 };
@@ -49,6 +51,16 @@ fn graph(n: Dim) -> Graph {
     let wide = b.cast(s, DataType::Int64, o()).unwrap();
     let lsum = b.reduce_sum(wide, red.clone()).unwrap();
     let lmax = b.reduce_max(wide, red).unwrap();
+    let tri = b
+        .triangular(
+            s,
+            TriangularOptions {
+                upper: false,
+                diagonal: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
     b.build(&[
         ("sm", sm),
         ("t", t),
@@ -57,6 +69,7 @@ fn graph(n: Dim) -> Graph {
         ("imax", imax),
         ("lsum", lsum),
         ("lmax", lmax),
+        ("tri", tri),
     ])
     .unwrap()
 }
