@@ -133,7 +133,7 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-resample2d-method>: half-pixel
 /// coordinates with the scale out/in, nearest rounding half down; integer results of linear
-/// mode round to nearest.
+/// mode round to nearest, half away from zero.
 pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
     let dt = em.dt(a.input);
     let x = em.input_as(a.input, F)?;
@@ -148,7 +148,13 @@ pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
     }
     let mut y = em.node("Resize", &[&x, "", "", &sizes], attrs);
     if !dt.is_float() {
-        y = em.node("Round", &[&y], vec![]);
+        // Half away from zero, as the reference rounds (ONNX's Round is half to even).
+        let half = em.scalar(F, 0.5);
+        let sign = em.node("Sign", &[&y], vec![]);
+        let abs = em.node("Abs", &[&y], vec![]);
+        let up = em.node("Add", &[&abs, &half], vec![]);
+        let down = em.node("Floor", &[&up], vec![]);
+        y = em.node("Mul", &[&sign, &down], vec![]);
     }
     em.output_from(out, y, F)
 }
