@@ -28,7 +28,7 @@ pub mod proto {
     }
 }
 
-use emit::{held, tensor_type, Em, Ty, V};
+use emit::{held, tensor_type, Em, In, Ty, V};
 use proto::specification::{
     array_feature_type::ArrayDataType, feature_type, mil_spec, model, ArrayFeatureType, FeatureDescription,
     FeatureType, Model, ModelDescription,
@@ -43,12 +43,25 @@ pub const OPSET: &str = "CoreML8";
 /// Where constants' `blobFileValue`s point, relative to the package's `Data/com.apple.CoreML`.
 pub const WEIGHT_PATH: &str = "@model_path/weights/weight.bin";
 
-/// A graph input or output: its WebNN name and descriptor, and its name in the program.
+/// A graph input or output: its WebNN name and descriptor, and its name, element type and
+/// shape in the program.
 #[derive(Clone, Debug)]
 pub struct Boundary {
     pub name: String,
     pub mil_name: String,
     pub desc: OperandDescriptor,
+    pub ty: Ty,
+    pub shape: Vec<usize>,
+}
+
+/// How a graph is converted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Inputs and outputs as Core ML's `MLMultiArray` can hold them, for running the program:
+    /// uint8 as int32 (the array has no uint8 elements) and 0-D as one element. Without it
+    /// they keep WebNN's types and shapes exactly (0-D inputs still come in as one element:
+    /// MIL functions take no scalars).
+    pub multiarray_io: bool,
 }
 
 /// A converted graph: the model and the contents of its weight file.
@@ -98,22 +111,24 @@ const MANIFEST: &str = r#"{
 }
 "#;
 
-/// The feature description of a boundary value. CoreML's multi-array has no uint8 element
-/// type; uint8 features are described as int32, the nearest type that holds every value.
-fn feature(name: &str, ty: Ty, shape: &[usize]) -> FeatureDescription {
-    let data_type = match ty {
+/// The feature description of a boundary value. Core ML's multi-array has no uint8 element
+/// type: a program with uint8 inputs or outputs loads only when converted with
+/// `Options::multiarray_io`; without it they are described as int32.
+fn feature(b: &Boundary) -> FeatureDescription {
+    let data_type = match b.ty {
         Ty::F32 => ArrayDataType::Float32,
         Ty::F16 => ArrayDataType::Float16,
         Ty::I8 => ArrayDataType::Int8,
         Ty::I32 | Ty::U8 | Ty::Bool => ArrayDataType::Int32,
     };
+    let shape = if b.shape.is_empty() { vec![1] } else { b.shape.iter().map(|&n| n as i64).collect() };
     FeatureDescription {
-        name: name.to_owned(),
+        name: b.mil_name.clone(),
         short_description: String::new(),
         r#type: Some(FeatureType {
             is_optional: false,
             r#type: Some(feature_type::Type::MultiArrayType(ArrayFeatureType {
-                shape: shape.iter().map(|&n| n as i64).collect(),
+                shape,
                 data_type: data_type as i32,
                 ..Default::default()
             })),
@@ -135,8 +150,15 @@ fn unpack_nibbles(dt: DataType, packed: &[u8], elements: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Converts a validated graph.
+/// Converts a validated graph, keeping WebNN's boundary types (`Options::default()`).
 pub fn convert(graph: &Graph) -> Result<CoreMlModel> {
+    convert_with(graph, &Options::default())
+}
+
+/// Converts a validated graph.
+pub fn convert_with(graph: &Graph, options: &Options) -> Result<CoreMlModel> {
+    // The program type of a boundary value of type `ty`.
+    let io_ty = |ty: Ty| if options.multiarray_io && ty == Ty::U8 { Ty::I32 } else { ty };
     if graph.outputs.is_empty() {
         return Err(Error::type_error("the graph has no outputs"));
     }
@@ -150,11 +172,13 @@ pub fn convert(graph: &Graph) -> Result<CoreMlModel> {
         let shape = em.shape(*o)?;
         // Core ML functions take no scalars: a 0-D input comes in as one element.
         let declared = if shape.is_empty() { vec![1] } else { shape.clone() };
-        fn_inputs.push(mil_spec::NamedValueType { name: mil_name.clone(), r#type: Some(tensor_type(ty, &declared)) });
-        let v = V { name: mil_name.clone(), ty, shape: declared };
+        let v = V { name: mil_name.clone(), ty: io_ty(ty), shape: declared.clone() };
+        fn_inputs.push(mil_spec::NamedValueType { name: mil_name.clone(), r#type: Some(tensor_type(v.ty, &v.shape)) });
+        let b = Boundary { name: name.clone(), mil_name, desc: graph.desc(*o).clone(), ty: v.ty, shape: declared };
+        let v = em.cast(&v, ty);
         let v = em.reshape(&v, shape);
         em.set(*o, v);
-        inputs.push(Boundary { name: name.clone(), mil_name, desc: graph.desc(*o).clone() });
+        inputs.push(b);
     }
     for (i, info) in graph.operands.iter().enumerate() {
         if let Source::Constant(data) = &info.source {
@@ -178,15 +202,25 @@ pub fn convert(graph: &Graph) -> Result<CoreMlModel> {
     let mut out_names: Vec<String> = Vec::new();
     for (name, o) in &graph.outputs {
         let mut v = em.v(*o)?;
+        if em.ty(*o)? != v.ty {
+            return Err(Error::operation_error(format!("output {name} has type {:?}", v.ty)));
+        }
+        if options.multiarray_io {
+            v = em.cast(&v, io_ty(v.ty));
+            if v.shape.is_empty() {
+                // expand_dims rather than reshape: coremltools cannot fold a reshape of a
+                // constant scalar.
+                let x = In::V(v.clone());
+                v = em.op("expand_dims", vec![("x", x), ("axes", In::Ints(vec![0]))], v.ty, vec![1]);
+            }
+        }
         // Each function output is a distinct value made by an operation of the block.
         if out_names.contains(&v.name) || fn_inputs.iter().any(|i| i.name == v.name) {
             v = em.unary("identity", &v, vec![]);
         }
-        if em.ty(*o)? != v.ty {
-            return Err(Error::operation_error(format!("output {name} has type {:?}", v.ty)));
-        }
         out_names.push(v.name.clone());
-        outputs.push(Boundary { name: name.clone(), mil_name: v.name, desc: graph.desc(*o).clone() });
+        let desc = graph.desc(*o).clone();
+        outputs.push(Boundary { name: name.clone(), mil_name: v.name, desc, ty: v.ty, shape: v.shape });
     }
     let block = mil_spec::Block { inputs: vec![], outputs: out_names, operations: std::mem::take(&mut em.ops), attributes: Default::default() };
     let function = mil_spec::Function {
@@ -201,14 +235,9 @@ pub fn convert(graph: &Graph) -> Result<CoreMlModel> {
         doc_string: String::new(),
         attributes: Default::default(),
     };
-    let describe = |b: &Boundary| -> Result<FeatureDescription> {
-        let shape: Vec<usize> = b.desc.require_static("a CoreML feature")?.iter().map(|&n| n as usize).collect();
-        let shape = if shape.is_empty() { vec![1] } else { shape };
-        Ok(feature(&b.mil_name, held(b.desc.data_type)?, &shape))
-    };
     let description = ModelDescription {
-        input: inputs.iter().map(describe).collect::<Result<_>>()?,
-        output: outputs.iter().map(describe).collect::<Result<_>>()?,
+        input: inputs.iter().map(feature).collect(),
+        output: outputs.iter().map(feature).collect(),
         ..Default::default()
     };
     let model = Model {

@@ -17,7 +17,7 @@ impl Backend for CoreMlBackend {
         Capabilities::default()
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        let model = crate::convert(graph)?;
+        let model = crate::convert_with(graph, &crate::Options { multiarray_io: true })?;
         executor(model)
     }
 }
@@ -34,7 +34,7 @@ fn executor(model: crate::CoreMlModel) -> Result<Box<dyn Executable>> {
 
 #[cfg(all(feature = "macos-run", target_os = "macos"))]
 mod mac {
-    use crate::emit::{held, Ty};
+    use crate::emit::Ty;
     use crate::{Boundary, CoreMlModel};
     use objc2::rc::Retained;
     use objc2::runtime::{AnyObject, ProtocolObject};
@@ -50,24 +50,21 @@ mod mac {
         Error::operation_error(format!("{what}: {}", e.localizedDescription()))
     }
 
-    /// Core ML's multi-array type and element size for a boundary value.
+    /// Core ML's multi-array type and element size for a boundary value (converted with
+    /// `Options::multiarray_io`, so of a type the array has).
     fn array_type(b: &Boundary) -> Result<(MLMultiArrayDataType, usize)> {
-        match held(b.desc.data_type)? {
+        match b.ty {
             Ty::F32 => Ok((MLMultiArrayDataType::Float32, 4)),
             Ty::F16 => Ok((MLMultiArrayDataType::Float16, 2)),
             Ty::I32 => Ok((MLMultiArrayDataType::Int32, 4)),
             Ty::I8 => Ok((MLMultiArrayDataType::Int8, 1)),
-            Ty::U8 | Ty::Bool => Err(Error::not_supported("Core ML's multi-arrays have no uint8 elements")),
+            Ty::U8 | Ty::Bool => Err(Error::operation_error("a uint8 boundary was not widened")),
         }
     }
 
-    fn shape_of(b: &Boundary) -> Vec<usize> {
-        let s: Vec<usize> = b.desc.max_shape().iter().map(|&n| n as usize).collect();
-        if s.is_empty() {
-            vec![1]
-        } else {
-            s
-        }
+    /// WebNN uint8 data crosses the boundary as int32.
+    fn widened(b: &Boundary) -> bool {
+        b.ty == Ty::I32 && b.desc.data_type == webnn_core::DataType::Uint8
     }
 
     /// A program compiled and loaded by Core ML.
@@ -110,10 +107,14 @@ mod mac {
                     .ok_or_else(|| Error::type_error(format!("input {} is missing", b.name)))?
                     .1;
                 let (dt, size) = array_type(b)?;
-                let shape: Vec<Retained<NSNumber>> =
-                    shape_of(b).iter().map(|&n| NSNumber::new_usize(n)).collect();
+                let shape: Vec<Retained<NSNumber>> = b.shape.iter().map(|&n| NSNumber::new_usize(n)).collect();
+                let bytes: Vec<u8> = if widened(b) {
+                    t.bytes.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect()
+                } else {
+                    t.bytes.clone()
+                };
                 // SAFETY: the array is created contiguous with the input's element count and
-                // type, so its buffer holds exactly `t.bytes`.
+                // type, so its buffer holds exactly `bytes`.
                 let value = unsafe {
                     let array = MLMultiArray::initWithShape_dataType_error(
                         MLMultiArray::alloc(),
@@ -124,7 +125,7 @@ mod mac {
                     let n = array.count() as usize * size;
                     #[allow(deprecated)]
                     let ptr = array.dataPointer().as_ptr() as *mut u8;
-                    std::ptr::copy_nonoverlapping(t.bytes.as_ptr(), ptr, n.min(t.bytes.len()));
+                    std::ptr::copy_nonoverlapping(bytes.as_ptr(), ptr, n.min(bytes.len()));
                     MLFeatureValue::featureValueWithMultiArray(&array)
                 };
                 keys.push(NSString::from_str(&b.mil_name));
@@ -163,6 +164,9 @@ mod mac {
                             rest /= shape[d];
                         }
                         bytes.extend_from_slice(std::slice::from_raw_parts(base.add(offset * size), size));
+                    }
+                    if widened(b) {
+                        bytes = bytes.chunks_exact(4).map(|c| c[0]).collect();
                     }
                     result.push((b.name.clone(), HostTensor { desc: b.desc.clone(), bytes }));
                 }

@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use webnn_core::{Backend, Capabilities, DataType, Error, Executable, Graph, HostTensor, Result, Source};
+use webnn_coreml::Options;
 use webnn_wpt::native::{default_wpt_dir, load_dir};
 use webnn_wpt::{run, Expectations, Selection};
 
@@ -28,6 +29,8 @@ type Record = std::result::Result<(PathBuf, Vec<Value>), String>;
 #[derive(Default)]
 struct State {
     structural: Vec<Record>,
+    /// The graph as built, converted for running (`Options::multiarray_io`).
+    device: Vec<Record>,
     folded: Vec<Record>,
     count: usize,
 }
@@ -58,8 +61,14 @@ fn mil_dtype(dt: DataType) -> &'static str {
 
 /// Converts `graph` and writes its package; with `reference`, each output's expected bytes
 /// too.
-fn record(dir: &Path, state: &RefCell<State>, graph: &Graph, reference: Option<&[(String, HostTensor)]>) -> Record {
-    let model = webnn_coreml::convert(graph).map_err(|e| e.to_string())?;
+fn record(
+    dir: &Path,
+    state: &RefCell<State>,
+    graph: &Graph,
+    options: &Options,
+    reference: Option<&[(String, HostTensor)]>,
+) -> Record {
+    let model = webnn_coreml::convert_with(graph, options).map_err(|e| e.to_string())?;
     let n = {
         let mut s = state.borrow_mut();
         s.count += 1;
@@ -69,8 +78,14 @@ fn record(dir: &Path, state: &RefCell<State>, graph: &Graph, reference: Option<&
     model.write_package(&dir).map_err(|e| e.to_string())?;
     let mut outputs = Vec::new();
     for (i, b) in model.outputs.iter().enumerate() {
-        let shape: Vec<u32> = b.desc.max_shape();
-        let mut out = json!({"name": b.mil_name, "dtype": mil_dtype(b.desc.data_type), "shape": shape});
+        let mut shape: Vec<u32> = b.desc.max_shape();
+        let mut dtype = mil_dtype(b.desc.data_type);
+        // What an MLMultiArray holds: no uint8, no 0-D.
+        if options.multiarray_io {
+            dtype = if dtype == "uint8" { "int32" } else { dtype };
+            shape = if shape.is_empty() { vec![1] } else { shape };
+        }
+        let mut out = json!({"name": b.mil_name, "dtype": dtype, "shape": shape});
         if let Some(tensor) = reference.and_then(|r| r.get(i)) {
             let path = dir.join(format!("reference{i}.bin"));
             std::fs::write(&path, &tensor.1.bytes).map_err(|e| e.to_string())?;
@@ -89,8 +104,10 @@ impl Backend for Recorder {
         Capabilities::default()
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        let r = record(&self.dir, &self.state, graph, None);
+        let r = record(&self.dir, &self.state, graph, &Options::default(), None);
         self.state.borrow_mut().structural.push(r);
+        let r = record(&self.dir, &self.state, graph, &Options { multiarray_io: true }, None);
+        self.state.borrow_mut().device.push(r);
         Ok(Box::new(Folder { dir: self.dir.clone(), state: self.state.clone(), graph: graph.clone() }))
     }
 }
@@ -111,7 +128,7 @@ impl Executable for Folder {
             }
         }
         folded.inputs.clear();
-        let r = record(&self.dir, &self.state, &folded, Some(&reference));
+        let r = record(&self.dir, &self.state, &folded, &Options::default(), Some(&reference));
         self.state.borrow_mut().folded.push(r);
         Err(Error::not_supported("recorded for the coremltools check"))
     }
@@ -166,7 +183,7 @@ fn wpt_graphs_load_in_coremltools() {
 
     let mut manifest = Vec::new();
     for (key, state, _) in &cases {
-        for (tag, records) in [("s", &state.structural), ("v", &state.folded)] {
+        for (tag, records) in [("s", &state.structural), ("d", &state.device), ("v", &state.folded)] {
             for (i, rec) in records.iter().enumerate() {
                 if let Ok((dir, outputs)) = rec {
                     manifest.push(json!({"key": format!("{key}#{tag}{i}"), "package": dir, "outputs": outputs}));
@@ -179,7 +196,7 @@ fn wpt_graphs_load_in_coremltools() {
         checked.get(&format!("{key}#{tag}{i}")).map(String::as_str).unwrap_or("no result")
     };
 
-    let (mut converted, mut loaded, mut matching, mut folded, mut agreeing) = (0, 0, 0, 0, 0);
+    let (mut converted, mut loaded, mut matching, mut device, mut folded, mut agreeing) = (0, 0, 0, 0, 0, 0);
     let mut failures: BTreeMap<String, String> = BTreeMap::new();
     for (key, state, message) in &cases {
         if state.structural.is_empty() {
@@ -204,6 +221,19 @@ fn wpt_graphs_load_in_coremltools() {
         converted += all_converted as usize;
         loaded += (all_converted && all_loaded) as usize;
         matching += why.is_none() as usize;
+        // The same graph converted for running must load as well, with its boundary widened.
+        let mut device_ok = !state.device.is_empty();
+        for (i, rec) in state.device.iter().enumerate() {
+            let r = match rec {
+                Err(e) => format!("not converted: {e}"),
+                Ok(_) => result(key, "d", i).to_owned(),
+            };
+            if r != "ok" {
+                device_ok = false;
+                why.get_or_insert(format!("converted for running: {r}"));
+            }
+        }
+        device += device_ok as usize;
         // The folded programs: values where coremltools folds every output, else nothing to
         // compare (not a failure); a folded program that does not load is one.
         let mut all_folded = !state.folded.is_empty();
@@ -253,7 +283,8 @@ fn wpt_graphs_load_in_coremltools() {
     }
     println!(
         "coreml: {} conformance cases: {converted} converted, {loaded} loaded by coremltools, \
-         {matching} with WebNN's output shapes and types; with constant inputs, {folded} folded \
+         {matching} with WebNN's output shapes and types, {device} also with multi-array inputs and \
+         outputs; with constant inputs, {folded} folded \
          by coremltools, {agreeing} to the cpu backend's values; {} listed",
         cases.len(),
         failures.len()
