@@ -134,7 +134,23 @@ fn dilated(em: &mut Em, kind: OpKind, x: &V, g: &Geometry) -> V {
     }
 }
 
-/// Resizes the two axes moved last; MIL resizes float tensors, so integers go through fp32.
+/// The input index each output index of one axis takes in nearest-neighbor mode: WebNN's
+/// half-pixel mapping, rounding halves up. MIL's resize_nearest_neighbor maps o to
+/// floor(o * in / out), which differs for scales that are not whole (4 to 3: 0, 1, 2
+/// against 0, 1, 3), so nearest-neighbor resampling is a gather of these indices.
+fn nearest_taps(input: usize, output: usize) -> Vec<i32> {
+    let last = input.saturating_sub(1) as f64;
+    (0..output)
+        .map(|o| {
+            let coord = ((o as f64 + 0.5) * input as f64 / output as f64 - 0.5).clamp(0.0, last);
+            (coord - 0.5).ceil().clamp(0.0, last) as i32
+        })
+        .collect()
+}
+
+/// resample2d. Linear mode resizes the two axes moved last with MIL's half-pixel
+/// (`UNALIGN_CORNERS`) bilinear resize, in float32 for integer inputs and rounded back to
+/// nearest; nearest-neighbor mode gathers along each resized axis.
 pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
     let o = &a.options;
     let axes: Vec<usize> = match o.axes.as_deref() {
@@ -142,38 +158,46 @@ pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
         _ => vec![2, 3],
     };
     let x = em.v(a.input)?;
-    let x = if x.ty.is_float() { x } else { em.cast(&x, Ty::F32) };
+    let out_shape = em.shape(out)?;
+    if o.mode == InterpolationMode::NearestNeighbor {
+        let mut y = em.arith(&x);
+        for &axis in &axes {
+            if y.shape[axis] == out_shape[axis] {
+                continue;
+            }
+            let taps = nearest_taps(y.shape[axis], out_shape[axis]);
+            let bytes: Vec<u8> = taps.iter().flat_map(|t| t.to_le_bytes()).collect();
+            let idx = em.constant(Ty::I32, &[taps.len()], &bytes);
+            let mut shape = y.shape.clone();
+            shape[axis] = out_shape[axis];
+            let ty = y.ty;
+            let inputs = vec![("x", In::V(y)), ("indices", In::V(idx)), ("axis", In::Int(axis as i64))];
+            y = em.op("gather", inputs, ty, shape);
+        }
+        return em.bind(out, y);
+    }
+    let integer = !x.ty.is_float();
+    let x = if integer { em.cast(&x, Ty::F32) } else { x };
     let mut perm: Vec<usize> = (0..4).filter(|i| !axes.contains(i)).collect();
     perm.extend(&axes);
     let x = em.transpose(&x, &perm);
-    let out_shape = em.shape(out)?;
-    let mut shape: Vec<usize> = perm.iter().map(|&i| out_shape[i]).collect();
+    let shape: Vec<usize> = perm.iter().map(|&i| out_shape[i]).collect();
     let (h, w) = (shape[2] as i64, shape[3] as i64);
-    shape[2] = h as usize;
     let ty = x.ty;
-    let y = match o.mode {
-        InterpolationMode::NearestNeighbor => em.op(
-            "resize_nearest_neighbor",
-            vec![("x", In::V(x)), ("target_size_height", In::Int(h)), ("target_size_width", In::Int(w))],
-            ty,
-            shape,
-        ),
-        InterpolationMode::Linear => em.op(
-            "resize_bilinear",
-            vec![
-                ("x", In::V(x)),
-                ("target_size_height", In::Int(h)),
-                ("target_size_width", In::Int(w)),
-                ("sampling_mode", In::Str("UNALIGN_CORNERS")),
-            ],
-            ty,
-            shape,
-        ),
-    };
+    let inputs = vec![
+        ("x", In::V(x)),
+        ("target_size_height", In::Int(h)),
+        ("target_size_width", In::Int(w)),
+        ("sampling_mode", In::Str("UNALIGN_CORNERS")),
+    ];
+    let y = em.op("resize_bilinear", inputs, ty, shape);
     let mut inverse = vec![0; 4];
     for (i, &p) in perm.iter().enumerate() {
         inverse[p] = i;
     }
-    let y = em.transpose(&y, &inverse);
+    let mut y = em.transpose(&y, &inverse);
+    if integer {
+        y = em.unary("round", &y, vec![]);
+    }
     em.bind(out, y)
 }
