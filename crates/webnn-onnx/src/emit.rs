@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use webnn_core::{DataType, Dim, Error, Graph, Operand, OperandDescriptor, Result};
 
 /// The ONNX element type a WebNN operand is held in inside the model. int4/uint4 are held
-/// unpacked as int8/uint8: ONNX Runtime has almost no 4-bit kernels, and the boundary
-/// (graph inputs, outputs, constants) packs and unpacks them.
+/// unpacked as int8/uint8 (ONNX Runtime has almost no 4-bit kernels): they are cast from and
+/// to their packed types at the model's boundary.
 pub fn onnx_type(dt: DataType) -> i32 {
     use tensor_proto::DataType as T;
     (match dt {
@@ -61,26 +61,15 @@ pub fn scalar_bytes(dt: DataType, v: f64, i: i128) -> Vec<u8> {
     }
 }
 
-/// int4/uint4 bytes (two per byte, low nibble first) as one sign- or zero-extended byte each.
-pub fn unpack_nibbles(dt: DataType, packed: &[u8], elements: usize) -> Vec<u8> {
-    (0..elements)
-        .map(|i| {
-            let n = (packed.get(i / 2).copied().unwrap_or(0) >> ((i % 2) * 4)) & 0xf;
-            if dt == DataType::Int4 && n >= 8 {
-                n | 0xf0
-            } else {
-                n
-            }
-        })
-        .collect()
-}
-
-/// One byte per element back to two per byte.
-pub fn pack_nibbles(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .chunks(2)
-        .map(|c| (c[0] & 0xf) | (c.get(1).copied().unwrap_or(0) << 4))
-        .collect()
+/// The ONNX element type of a WebNN type at the model's boundary (inputs, outputs,
+/// initializers): int4/uint4 packed two per byte, low nibble first, as WebNN lays them out.
+pub fn boundary_type(dt: DataType) -> i32 {
+    use tensor_proto::DataType as T;
+    match dt {
+        DataType::Int4 => T::Int4 as i32,
+        DataType::Uint4 => T::Uint4 as i32,
+        other => onnx_type(other),
+    }
 }
 
 pub fn attr_i(name: &str, v: i64) -> AttributeProto {
@@ -285,11 +274,16 @@ impl<'g> Em<'g> {
 
     /// An initializer from held-type bytes.
     pub fn tensor(&mut self, dt: DataType, shape: &[i64], bytes: Vec<u8>) -> String {
+        self.initializer(onnx_type(dt), shape, bytes)
+    }
+
+    /// An initializer of ONNX element type `elem_type`.
+    pub fn initializer(&mut self, elem_type: i32, shape: &[i64], bytes: Vec<u8>) -> String {
         let name = self.fresh("c");
         self.initializers.push(TensorProto {
             name: Some(name.clone()),
             dims: shape.to_vec(),
-            data_type: Some(onnx_type(dt)),
+            data_type: Some(elem_type),
             raw_data: Some(bytes),
             ..Default::default()
         });

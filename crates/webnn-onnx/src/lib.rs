@@ -5,8 +5,8 @@
 //! computed in a wider type and cast back. Recurrent ops are expanded into primitives by
 //! `webnn_core::passes` first.
 //!
-//! int4/uint4 values are held unpacked as int8/uint8 inside the model; the model's inputs
-//! and outputs of those types are int8/uint8 tensors (see `Boundary::unpacked`).
+//! int4/uint4 inputs, outputs and constants are ONNX INT4/UINT4 tensors (packed as WebNN
+//! packs them), held as int8/uint8 inside the model.
 
 pub mod emit;
 mod ops;
@@ -17,7 +17,7 @@ pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
 }
 
-use emit::{held, onnx_type, unpack_nibbles, Em};
+use emit::{attr_i, boundary_type, held, onnx_type, Em};
 use proto::{
     tensor_shape_proto::{dimension, Dimension},
     type_proto, GraphProto, ModelProto, OperatorSetIdProto, TensorShapeProto, TypeProto,
@@ -36,13 +36,6 @@ pub struct Boundary {
     pub name: String,
     pub onnx_name: String,
     pub desc: OperandDescriptor,
-}
-
-impl Boundary {
-    /// int4/uint4 cross the model's boundary one value per byte.
-    pub fn unpacked(&self) -> bool {
-        matches!(self.desc.data_type, DataType::Int4 | DataType::Uint4)
-    }
 }
 
 /// The file the model's external initializers refer to (next to the model file).
@@ -123,7 +116,7 @@ fn value_info(name: &str, desc: &OperandDescriptor) -> ValueInfoProto {
         name: Some(name.into()),
         r#type: Some(TypeProto {
             value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(onnx_type(desc.data_type)),
+                elem_type: Some(boundary_type(desc.data_type)),
                 shape: Some(TensorShapeProto { dim }),
             })),
             ..Default::default()
@@ -139,7 +132,15 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     let mut inputs = Vec::new();
     for (i, (name, o)) in graph.inputs.iter().enumerate() {
         let onnx_name = format!("input_{i}");
-        em.set(*o, onnx_name.clone());
+        let held_value = match graph.desc(*o).data_type {
+            dt @ (DataType::Int4 | DataType::Uint4) => em.node(
+                "Cast",
+                &[&onnx_name],
+                vec![attr_i("to", onnx_type(dt) as i64)],
+            ),
+            _ => onnx_name.clone(),
+        };
+        em.set(*o, held_value);
         em.dim_source(&onnx_name, graph.desc(*o));
         inputs.push(Boundary {
             name: name.clone(),
@@ -151,13 +152,12 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
         if let Source::Constant(data) = &info.source {
             let desc = &info.desc;
             let shape = desc.require_static("a constant")?;
-            let elements: usize = shape.iter().map(|&n| n as usize).product();
-            let bytes = match desc.data_type {
-                DataType::Int4 | DataType::Uint4 => unpack_nibbles(desc.data_type, data, elements),
-                _ => data.to_vec(),
-            };
             let dims: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
-            let name = em.tensor(held(desc.data_type), &dims, bytes);
+            let dt = desc.data_type;
+            let mut name = em.initializer(boundary_type(dt), &dims, data.to_vec());
+            if held(dt) != dt {
+                name = em.node("Cast", &[&name], vec![attr_i("to", onnx_type(dt) as i64)]);
+            }
             em.set(webnn_core::Operand::from_raw(0, i as u32), name);
         }
     }
@@ -168,11 +168,19 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     for (i, (name, o)) in graph.outputs.iter().enumerate() {
         let onnx_name = format!("output_{i}");
         let v = em.v(*o)?;
+        let dt = graph.desc(*o).data_type;
+        let (op, attribute) = match dt {
+            DataType::Int4 | DataType::Uint4 => {
+                ("Cast", vec![attr_i("to", boundary_type(dt) as i64)])
+            }
+            _ => ("Identity", vec![]),
+        };
         em.nodes.push(proto::NodeProto {
             input: vec![v],
             output: vec![onnx_name.clone()],
-            name: Some(format!("output_identity_{i}")),
-            op_type: Some("Identity".into()),
+            name: Some(format!("output_{i}_{}", op.to_lowercase())),
+            op_type: Some(op.into()),
+            attribute,
             ..Default::default()
         });
         outputs.push(Boundary {

@@ -1,9 +1,8 @@
-//! The shape of converted models: opset, boundary types (int4 unpacked), external data.
+//! The shape of converted models: opset, boundary types (int4 packed), external data.
 
 use prost::Message;
 use webnn_core::ops::OpOptions;
 use webnn_core::{DataType, GraphBuilder, OperandDescriptor};
-use webnn_onnx::emit::{pack_nibbles, unpack_nibbles};
 use webnn_onnx::proto::{tensor_proto, type_proto, ModelProto};
 use webnn_onnx::{convert, EXTERNAL_DATA_FILE, EXTERNAL_THRESHOLD, OPSET};
 
@@ -65,15 +64,22 @@ fn boundary_types_opset_and_external_data() {
         elem_type(&graph.input[0]),
         tensor_proto::DataType::Float as i32
     );
-    // int4 crosses the boundary one value per byte.
-    assert!(m.inputs[1].unpacked() && m.outputs[2].unpacked());
+    // int4 crosses the boundary packed, as ONNX INT4.
     assert_eq!(
         elem_type(&graph.input[1]),
-        tensor_proto::DataType::Int8 as i32
+        tensor_proto::DataType::Int4 as i32
     );
     assert_eq!(
         elem_type(&graph.output[2]),
-        tensor_proto::DataType::Int8 as i32
+        tensor_proto::DataType::Int4 as i32
+    );
+    let int4_constant = graph
+        .initializer
+        .iter()
+        .find(|t| t.data_type == Some(tensor_proto::DataType::Int4 as i32));
+    assert_eq!(
+        int4_constant.and_then(|t| t.raw_data.clone()),
+        Some(vec![0])
     );
 
     // The large constant is external, 64-byte aligned; the small one inline.
@@ -97,18 +103,6 @@ fn boundary_types_opset_and_external_data() {
     assert_eq!(&m.external_data[offset..offset + length], &big[..]);
     assert!(graph.initializer.iter().all(|t| !t.external_data.is_empty()
         || t.raw_data.as_ref().map_or(0, |r| r.len()) < EXTERNAL_THRESHOLD));
-}
-
-#[test]
-fn nibbles_round_trip() {
-    let packed = [0x7f, 0x80, 0x0c];
-    let signed = unpack_nibbles(DataType::Int4, &packed, 5);
-    assert_eq!(signed, [0xff, 0x07, 0x00, 0xf8, 0xfc]);
-    assert_eq!(
-        unpack_nibbles(DataType::Uint4, &packed, 5),
-        [0x0f, 0x07, 0x00, 0x08, 0x0c]
-    );
-    assert_eq!(pack_nibbles(&signed), packed);
 }
 
 #[test]

@@ -8,15 +8,11 @@ use ort::memory::{Allocator, MemoryInfo};
 use ort::session::IoBinding;
 use ort::value::{DynTensor, DynTensorValueType};
 use webnn_core::{DataType, DimBindings, Error, Executable, HostTensor, OperandDescriptor, Result};
-use webnn_onnx::emit::{pack_nibbles, unpack_nibbles};
 use webnn_onnx::{Boundary, OnnxModel};
 
-/// Bytes of `elements` values as the model holds them (int4/uint4 one per byte).
-fn held_bytes(dt: DataType, elements: usize) -> usize {
-    match dt {
-        DataType::Int4 | DataType::Uint4 => elements,
-        dt => elements * (dt.bits() as usize / 8),
-    }
+/// Bytes of `elements` values of `dt` in memory (int4/uint4 two per byte, as ONNX packs them).
+fn byte_len(dt: DataType, elements: usize) -> usize {
+    dt.byte_length(elements as u64).unwrap_or(u64::MAX) as usize
 }
 
 fn new_tensor(dt: DataType, shape: &[u32]) -> Result<DynTensor> {
@@ -119,22 +115,14 @@ impl Executable for OrtExecutable {
             let shape = t.desc.require_static("a tensor bound to an input")?;
             sizes.bind(&b.name, &b.desc, &shape)?;
             let elements: usize = shape.iter().map(|&n| n as usize).product();
-            let packed = dt.byte_length(elements as u64).unwrap_or(u64::MAX);
-            if t.bytes.len() as u64 != packed {
+            let expected = byte_len(dt, elements);
+            if t.bytes.len() != expected {
                 return Err(Error::type_error(format!(
-                    "input '{}' holds {} bytes, expected {packed}",
+                    "input '{}' holds {} bytes, expected {expected}",
                     b.name,
                     t.bytes.len()
                 )));
             }
-            let unpacked;
-            let bytes: &[u8] = if b.unpacked() {
-                unpacked = unpack_nibbles(dt, &t.bytes, elements);
-                &unpacked
-            } else {
-                &t.bytes
-            };
-            debug_assert_eq!(bytes.len(), held_bytes(dt, elements));
             let tensor = match &mut s.tensor {
                 Some(tensor) => tensor,
                 None => {
@@ -142,7 +130,7 @@ impl Executable for OrtExecutable {
                     fresh.last_mut().expect("just pushed")
                 }
             };
-            write(tensor, bytes);
+            write(tensor, &t.bytes);
             self.binding
                 .bind_input(b.onnx_name.clone(), &*tensor)
                 .map_err(|e| ort_error("binding", e))?;
@@ -162,10 +150,10 @@ impl Executable for OrtExecutable {
         for s in &self.outputs {
             let b = &s.boundary;
             let dt = b.desc.data_type;
-            let (desc, mut bytes) = match &s.tensor {
+            let (desc, bytes) = match &s.tensor {
                 Some(t) => {
                     let elements = b.desc.max_elements() as usize;
-                    (b.desc.clone(), read(t.data_ptr(), held_bytes(dt, elements)))
+                    (b.desc.clone(), read(t.data_ptr(), byte_len(dt, elements)))
                 }
                 None => {
                     let value = run.get(b.onnx_name.as_str()).ok_or_else(|| {
@@ -179,13 +167,10 @@ impl Executable for OrtExecutable {
                     let elements: usize = shape.iter().map(|&n| n as usize).product();
                     (
                         OperandDescriptor::new(dt, &shape),
-                        read(t.data_ptr(), held_bytes(dt, elements)),
+                        read(t.data_ptr(), byte_len(dt, elements)),
                     )
                 }
             };
-            if b.unpacked() {
-                bytes = pack_nibbles(&bytes);
-            }
             results.push((b.name.clone(), HostTensor { desc, bytes }));
         }
         Ok(results)

@@ -172,8 +172,10 @@ pub(crate) fn element_type(dt: DataType) -> TensorElementType {
         DataType::Uint32 => TensorElementType::Uint32,
         DataType::Int64 => TensorElementType::Int64,
         DataType::Uint64 => TensorElementType::Uint64,
-        DataType::Int8 | DataType::Int4 => TensorElementType::Int8,
-        DataType::Uint8 | DataType::Uint4 => TensorElementType::Uint8,
+        DataType::Int8 => TensorElementType::Int8,
+        DataType::Uint8 => TensorElementType::Uint8,
+        DataType::Int4 => TensorElementType::Int4,
+        DataType::Uint4 => TensorElementType::Uint4,
     }
 }
 

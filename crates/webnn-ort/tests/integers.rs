@@ -353,3 +353,37 @@ fn division_overflow_and_by_zero() {
         }
     }
 }
+
+/// int4/uint4 cross the model's boundary packed (ONNX INT4/UINT4): an odd element count
+/// leaves half a byte, inputs and outputs alike.
+#[test]
+fn packed_int4_inputs_and_outputs() {
+    for t in [DataType::Int4, DataType::Uint4] {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", OperandDescriptor::new(t, &[5])).unwrap();
+        let scale = b
+            .constant(
+                OperandDescriptor::new(DataType::Float32, &[1]),
+                0.5f32.to_le_bytes().to_vec(),
+            )
+            .unwrap();
+        let zero = b
+            .constant(OperandDescriptor::new(t, &[1]), vec![0x01])
+            .unwrap();
+        let f = b
+            .dequantize_linear(x, scale, zero, OpOptions::default())
+            .unwrap();
+        let doubled = b.add(f, f, OpOptions::default()).unwrap();
+        let q = b
+            .quantize_linear(doubled, scale, zero, OpOptions::default())
+            .unwrap();
+        let g = b.build(&[("f", f), ("q", q)]).unwrap();
+        let xv = HostTensor {
+            desc: OperandDescriptor::new(t, &[5]),
+            bytes: vec![0x9f, 0x37, 0x0c],
+        };
+        for (got, want) in run_both(&g, &[("x", &xv)]) {
+            assert_eq!(got, want, "{t}");
+        }
+    }
+}
