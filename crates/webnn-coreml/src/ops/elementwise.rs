@@ -9,7 +9,7 @@ pub fn binary(em: &mut Em, kind: OpKind, a: &Binary, out: Operand) -> Result<()>
     let x = em.v(a.a)?;
     let y = em.v(a.b)?;
     let (x, y) = (em.arith(&x), em.arith(&y));
-    let r = em.arith2(mil_name(kind), &x, &y);
+    let r = em.arith2(mil_name(kind)?, &x, &y);
     em.bind(out, r)
 }
 
@@ -22,7 +22,7 @@ pub fn predicate(em: &mut Em, kind: OpKind, a: &Binary, out: Operand) -> Result<
         OpKind::LogicalAnd | OpKind::LogicalOr | OpKind::LogicalXor => (em.cast(&x, Ty::Bool), em.cast(&y, Ty::Bool)),
         _ => (em.arith(&x), em.arith(&y)),
     };
-    let r = em.binary(mil_name(kind), &x, &y, Ty::Bool);
+    let r = em.binary(mil_name(kind)?, &x, &y, Ty::Bool);
     em.bind(out, r)
 }
 
@@ -66,7 +66,7 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
             em.arith2("mul", &x, &h)
         }
         OpKind::Relu if !x.ty.is_float() => em.with_scalar("maximum", &x, 0.0),
-        _ => em.unary(mil_name(kind), &x, vec![]),
+        _ => em.unary(mil_name(kind)?, &x, vec![]),
     };
     em.bind(out, r)
 }

@@ -108,10 +108,11 @@ pub fn lower(em: &mut Em, node: &Node) -> Result<()> {
     }
 }
 
-/// The MIL op of an op kind that maps one to one, for the families that share a lowering.
-fn mil_name(kind: OpKind) -> &'static str {
+/// The MIL op of an op kind that maps one to one, for the families that share a lowering;
+/// a kind routed to a lowering that does not take it is an error, never a default.
+fn mil_name(kind: OpKind) -> Result<&'static str> {
     use OpKind as K;
-    match kind {
+    Ok(match kind {
         K::Add => "add",
         K::Sub => "sub",
         K::Mul => "mul",
@@ -161,12 +162,6 @@ fn mil_name(kind: OpKind) -> &'static str {
         K::AveragePool2d => "avg_pool",
         K::L2Pool2d => "l2_pool",
         K::MaxPool2d => "max_pool",
-        other => unreachable_name(other),
-    }
-}
-
-/// Callers only pass the kinds listed above; any other is a bug in this crate's dispatch.
-fn unreachable_name(kind: OpKind) -> &'static str {
-    debug_assert!(false, "no one-to-one MIL op for {}", kind.name());
-    "unknown_op"
+        other => return Err(Error::operation_error(format!("{} has no one-to-one MIL op", other.name()))),
+    })
 }

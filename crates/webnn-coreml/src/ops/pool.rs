@@ -46,7 +46,7 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
     if kind == OpKind::AveragePool2d {
         inputs.push(("exclude_padding_from_average", In::Bool(true)));
     }
-    let y = em.op(mil_name(kind), inputs, ty, nchw);
+    let y = em.op(mil_name(kind)?, inputs, ty, nchw);
     bind_nchw(em, out, y, o.layout)
 }
 

@@ -45,7 +45,7 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
         let axes = axes.iter().map(|&i| i as i64).collect();
         let inputs =
             vec![("x", In::V(x.clone())), ("axes", In::Ints(axes)), ("keep_dims", In::Bool(a.options.keep_dimensions))];
-        em.op(mil_name(kind), inputs, x.ty, shape)
+        em.op(mil_name(kind)?, inputs, x.ty, shape)
     };
     em.bind(out, r)
 }
@@ -60,7 +60,7 @@ pub fn arg(em: &mut Em, kind: OpKind, a: &ArgMinMax, out: Operand) -> Result<()>
         ("axis", In::Int(axis as i64)),
         ("keep_dims", In::Bool(a.options.keep_dimensions)),
     ];
-    let r = em.op(mil_name(kind), inputs, Ty::I32, shape);
+    let r = em.op(mil_name(kind)?, inputs, Ty::I32, shape);
     em.bind(out, r)
 }
 
