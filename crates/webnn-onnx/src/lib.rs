@@ -2,8 +2,12 @@
 //! runs) with WebNN's exact semantics. Where ONNX differs, ops are decomposed: layouts are
 //! transposed, pooling rounding follows the output size, reductions over no axes reduce
 //! each element alone, indices are clamped, and data types ONNX Runtime's kernels lack are
-//! computed in a wider type and cast back. Recurrent ops are expanded into primitives by
-//! `webnn_core::passes` first.
+//! computed in a wider type and cast back (and where its kernels are wrong: int64
+//! Max/Min/Clip/ReduceMax compare only the low 32 bits, integer ReduceSum/ReduceProd
+//! saturate, integer division traps on MIN / -1). Recurrent ops are expanded into primitives
+//! by `webnn_core::passes` first. Dynamic dimensions become `dim_param`s; sizes an op needs
+//! are read from the inputs' shapes at run time. Constants of 1 KiB and more are external
+//! data.
 //!
 //! int4/uint4 inputs, outputs and constants are ONNX INT4/UINT4 tensors (packed as WebNN
 //! packs them), held as int8/uint8 inside the model.

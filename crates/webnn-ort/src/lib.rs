@@ -1,7 +1,9 @@
 //! webnn-ort: a WebNN backend on ONNX Runtime. `compile` converts the validated graph to an
 //! ONNX model (webnn-onnx), creates the session and its IO binding with every input and
-//! output tensor allocated once; `dispatch` copies the inputs in, runs the binding and copies
-//! the outputs out.
+//! output tensor of static shape allocated once; `dispatch` copies the inputs in, runs the
+//! binding and copies the outputs out. Graphs with bounded dynamic dimensions run at any size
+//! within their bounds: such inputs get tensors of their actual shapes per dispatch and such
+//! outputs are allocated by ONNX Runtime. Sessions share one intra-op thread pool.
 //!
 //! The ONNX Runtime library is loaded at run time from `ORT_DYLIB_PATH` (`scripts/setup.sh`
 //! installs it from the PyPI `onnxruntime` wheel and `scripts/env.sh` sets the variable).
