@@ -58,7 +58,8 @@ pub struct Boundary {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
     /// Inputs and outputs as Core ML's `MLMultiArray` can hold them, for running the program:
-    /// uint8 as int32 (the array has no uint8 elements) and 0-D as one element. Without it
+    /// uint8 and int8 as int32 (the array has no uint8 elements, and int8 ones only from
+    /// specification version 10, iOS 26) and 0-D as one element. Without it
     /// they keep WebNN's types and shapes exactly (0-D inputs still come in as one element:
     /// MIL functions take no scalars).
     pub multiarray_io: bool,
@@ -158,7 +159,7 @@ pub fn convert(graph: &Graph) -> Result<CoreMlModel> {
 /// Converts a validated graph.
 pub fn convert_with(graph: &Graph, options: &Options) -> Result<CoreMlModel> {
     // The program type of a boundary value of type `ty`.
-    let io_ty = |ty: Ty| if options.multiarray_io && ty == Ty::U8 { Ty::I32 } else { ty };
+    let io_ty = |ty: Ty| if options.multiarray_io && matches!(ty, Ty::U8 | Ty::I8) { Ty::I32 } else { ty };
     if graph.outputs.is_empty() {
         return Err(Error::type_error("the graph has no outputs"));
     }

@@ -62,9 +62,11 @@ mod mac {
         }
     }
 
-    /// WebNN uint8 data crosses the boundary as int32.
-    fn widened(b: &Boundary) -> bool {
-        b.ty == Ty::I32 && b.desc.data_type == webnn_core::DataType::Uint8
+    /// WebNN uint8 and int8 data cross the boundary as int32: the data type they widen from.
+    fn widened(b: &Boundary) -> Option<webnn_core::DataType> {
+        use webnn_core::DataType as D;
+        let dt = b.desc.data_type;
+        (b.ty == Ty::I32 && matches!(dt, D::Uint8 | D::Int8)).then_some(dt)
     }
 
     /// A program compiled and loaded by Core ML.
@@ -108,10 +110,10 @@ mod mac {
                     .1;
                 let (dt, size) = array_type(b)?;
                 let shape: Vec<Retained<NSNumber>> = b.shape.iter().map(|&n| NSNumber::new_usize(n)).collect();
-                let bytes: Vec<u8> = if widened(b) {
-                    t.bytes.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect()
-                } else {
-                    t.bytes.clone()
+                let bytes: Vec<u8> = match widened(b) {
+                    Some(webnn_core::DataType::Int8) => t.bytes.iter().flat_map(|&v| (v as i8 as i32).to_le_bytes()).collect(),
+                    Some(_) => t.bytes.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect(),
+                    None => t.bytes.clone(),
                 };
                 // SAFETY: the array is created contiguous with the input's element count and
                 // type, so its buffer holds exactly `bytes`.
@@ -165,7 +167,7 @@ mod mac {
                         }
                         bytes.extend_from_slice(std::slice::from_raw_parts(base.add(offset * size), size));
                     }
-                    if widened(b) {
+                    if widened(b).is_some() {
                         bytes = bytes.chunks_exact(4).map(|c| c[0]).collect();
                     }
                     result.push((b.name.clone(), HostTensor { desc: b.desc.clone(), bytes }));

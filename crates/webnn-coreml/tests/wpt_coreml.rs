@@ -80,9 +80,9 @@ fn record(
     for (i, b) in model.outputs.iter().enumerate() {
         let mut shape: Vec<u32> = b.desc.max_shape();
         let mut dtype = mil_dtype(b.desc.data_type);
-        // What an MLMultiArray holds: no uint8, no 0-D.
+        // What an MLMultiArray holds (specification 9): no uint8 or int8, no 0-D.
         if options.multiarray_io {
-            dtype = if dtype == "uint8" { "int32" } else { dtype };
+            dtype = if dtype == "uint8" || dtype == "int8" { "int32" } else { dtype };
             shape = if shape.is_empty() { vec![1] } else { shape };
         }
         let mut out = json!({"name": b.mil_name, "dtype": dtype, "shape": shape});
