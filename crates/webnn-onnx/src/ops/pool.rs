@@ -123,7 +123,11 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         OpKind::MaxPool2d => "MaxPool",
         other => return Err(crate::ops::misrouted(other)),
     };
-    let y = em.node(op, &[&x], attrs);
+    let mut y = em.node(op, &[&x], attrs.clone());
+    if kind == OpKind::MaxPool2d && ct == F {
+        // ONNX Runtime's MaxPool skips NaN; in WebNN's (and the reference's) maximum it wins.
+        y = nan_wins(em, "MaxPool", &x, &y, attrs);
+    }
     let y = match perm {
         Some((_, back)) => em.node("Transpose", &[&y], vec![attr_ints("perm", &back)]),
         None => y,
@@ -230,4 +234,25 @@ fn wide_int_max_pool(
         y = em.node("BitwiseXor", &[&y, &bit], vec![]);
     }
     Ok(em.cast(&y, ct, dt))
+}
+
+/// `y` with NaN wherever the same `op` (a maximum) over `x`'s NaN flags finds one.
+fn nan_wins(
+    em: &mut Em,
+    op: &str,
+    x: &str,
+    y: &str,
+    attrs: Vec<crate::proto::AttributeProto>,
+) -> String {
+    let flags = em.node("IsNaN", &[x], vec![]);
+    let flags = em.node(
+        "Cast",
+        &[&flags],
+        vec![attr_i("to", crate::emit::onnx_type(F) as i64)],
+    );
+    let any = em.node(op, &[&flags], attrs);
+    let zero = em.scalar(F, 0.0);
+    let found = em.node("Greater", &[&any, &zero], vec![]);
+    let nan = em.scalar(F, f64::NAN);
+    em.node("Where", &[&found, &nan, y], vec![])
 }

@@ -84,6 +84,27 @@ pub fn reduce(em: &mut Em, kind: OpKind, a: &Reduce, out: Operand) -> Result<()>
             em.node("Log", &[&s], vec![])
         }
         OpKind::ReduceLogSumExp => reduce(em, "ReduceLogSumExp", &x),
+        OpKind::ReduceMax | OpKind::ReduceMin if ct == DataType::Float32 => {
+            // ONNX Runtime's ReduceMax/ReduceMin skip NaN; in WebNN's (and the reference's)
+            // maximum and minimum it wins.
+            let op = if kind == OpKind::ReduceMax {
+                "ReduceMax"
+            } else {
+                "ReduceMin"
+            };
+            let y = reduce(em, op, &x);
+            let flags = em.node("IsNaN", &[&x], vec![]);
+            let flags = em.node(
+                "Cast",
+                &[&flags],
+                vec![attr_i("to", crate::emit::onnx_type(ct) as i64)],
+            );
+            let any = reduce(em, "ReduceMax", &flags);
+            let zero = em.scalar(ct, 0.0);
+            let found = em.node("Greater", &[&any, &zero], vec![]);
+            let nan = em.scalar(ct, f64::NAN);
+            em.node("Where", &[&found, &nan, &y], vec![])
+        }
         OpKind::ReduceMax => reduce(em, "ReduceMax", &x),
         OpKind::ReduceMean => reduce(em, "ReduceMean", &x),
         OpKind::ReduceMin => reduce(em, "ReduceMin", &x),
@@ -118,7 +139,28 @@ pub fn arg(em: &mut Em, kind: OpKind, a: &ArgMinMax, out: Operand) -> Result<()>
         attr_i("keepdims", a.options.keep_dimensions as i64),
         attr_i("select_last_index", 0),
     ];
-    let y = em.node(op, &[&x], attrs);
+    let mut y = em.node(op, &[&x], attrs.clone());
+    if ct == DataType::Float32 {
+        // The first NaN is the extreme (ONNX Runtime's choice with NaN depends on the data):
+        // where a lane holds one, take the first index of its NaN flags' maximum.
+        let flags = em.node("IsNaN", &[&x], vec![]);
+        let flags = em.node(
+            "Cast",
+            &[&flags],
+            vec![attr_i("to", crate::emit::onnx_type(ct) as i64)],
+        );
+        let first = em.node("ArgMax", &[&flags], attrs);
+        let axis = em.i64s(&[a.axis as i64]);
+        let keep = a.options.keep_dimensions as i64;
+        let any = em.node(
+            "ReduceMax",
+            &[&flags, &axis],
+            vec![attr_i("keepdims", keep)],
+        );
+        let zero = em.scalar(ct, 0.0);
+        let found = em.node("Greater", &[&any, &zero], vec![]);
+        y = em.node("Where", &[&found, &first, &y], vec![]);
+    }
     em.output_from(out, y, DataType::Int64)
 }
 
