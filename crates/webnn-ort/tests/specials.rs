@@ -129,3 +129,71 @@ fn unary_ops_at_the_edges() {
         }
     }
 }
+
+/// Binary ops, reductions and softmax with infinities, zeros of both signs and NaN.
+#[test]
+fn binary_ops_and_reductions_at_the_edges() {
+    let (nan, inf) = (f64::NAN, f64::INFINITY);
+    let xs = [
+        0.0, -0.0, inf, -inf, nan, 2.0, -8.0, 1e30, 0.0, 3.0, -inf, 1.0,
+    ];
+    let ys = [
+        0.0, 0.0, inf, 1.0, 2.0, -1.0, 0.5, 1e30, -0.0, inf, -inf, nan,
+    ];
+    for t in [DataType::Float32, DataType::Float16] {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", OperandDescriptor::new(t, &[3, 4])).unwrap();
+        let y = b.input("y", OperandDescriptor::new(t, &[3, 4])).unwrap();
+        let o = OpOptions::default;
+        let rows = || ReduceOptions {
+            axes: Some(vec![1]),
+            ..Default::default()
+        };
+        let outs = vec![
+            ("add", b.add(x, y, o()).unwrap()),
+            ("sub", b.sub(x, y, o()).unwrap()),
+            ("mul", b.mul(x, y, o()).unwrap()),
+            ("div", b.div(x, y, o()).unwrap()),
+            ("pow", b.pow(x, y, o()).unwrap()),
+            ("max", b.max(x, y, o()).unwrap()),
+            ("min", b.min(x, y, o()).unwrap()),
+            ("equal", b.equal(x, y, o()).unwrap()),
+            ("greater", b.greater(x, y, o()).unwrap()),
+            ("reduceSum", b.reduce_sum(x, rows()).unwrap()),
+            ("reduceMean", b.reduce_mean(x, rows()).unwrap()),
+            ("reduceProduct", b.reduce_product(x, rows()).unwrap()),
+            ("reduceL1", b.reduce_l1(x, rows()).unwrap()),
+            ("reduceL2", b.reduce_l2(x, rows()).unwrap()),
+            ("reduceLogSumExp", b.reduce_log_sum_exp(x, rows()).unwrap()),
+            ("reduceLogSum", b.reduce_log_sum(x, rows()).unwrap()),
+            ("reduceSumSquare", b.reduce_sum_square(x, rows()).unwrap()),
+            ("softmax", b.softmax(x, 1, o()).unwrap()),
+            (
+                "cumulativeSum",
+                b.cumulative_sum(x, 1, CumulativeSumOptions::default())
+                    .unwrap(),
+            ),
+        ];
+        let g = b.build(&outs).unwrap();
+        let bytes = |v: &[f64]| -> Vec<u8> {
+            match t {
+                DataType::Float32 => v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect(),
+                _ => v
+                    .iter()
+                    .flat_map(|x| half::f16::from_f64(*x).to_le_bytes())
+                    .collect(),
+            }
+        };
+        let (xv, yv) = (
+            tensor_of(t, &[3, 4], bytes(&xs)),
+            tensor_of(t, &[3, 4], bytes(&ys)),
+        );
+        let mut failures = Vec::new();
+        for ((name, _), (got, want)) in outs.iter().zip(run_both(&g, &[("x", &xv), ("y", &yv)])) {
+            if let Some(why) = mismatch(&got, &want, 0) {
+                failures.push(format!("{name} {t}: {why}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+}
