@@ -12,6 +12,7 @@
 pub mod emit;
 mod ops;
 pub mod run;
+pub use run::CoreMlBackend;
 pub mod weights;
 
 /// The CoreML protobuf types (generated from `proto/`).

@@ -2,7 +2,7 @@
 //! platforms; elsewhere, and without the feature, the backend converts every graph it is
 //! given and reports NotSupportedError instead of an executable.
 
-use webnn_core::{Backend, Capabilities, Executable, Graph, Result};
+use webnn_core::{Backend, Capabilities, DataTypeSet, Executable, Graph, OpKind, Result};
 
 /// The Core ML backend: converts in `compile` and, on macOS with `macos-run`, loads the
 /// program there once; `dispatch` runs a prediction.
@@ -13,8 +13,19 @@ impl Backend for CoreMlBackend {
     fn name(&self) -> &'static str {
         "coreml"
     }
+    /// Core ML's tensor types: no int64, uint64 or uint32; int4/uint4 only as dequantizeLinear's
+    /// constant input and zero point (they are widened to int8/uint8 there).
     fn capabilities(&self) -> Capabilities {
-        Capabilities::default()
+        let four_bit = DataTypeSet::I4.union(DataTypeSet::U4);
+        Capabilities {
+            data_types: DataTypeSet::FLOAT
+                .union(DataTypeSet::I32)
+                .union(DataTypeSet::I8)
+                .union(DataTypeSet::U8)
+                .union(four_bit),
+            unsupported: vec![(OpKind::QuantizeLinear, "zeroPoint", four_bit), (OpKind::QuantizeLinear, "output", four_bit)],
+            ..Capabilities::default()
+        }
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         let model = crate::convert_with(graph, &crate::Options { multiarray_io: true })?;
