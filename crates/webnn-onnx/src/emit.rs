@@ -149,19 +149,9 @@ impl<'g> Em<'g> {
     pub fn set(&mut self, o: Operand, name: String) {
         self.values[o.index()] = Some(name);
     }
-    pub fn desc(&self, o: Operand) -> &OperandDescriptor {
-        self.g.desc(o)
-    }
     pub fn dt(&self, o: Operand) -> DataType {
         self.g.desc(o).data_type
     }
-    /// The static shape of `o`, or a NotSupportedError where a lowering needs every size.
-    pub fn shape(&self, o: Operand) -> Result<Vec<u32>> {
-        self.g
-            .desc(o)
-            .require_static("an operand of the ONNX backend")
-    }
-
     pub fn dims(&self, o: Operand) -> Vec<Dim> {
         self.g.desc(o).shape.clone()
     }
@@ -314,7 +304,7 @@ impl<'g> Em<'g> {
     }
 
     /// `v` as an ONNX double (a type WebNN lacks, used for exact intermediate values).
-    pub fn to_f64(&mut self, v: &str) -> String {
+    pub fn as_f64(&mut self, v: &str) -> String {
         self.node(
             "Cast",
             &[v],

@@ -12,7 +12,7 @@
 //! int4/uint4 inputs, outputs and constants are ONNX INT4/UINT4 tensors (packed as WebNN
 //! packs them), held as int8/uint8 inside the model.
 
-pub mod emit;
+mod emit;
 mod ops;
 
 /// The ONNX protobuf types (generated from `proto/onnx.proto`).

@@ -33,7 +33,7 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
             // ONNX Runtime's float Sigmoid is an approximation (about 200 ULP off near
             // 0.0025); 1 / (1 + exp(-x)) in doubles rounds once.
             let x = em.v(a.input)?;
-            let x = em.to_f64(&x);
+            let x = em.as_f64(&x);
             let n = em.node("Neg", &[&x], vec![]);
             let e = em.node("Exp", &[&n], vec![]);
             let one = em.f64_scalar(1.0);

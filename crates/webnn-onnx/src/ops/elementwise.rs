@@ -258,7 +258,7 @@ pub fn cast(em: &mut Em, a: &Cast, out: webnn_core::Operand) -> Result<()> {
     if !from.is_float() || to.is_float() {
         return em.output_from(out, x, held(from));
     }
-    let xd = em.to_f64(&x);
+    let xd = em.as_f64(&x);
     let zero = em.f64_scalar(0.0);
     let nan = em.node("IsNaN", &[&xd], vec![]);
     let xd0 = em.node("Where", &[&nan, &zero, &xd], vec![]);

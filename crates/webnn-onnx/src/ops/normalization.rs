@@ -16,7 +16,7 @@ fn epsilon(dt: DataType, eps: f64) -> f64 {
 /// A 1-D per-feature operand reshaped to broadcast along `axis` of a rank-`rank` input.
 fn along(em: &mut Em, o: Operand, axis: usize, rank: usize) -> Result<String> {
     let v = em.v(o)?;
-    let v = em.to_f64(&v);
+    let v = em.as_f64(&v);
     let shape: Vec<i64> = (0..rank).map(|i| if i == axis { -1 } else { 1 }).collect();
     let shape = em.i64s(&shape);
     Ok(em.node("Reshape", &[&v, &shape], vec![]))
@@ -69,7 +69,7 @@ pub fn batch_normalization(em: &mut Em, a: &BatchNormalization, out: Operand) ->
     let rank = em.rank(a.input);
     let axis = o.axis as usize;
     let x = em.v(a.input)?;
-    let x = em.to_f64(&x);
+    let x = em.as_f64(&x);
     let mean = along(em, a.mean, axis, rank)?;
     let var = along(em, a.variance, axis, rank)?;
     let scale = o.scale.map(|s| along(em, s, axis, rank)).transpose()?;
@@ -92,7 +92,7 @@ pub fn instance_normalization(em: &mut Em, a: &InstanceNormalization, out: Opera
         InputLayout::Nhwc => (3, [1i64, 2]),
     };
     let x = em.v(a.input)?;
-    let x = em.to_f64(&x);
+    let x = em.as_f64(&x);
     let (m, var) = moments(em, &x, &spatial);
     let scale = o.scale.map(|s| along(em, s, channel, 4)).transpose()?;
     let bias = o.bias.map(|b| along(em, b, channel, 4)).transpose()?;
@@ -131,7 +131,7 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
     let param = |em: &mut Em, p: Option<Operand>| -> Result<Option<String>> {
         let Some(p) = p else { return Ok(None) };
         let v = em.v(p)?;
-        let mut v = em.to_f64(&v);
+        let mut v = em.as_f64(&v);
         if order.iter().enumerate().any(|(i, &j)| i != j) {
             let perm: Vec<i64> = order.iter().map(|&j| j as i64).collect();
             v = em.node("Transpose", &[&v], vec![attr_ints("perm", &perm)]);
@@ -142,7 +142,7 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
     let scale = param(em, o.scale)?;
     let bias = param(em, o.bias)?;
     let x = em.v(a.input)?;
-    let x = em.to_f64(&x);
+    let x = em.as_f64(&x);
     let axes_i: Vec<i64> = axes.iter().map(|&x| x as i64).collect();
     let (m, var) = moments(em, &x, &axes_i);
     finish(

@@ -55,7 +55,7 @@ fn blocks(em: &mut Em, v: &str, small: &[Dim], shape: &[Dim]) -> Result<String> 
 fn param_f64(em: &mut Em, o: Operand, shape: &[Dim]) -> Result<String> {
     let v = em.v(o)?;
     let small = em.dims(o);
-    let d = em.to_f64(&v);
+    let d = em.as_f64(&v);
     blocks(em, &d, &small, shape)
 }
 
@@ -63,7 +63,7 @@ fn param_f64(em: &mut Em, o: Operand, shape: &[Dim]) -> Result<String> {
 pub fn quantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
     let shape = em.dims(a.input);
     let x = em.v(a.input)?;
-    let x = em.to_f64(&x);
+    let x = em.as_f64(&x);
     let s = param_f64(em, a.scale, &shape)?;
     let z = param_f64(em, a.zero_point, &shape)?;
     let q = em.node("Div", &[&x, &s], vec![]);
@@ -93,7 +93,7 @@ pub fn dequantize(em: &mut Em, a: &QuantizeLinear, out: Operand) -> Result<()> {
     let zs = em.dims(a.zero_point);
     let z = blocks(em, &zv, &zs, &shape)?;
     let d = em.node("Sub", &[&x, &z], vec![]);
-    let d = em.to_f64(&d);
+    let d = em.as_f64(&d);
     let s = param_f64(em, a.scale, &shape)?;
     let y = em.node("Mul", &[&d, &s], vec![]);
     let dt = em.dt(out);
