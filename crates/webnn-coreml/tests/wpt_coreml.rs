@@ -166,7 +166,8 @@ fn check_with_coremltools(manifest: &[Value], work: &Path) -> BTreeMap<String, S
 #[test]
 fn wpt_graphs_load_in_coremltools() {
     let files = load_dir(&default_wpt_dir()).unwrap_or_else(|e| panic!("{e}"));
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("webnn-coreml-wpt");
+    // One directory per run: test runs may share the target directory.
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("webnn-coreml-wpt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
     let recorder = Recorder { dir: work.clone(), state: Rc::default() };
@@ -289,5 +290,11 @@ fn wpt_graphs_load_in_coremltools() {
         cases.len(),
         failures.len()
     );
-    assert!(problems.is_empty(), "the coremltools check does not match {}", expected_path.display());
+    assert!(
+        problems.is_empty(),
+        "the coremltools check does not match {} (programs kept in {})",
+        expected_path.display(),
+        work.display()
+    );
+    std::fs::remove_dir_all(&work).unwrap();
 }
