@@ -22,8 +22,8 @@ pub use executable::OrtExecutable;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Provider {
     Cpu,
-    /// ONNX Runtime's TensorRT execution provider (NVIDIA GPUs), falling back to the CPU for
-    /// what TensorRT does not take.
+    /// ONNX Runtime's TensorRT execution provider (NVIDIA GPUs), falling back to CUDA and
+    /// then the CPU for what TensorRT does not take.
     #[cfg(feature = "tensorrt")]
     TensorRt,
 }
@@ -121,8 +121,12 @@ impl OrtBackend {
         let mut b = match self.provider {
             Provider::Cpu => b,
             #[cfg(feature = "tensorrt")]
+            // CUDA takes what TensorRT does not, where this ONNX Runtime has it; the CPU the rest.
             Provider::TensorRt => b
-                .with_execution_providers([ort::ep::TensorRT::default().build().error_on_failure()])
+                .with_execution_providers([
+                    ort::ep::TensorRT::default().build().error_on_failure(),
+                    ort::ep::CUDA::default().build(),
+                ])
                 .map_err(|e| {
                     Error::not_supported(format!(
                         "the TensorRT execution provider is unavailable: {e}"
