@@ -2,7 +2,8 @@
 operation through its type inference (and checks it against the type the program declares),
 and compares the inferred output types and shapes with the expected ones. Where an output
 comes with a reference (a program whose inputs are constants), the value coremltools folds
-it to (its numpy constant propagation) is compared with the reference too.
+it to (its numpy constant propagation, with `mil_numpy` supplying the ops it cannot fold) is
+compared with the reference too.
 
     python3 check_programs.py MANIFEST RESULTS
 
@@ -28,7 +29,11 @@ from coremltools import proto  # noqa: E402
 from coremltools.converters.mil.frontend.milproto import load as milproto  # noqa: E402
 from coremltools.converters.mil.mil import types  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mil_numpy  # noqa: E402
+
 sys.stderr = _stderr
+mil_numpy.install()
 
 
 def check(entry):
