@@ -1,6 +1,9 @@
 //! Every WPT conformance graph converted to a CoreML program and loaded back by coremltools'
 //! MIL protobuf loader (`check_programs.py`), whose type inference must succeed and give each
-//! output WebNN's shape and data type. Cases that do not get there are listed in
+//! output WebNN's shape and data type, converted as it is and for running
+//! (`Options::multiarray_io`). The graph with its inputs made constants is converted too: the
+//! values coremltools folds its outputs to must agree with the cpu backend's. Cases that do
+//! not get there are listed in
 //! `expected/wpt.txt` with a reason; the test fails on an unlisted failure and on a listed
 //! case that passes, so the list only shrinks.
 //!
