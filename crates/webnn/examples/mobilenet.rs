@@ -1,7 +1,7 @@
 //! MobileNetV2 (seeded weights) through the `webnn` object model on every backend this build
 //! has: the reference cpu interpreter, wgpu, and ONNX Runtime with `--features ort`.
 //!
-//!     cargo run --release -p webnn --example mobilenet --features ort [runs]
+//!     cargo run --release -p webnn --example mobilenet --features ort,coreml [runs]
 
 use std::time::Instant;
 use webnn::{BackendKind, ContextOptions, Ml, TensorDescriptor};
@@ -14,6 +14,9 @@ fn main() -> Result<(), webnn::Error> {
     if cfg!(feature = "ort") {
         kinds.push(BackendKind::Ort);
     }
+    if cfg!(feature = "coreml") {
+        kinds.push(BackendKind::CoreMl);
+    }
     let mut reference: Option<Vec<f32>> = None;
     for kind in kinds {
         let options = ContextOptions { backend: Some(kind), ..Default::default() };
@@ -25,7 +28,13 @@ fn main() -> Result<(), webnn::Error> {
             }
         };
         let t0 = Instant::now();
-        let compiled = pollster::block_on(ctx.compile(&graph))?;
+        let compiled = match pollster::block_on(ctx.compile(&graph)) {
+            Ok(g) => g,
+            Err(e) => {
+                println!("{:<12} cannot run here: {e}", kind.name());
+                continue;
+            }
+        };
         let compile_ms = t0.elapsed().as_secs_f64() * 1e3;
         let (in_name, in_desc) = compiled.inputs()[0].clone();
         let input = ctx.create_tensor(TensorDescriptor::new(in_desc, false, true))?;

@@ -54,6 +54,9 @@ pub enum BackendKind {
     Wgpu,
     /// ONNX Runtime (feature `ort`, native targets).
     Ort,
+    /// CoreML (feature `coreml`; graphs run on macOS, elsewhere building reports
+    /// NotSupportedError after converting).
+    CoreMl,
 }
 
 impl BackendKind {
@@ -62,6 +65,7 @@ impl BackendKind {
             BackendKind::Cpu => "cpu",
             BackendKind::Wgpu => "webgpu",
             BackendKind::Ort => "onnxruntime",
+            BackendKind::CoreMl => "coreml",
         }
     }
 }
@@ -91,6 +95,8 @@ pub(crate) enum Engine {
     Wgpu(WgpuBackend),
     #[cfg(feature = "ort")]
     Ort(webnn_ort::OrtBackend),
+    #[cfg(feature = "coreml")]
+    CoreMl(webnn_coreml::CoreMlBackend),
 }
 
 const HAS_ORT: bool = cfg!(feature = "ort");
@@ -135,6 +141,12 @@ impl Context {
             (BackendKind::Ort, _) => {
                 return Err(Error::not_supported("createContext: built without ONNX Runtime (feature ort)"))
             }
+            #[cfg(feature = "coreml")]
+            (BackendKind::CoreMl, _) => Engine::CoreMl(webnn_coreml::CoreMlBackend),
+            #[cfg(not(feature = "coreml"))]
+            (BackendKind::CoreMl, _) => {
+                return Err(Error::not_supported("createContext: built without CoreML (feature coreml)"))
+            }
             (BackendKind::Cpu, _) => Engine::Cpu(CpuBackend),
         };
         let ctx = Context::with_engine(engine);
@@ -158,6 +170,8 @@ impl Context {
             Engine::Wgpu(_) => BackendKind::Wgpu,
             #[cfg(feature = "ort")]
             Engine::Ort(_) => BackendKind::Ort,
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(_) => BackendKind::CoreMl,
         };
         Context(Rc::new(ContextInner {
             id: next_id(),
@@ -182,6 +196,8 @@ impl Context {
             Engine::Wgpu(b) => format!("{} ({:?})", b.gpu().info.name, b.gpu().info.backend),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => format!("ONNX Runtime, {:?} provider", b.provider()),
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(_) => "CoreML".into(),
         }
     }
 
@@ -192,6 +208,8 @@ impl Context {
             Engine::Wgpu(b) => b.gpu().info.device_type != wgpu::DeviceType::Cpu,
             #[cfg(feature = "ort")]
             Engine::Ort(_) => false,
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(_) => false,
         }
     }
 
@@ -206,6 +224,8 @@ impl Context {
             Engine::Wgpu(b) => b.dynamic_dimensions(),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => b.dynamic_dimensions(),
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(b) => b.dynamic_dimensions(),
         }
     }
 
@@ -241,6 +261,8 @@ impl Context {
             Engine::Wgpu(b) => b.capabilities(),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => b.capabilities(),
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(b) => b.capabilities(),
         };
         op_support_limits(&caps)
     }
@@ -260,6 +282,8 @@ impl Context {
             Engine::Wgpu(b) => Compiled::Wgpu(b.compile_graph_async(graph).await?),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => Compiled::Host(b.compile(graph)?),
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(b) => Compiled::Host(b.compile(graph)?),
         };
         let g = Graph::new(self, graph, compiled);
         let mut graphs = self.0.graphs.borrow_mut();

@@ -15,7 +15,7 @@ pub(crate) enum Compiled {
     Cpu(CpuGraph),
     Wgpu(WgpuGraph),
     /// A backend that computes on host tensors (ONNX Runtime).
-    #[cfg_attr(not(feature = "ort"), allow(dead_code))]
+    #[cfg_attr(not(any(feature = "ort", feature = "coreml")), allow(dead_code))]
     Host(Box<dyn webnn_core::Executable>),
 }
 

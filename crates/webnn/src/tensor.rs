@@ -55,6 +55,8 @@ impl Tensor {
         let storage = match ctx.engine() {
             #[cfg(feature = "ort")]
             Engine::Ort(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
+            #[cfg(feature = "coreml")]
+            Engine::CoreMl(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
             Engine::Cpu(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
             Engine::Wgpu(b) => {
                 let t = b.create_tensor(desc.desc.clone())?;
