@@ -176,6 +176,8 @@ const BLOB_MIN_ELEMENTS: usize = 10;
 /// Builds the operation list of one function.
 pub struct Em<'g> {
     pub g: &'g Graph,
+    /// float32 operands are computed in float16 (`Options::float16`).
+    pub float16: bool,
     pub ops: Vec<Operation>,
     pub weights: Weights,
     values: Vec<Option<V>>,
@@ -184,7 +186,7 @@ pub struct Em<'g> {
 
 impl<'g> Em<'g> {
     pub fn new(g: &'g Graph) -> Em<'g> {
-        Em { g, ops: Vec::new(), weights: Weights::new(), values: vec![None; g.operands.len()], counter: 0 }
+        Em { g, float16: false, ops: Vec::new(), weights: Weights::new(), values: vec![None; g.operands.len()], counter: 0 }
     }
 
     pub fn fresh(&mut self, hint: &str) -> String {
@@ -212,7 +214,15 @@ impl<'g> Em<'g> {
 
     /// The program type of a WebNN operand.
     pub fn ty(&self, o: Operand) -> Result<Ty> {
-        held(self.g.desc(o).data_type)
+        self.held(self.g.desc(o).data_type)
+    }
+
+    /// The type values of a WebNN type are computed in.
+    pub fn held(&self, dt: DataType) -> Result<Ty> {
+        match dt {
+            DataType::Float32 if self.float16 => Ok(Ty::F16),
+            _ => held(dt),
+        }
     }
 
     /// Appends an operation with outputs of the given types and returns them.

@@ -64,6 +64,10 @@ pub struct Options {
     /// they keep WebNN's types and shapes exactly (0-D inputs still come in as one element:
     /// MIL functions take no scalars).
     pub multiarray_io: bool,
+    /// float32 computed in float16, as Core ML's Neural Engine runs: float32 constants are
+    /// stored as float16 and float32 inputs and outputs are cast at the boundary, where they
+    /// stay float32.
+    pub float16: bool,
 }
 
 /// A converted graph: the model and the contents of its weight file.
@@ -166,6 +170,7 @@ pub fn convert_with(graph: &Graph, options: &Options) -> Result<CoreMlModel> {
     }
     let graph = passes::expand(graph, &|_| true)?;
     let mut em = Em::new(&graph);
+    em.float16 = options.float16;
     let mut inputs = Vec::new();
     let mut fn_inputs = Vec::new();
     for (i, (name, o)) in graph.inputs.iter().enumerate() {
@@ -174,7 +179,8 @@ pub fn convert_with(graph: &Graph, options: &Options) -> Result<CoreMlModel> {
         let shape = em.shape(*o)?;
         // Core ML functions take no scalars: a 0-D input comes in as one element.
         let declared = if shape.is_empty() { vec![1] } else { shape.clone() };
-        let v = V { name: mil_name.clone(), ty: io_ty(ty), shape: declared.clone() };
+        let exact = held(graph.desc(*o).data_type)?;
+        let v = V { name: mil_name.clone(), ty: io_ty(exact), shape: declared.clone() };
         fn_inputs.push(mil_spec::NamedValueType { name: mil_name.clone(), r#type: Some(tensor_type(v.ty, &v.shape)) });
         let b = Boundary { name: name.clone(), mil_name, desc: graph.desc(*o).clone(), ty: v.ty, shape: declared };
         let v = em.cast(&v, ty);
@@ -191,6 +197,12 @@ pub fn convert_with(graph: &Graph, options: &Options) -> Result<CoreMlModel> {
             let (ty, bytes) = match dt {
                 DataType::Int4 => (Ty::I8, unpack_nibbles(dt, data, elements)),
                 DataType::Uint4 => (Ty::U8, unpack_nibbles(dt, data, elements)),
+                DataType::Float32 if options.float16 => {
+                    let halves = data.chunks_exact(4).flat_map(|c| {
+                        half::f16::from_f32(f32::from_le_bytes([c[0], c[1], c[2], c[3]])).to_le_bytes()
+                    });
+                    (Ty::F16, halves.collect())
+                }
                 _ => (held(dt)?, data.to_vec()),
             };
             let v = em.constant(ty, &shape, &bytes);
@@ -207,6 +219,7 @@ pub fn convert_with(graph: &Graph, options: &Options) -> Result<CoreMlModel> {
         if em.ty(*o)? != v.ty {
             return Err(Error::operation_error(format!("output {name} has type {:?}", v.ty)));
         }
+        v = em.cast(&v, held(graph.desc(*o).data_type)?);
         if options.multiarray_io {
             v = em.cast(&v, io_ty(v.ty));
             if v.shape.is_empty() {

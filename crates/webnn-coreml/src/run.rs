@@ -28,7 +28,7 @@ impl Backend for CoreMlBackend {
         }
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        let model = crate::convert_with(graph, &crate::Options { multiarray_io: true })?;
+        let model = crate::convert_with(graph, &crate::Options { multiarray_io: true, ..Default::default() })?;
         executor(model)
     }
 }

@@ -70,9 +70,26 @@ fn multiarray_io_widens_narrow_integers_and_scalars() {
     let exact = convert(&g).unwrap();
     assert_eq!((exact.inputs[0].ty, exact.inputs[0].shape.clone()), (Ty::U8, vec![1]));
     assert_eq!((exact.outputs[0].ty, exact.outputs[0].shape.clone()), (Ty::U8, vec![]));
-    let io = convert_with(&g, &Options { multiarray_io: true }).unwrap();
+    let io = convert_with(&g, &Options { multiarray_io: true, ..Options::default() }).unwrap();
     assert_eq!((io.inputs[0].ty, io.inputs[0].shape.clone()), (Ty::I32, vec![1]));
     assert_eq!((io.outputs[0].ty, io.outputs[0].shape.clone()), (Ty::I32, vec![1]));
+}
+
+#[test]
+fn float16_computes_float32_in_half_precision() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::new(DataType::Float32, &[16])).unwrap();
+    let data: Vec<u8> = (0..16).flat_map(|i| (i as f32 * 0.5).to_le_bytes()).collect();
+    let w = b.constant(OperandDescriptor::new(DataType::Float32, &[16]), data).unwrap();
+    let y = b.mul(x, w, OpOptions::default()).unwrap();
+    let g = b.build(&[("y", y)]).unwrap();
+    let m = convert_with(&g, &Options { float16: true, ..Options::default() }).unwrap();
+    assert_eq!((m.inputs[0].ty, m.outputs[0].ty), (Ty::F32, Ty::F32));
+    let halves: Vec<u8> = (0..16).flat_map(|i| half::f16::from_f32(i as f32 * 0.5).to_le_bytes()).collect();
+    assert_eq!(&m.weights[128..128 + 32], &halves[..]);
+    let block = &program(&m.model).functions["main"].block_specializations[OPSET];
+    let kinds: Vec<&str> = block.operations.iter().map(|op| op.r#type.as_str()).collect();
+    assert_eq!(kinds, ["cast", "const", "mul", "cast"]);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Every WPT conformance graph converted to a CoreML program and loaded back by coremltools'
 //! MIL protobuf loader (`check_programs.py`), whose type inference must succeed and give each
-//! output WebNN's shape and data type, converted as it is and for running
-//! (`Options::multiarray_io`). The graph with its inputs made constants is converted too: the
+//! output WebNN's shape and data type, converted as it is, for running
+//! (`Options::multiarray_io`) and computing float32 in float16 (`Options::float16`). The graph with its inputs made constants is converted too: the
 //! values coremltools folds its outputs to must agree with the cpu backend's. Cases that do
 //! not get there are listed in
 //! `expected/wpt.txt` with a reason; the test fails on an unlisted failure and on a listed
@@ -34,6 +34,8 @@ struct State {
     structural: Vec<Record>,
     /// The graph as built, converted for running (`Options::multiarray_io`).
     device: Vec<Record>,
+    /// The graph as built, float32 computed in float16 (`Options::float16`).
+    half: Vec<Record>,
     folded: Vec<Record>,
     count: usize,
 }
@@ -109,8 +111,10 @@ impl Backend for Recorder {
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         let r = record(&self.dir, &self.state, graph, &Options::default(), None);
         self.state.borrow_mut().structural.push(r);
-        let r = record(&self.dir, &self.state, graph, &Options { multiarray_io: true }, None);
+        let r = record(&self.dir, &self.state, graph, &Options { multiarray_io: true, ..Options::default() }, None);
         self.state.borrow_mut().device.push(r);
+        let r = record(&self.dir, &self.state, graph, &Options { float16: true, ..Options::default() }, None);
+        self.state.borrow_mut().half.push(r);
         Ok(Box::new(Folder { dir: self.dir.clone(), state: self.state.clone(), graph: graph.clone() }))
     }
 }
@@ -187,7 +191,8 @@ fn wpt_graphs_load_in_coremltools() {
 
     let mut manifest = Vec::new();
     for (key, state, _) in &cases {
-        for (tag, records) in [("s", &state.structural), ("d", &state.device), ("v", &state.folded)] {
+        let variants = [("s", &state.structural), ("d", &state.device), ("h", &state.half), ("v", &state.folded)];
+        for (tag, records) in variants {
             for (i, rec) in records.iter().enumerate() {
                 if let Ok((dir, outputs)) = rec {
                     manifest.push(json!({"key": format!("{key}#{tag}{i}"), "package": dir, "outputs": outputs}));
@@ -200,7 +205,8 @@ fn wpt_graphs_load_in_coremltools() {
         checked.get(&format!("{key}#{tag}{i}")).map(String::as_str).unwrap_or("no result")
     };
 
-    let (mut converted, mut loaded, mut matching, mut device, mut folded, mut agreeing) = (0, 0, 0, 0, 0, 0);
+    let (mut converted, mut loaded, mut matching, mut device, mut half) = (0, 0, 0, 0, 0);
+    let (mut folded, mut agreeing) = (0, 0);
     let mut failures: BTreeMap<String, String> = BTreeMap::new();
     for (key, state, message) in &cases {
         if state.structural.is_empty() {
@@ -238,6 +244,18 @@ fn wpt_graphs_load_in_coremltools() {
             }
         }
         device += device_ok as usize;
+        let mut half_ok = !state.half.is_empty();
+        for (i, rec) in state.half.iter().enumerate() {
+            let r = match rec {
+                Err(e) => format!("not converted: {e}"),
+                Ok(_) => result(key, "h", i).to_owned(),
+            };
+            if r != "ok" {
+                half_ok = false;
+                why.get_or_insert(format!("computed in float16: {r}"));
+            }
+        }
+        half += half_ok as usize;
         // The folded programs: values where coremltools folds every output, else nothing to
         // compare (not a failure); a folded program that does not load is one.
         let mut all_folded = !state.folded.is_empty();
@@ -288,7 +306,7 @@ fn wpt_graphs_load_in_coremltools() {
     println!(
         "coreml: {} conformance cases: {converted} converted, {loaded} loaded by coremltools, \
          {matching} with WebNN's output shapes and types, {device} also with multi-array inputs and \
-         outputs; with constant inputs, {folded} folded \
+         outputs, {half} also computing float32 in float16; with constant inputs, {folded} folded \
          by coremltools, {agreeing} to the cpu backend's values; {} listed",
         cases.len(),
         failures.len()

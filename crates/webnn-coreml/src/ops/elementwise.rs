@@ -73,7 +73,7 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: Operand) -> Result<()> {
 
 pub fn cast(em: &mut Em, a: &Cast, out: Operand) -> Result<()> {
     let x = em.v(a.input)?;
-    let to = crate::emit::held(a.data_type)?;
+    let to = em.held(a.data_type)?;
     let r = em.cast(&x, to);
     em.bind(out, r)
 }
