@@ -121,10 +121,10 @@ pub fn tensor_type(ty: Ty, shape: &[usize]) -> ValueType {
 pub fn immediate(ty: Ty, shape: &[usize], bytes: &[u8]) -> Value {
     let tv = match ty {
         Ty::F32 => tensor_value::Value::Floats(tensor_value::RepeatedFloats {
-            values: bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect(),
+            values: bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
         }),
         Ty::I32 => tensor_value::Value::Ints(tensor_value::RepeatedInts {
-            values: bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect(),
+            values: bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
         }),
         Ty::Bool => tensor_value::Value::Bools(tensor_value::RepeatedBools { values: bytes.iter().map(|&b| b != 0).collect() }),
         // MIL stores these types' immediate values as raw little-endian bytes.

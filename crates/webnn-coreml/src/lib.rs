@@ -3,7 +3,9 @@
 //! opset `CoreML8`) and its weight file. Every op is lowered to MIL operations or decomposed
 //! where MIL differs: NHWC layouts are transposed, normalizations and quantization are written
 //! out, narrow integer types are computed in int32 and cast back. Recurrent ops are expanded
-//! into primitives by `webnn_core::passes` first. float32 and float16 graphs keep their types.
+//! into primitives by `webnn_core::passes` first. float32 and float16 graphs keep their types
+//! (`Options::float16` computes float32 in float16); `Options::multiarray_io` gives the
+//! program the boundary types Core ML's `MLMultiArray` holds, for running it.
 //!
 //! CoreML has no int64, uint64 or uint32 tensors: graphs with operands of those types, and
 //! int4/uint4 inputs or outputs, are rejected with a NotSupportedError (int4/uint4 constants
