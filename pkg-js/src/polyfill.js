@@ -415,7 +415,7 @@ class MLGraphBuilder {
 
   static {
     // Every operation of the op table, as a method of the prototype with the IDL's length.
-    for (const [method, length, fewest] of OP_METHODS) {
+    for (const [method, length, fewest, sequence] of OP_METHODS) {
       const fn = {
         [method](...args) {
           const b = this.#self();
@@ -426,7 +426,7 @@ class MLGraphBuilder {
             if (w !== undefined) given.push([i, w]);
           });
           const out = b.#operands(b.#inst.call(() => b.#raw.op(method, JSON.stringify(given))));
-          return method === 'split' || method === 'gru' || method === 'lstm' || method === 'lstmCell' ? out : out[0];
+          return sequence ? out : out[0];
         },
       }[method];
       Object.defineProperty(fn, 'length', { value: length });

@@ -21,6 +21,8 @@ pub struct Signature {
     pub params: Vec<Param>,
     /// The operation returns a `Promise` (so it rejects rather than throws).
     pub promise: bool,
+    /// The operation returns a sequence (`split`, `gru`, `lstm`, `lstmCell`).
+    pub sequence: bool,
 }
 
 /// An IDL attribute.
@@ -156,7 +158,7 @@ fn parse_operation(stmt: &str) -> Option<Signature> {
         return None;
     }
     let params = split_top_level(&stmt[open + 1..close]).into_iter().filter_map(parse_param).collect();
-    Some(Signature { method, params, promise: head.starts_with("Promise<") })
+    Some(Signature { method, params, promise: head.starts_with("Promise<"), sequence: head.starts_with("sequence<") })
 }
 
 /// Splits on commas outside `<...>`, `(...)` and `[...]`.
@@ -237,6 +239,7 @@ mod tests {
         let split = op_signature("split").unwrap();
         assert_eq!(split.params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["input", "splits", "options"]);
         assert_eq!(op_signature("gru").unwrap().length(), 5);
+        assert!(op_signature("lstmCell").unwrap().sequence && !op_signature("conv2d").unwrap().sequence);
         assert_eq!(op_signature("lstmCell").unwrap().length(), 6);
         assert_eq!(op_signature("instanceNormalization").unwrap().length(), 1);
     }

@@ -25,11 +25,12 @@ pub fn operand_key() -> String {
 }
 
 /// The methods `MLGraphBuilder.prototype` gets, with their `length` (required parameters),
-/// from the op table and the spec's IDL: `[[name, length, fewest arguments], ...]` as JSON.
+/// from the op table and the spec's IDL: `[[name, length, fewest arguments, returns a
+/// sequence], ...]` as JSON.
 #[wasm_bindgen(js_name = opMethods)]
 pub fn op_methods() -> String {
     let list: Vec<serde_json::Value> =
-        webnn_idl::op_signatures().iter().map(|s| serde_json::json!([s.method, s.length(), s.min_args()])).collect();
+        webnn_idl::op_signatures().iter().map(|s| serde_json::json!([s.method, s.length(), s.min_args(), s.sequence])).collect();
     serde_json::Value::Array(list).to_string()
 }
 
