@@ -279,7 +279,7 @@ impl Context {
         }
         let compiled = match &self.0.engine {
             Engine::Cpu(_) => Compiled::Cpu(webnn_cpu::CpuGraph::new(graph.clone())?),
-            Engine::Wgpu(b) => Compiled::Wgpu(b.compile_graph_async(graph).await?),
+            Engine::Wgpu(b) => Compiled::Wgpu(Box::new(b.compile_graph_async(graph).await?)),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => Compiled::Host(b.compile(graph)?),
             #[cfg(feature = "coreml")]

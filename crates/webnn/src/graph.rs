@@ -13,7 +13,7 @@ use webnn_wgpu::WgpuGraph;
 
 pub(crate) enum Compiled {
     Cpu(CpuGraph),
-    Wgpu(WgpuGraph),
+    Wgpu(Box<WgpuGraph>),
     /// A backend that computes on host tensors (ONNX Runtime).
     #[cfg_attr(not(any(feature = "ort", feature = "coreml")), allow(dead_code))]
     Host(Box<dyn webnn_core::Executable>),
