@@ -6,16 +6,26 @@ use webnn_core::{Backend, DataType, Dim, ErrorKind, HostTensor, OperandDescripto
 use webnn_models::{flexible_probe, probe_values};
 
 fn x(rows: u32) -> HostTensor {
-    HostTensor { desc: OperandDescriptor::new(DataType::Float32, &[rows, 8]), bytes: probe_values(rows as usize * 8, 3) }
+    HostTensor {
+        desc: OperandDescriptor::new(DataType::Float32, &[rows, 8]),
+        bytes: probe_values(rows as usize * 8, 3),
+    }
 }
 
 fn floats(t: &HostTensor) -> Vec<f32> {
-    t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    t.bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 #[test]
 fn one_compiled_graph_at_every_size() {
-    let graph = flexible_probe(Dim::Dynamic { name: "seq".into(), max_size: 16 }).unwrap();
+    let graph = flexible_probe(Dim::Dynamic {
+        name: "seq".into(),
+        max_size: 16,
+    })
+    .unwrap();
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     let mut gpu = backend.compile_graph(&graph).unwrap();
     let mut cpu = webnn_cpu::CpuBackend.compile(&graph).unwrap();
@@ -26,12 +36,19 @@ fn one_compiled_graph_at_every_size() {
         for ((name, g), (_, w)) in got.iter().zip(&want) {
             assert_eq!(g.desc, w.desc, "{name} at seq {seq}");
             for (i, (a, b)) in floats(g).iter().zip(floats(w)).enumerate() {
-                assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{name}[{i}] at seq {seq}: wgpu {a}, cpu {b}");
+                assert!(
+                    (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                    "{name}[{i}] at seq {seq}: wgpu {a}, cpu {b}"
+                );
             }
         }
         if k == 4 {
             // seq 5 again: its shape is kept, nothing is created.
-            assert_eq!(backend.pipelines(), pipelines, "pipelines created for a size met before");
+            assert_eq!(
+                backend.pipelines(),
+                pipelines,
+                "pipelines created for a size met before"
+            );
         }
         pipelines = backend.pipelines();
     }
@@ -41,7 +58,11 @@ fn one_compiled_graph_at_every_size() {
 
 #[test]
 fn device_tensors_at_every_size() {
-    let graph = flexible_probe(Dim::Dynamic { name: "seq".into(), max_size: 16 }).unwrap();
+    let graph = flexible_probe(Dim::Dynamic {
+        name: "seq".into(),
+        max_size: 16,
+    })
+    .unwrap();
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     let mut gpu = backend.compile_graph(&graph).unwrap();
     let mut cpu = webnn_cpu::CpuBackend.compile(&graph).unwrap();
@@ -49,14 +70,23 @@ fn device_tensors_at_every_size() {
         let want = cpu.dispatch(&[("x", &x(seq))]).unwrap();
         let input = gpu.create_tensor(x(seq).desc).unwrap();
         input.write(&x(seq).bytes).unwrap();
-        let outs: Vec<(String, webnn_wgpu::WgpuTensor)> =
-            want.iter().map(|(n, t)| (n.clone(), gpu.create_tensor(t.desc.clone()).unwrap())).collect();
-        let bound: Vec<(&str, &webnn_wgpu::WgpuTensor)> = outs.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let outs: Vec<(String, webnn_wgpu::WgpuTensor)> = want
+            .iter()
+            .map(|(n, t)| (n.clone(), gpu.create_tensor(t.desc.clone()).unwrap()))
+            .collect();
+        let bound: Vec<(&str, &webnn_wgpu::WgpuTensor)> =
+            outs.iter().map(|(n, t)| (n.as_str(), t)).collect();
         gpu.dispatch_tensors(&[("x", &input)], &bound).unwrap();
         for ((name, t), (_, w)) in outs.iter().zip(&want) {
-            let got = HostTensor { desc: t.desc().clone(), bytes: t.read().unwrap() };
+            let got = HostTensor {
+                desc: t.desc().clone(),
+                bytes: t.read().unwrap(),
+            };
             for (a, b) in floats(&got).iter().zip(floats(w)) {
-                assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{name} at seq {seq}: wgpu {a}, cpu {b}");
+                assert!(
+                    (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                    "{name} at seq {seq}: wgpu {a}, cpu {b}"
+                );
             }
         }
     }

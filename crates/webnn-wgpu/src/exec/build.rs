@@ -295,6 +295,11 @@ impl WgpuGraph {
             staging_size += bytes.next_multiple_of(wgpu::MAP_ALIGNMENT);
         }
         let input_bytes = graph.inputs.iter().map(|(_, o)| sizes[o.index()]).collect();
-        Ok(Shaped { steps, outputs, input_bytes, _uniforms: uniforms })
+        Ok(Shaped {
+            steps,
+            outputs,
+            input_bytes,
+            _uniforms: uniforms,
+        })
     }
 }

@@ -20,7 +20,9 @@ use crate::storage::Storage;
 use crate::support::supported;
 use crate::Options;
 use std::sync::Arc;
-use webnn_core::{Dim, DimBindings, Error, Executable, Graph, HostTensor, OpKind, OperandDescriptor, Result};
+use webnn_core::{
+    Dim, DimBindings, Error, Executable, Graph, HostTensor, OpKind, OperandDescriptor, Result,
+};
 
 /// One recorded kernel dispatch.
 pub(crate) struct Step {
@@ -88,9 +90,17 @@ pub struct WgpuGraph {
 /// garbage collector gets to the buffers' JavaScript wrappers.
 impl Drop for WgpuGraph {
     fn drop(&mut self) {
-        let owned = self.input_buffers.iter().chain(&self.constants).chain(&self.output_buffers).chain(&self.slots);
+        let owned = self
+            .input_buffers
+            .iter()
+            .chain(&self.constants)
+            .chain(&self.output_buffers)
+            .chain(&self.slots);
         let uniforms = std::iter::once(&self.shaped).chain(self.others.iter().map(|(_, s)| s));
-        for b in owned.chain(uniforms.filter_map(|s| s._uniforms.as_ref())).chain(std::iter::once(&self.staging)) {
+        for b in owned
+            .chain(uniforms.filter_map(|s| s._uniforms.as_ref()))
+            .chain(std::iter::once(&self.staging))
+        {
             b.destroy();
         }
     }
@@ -121,7 +131,10 @@ fn check_support(graph: &Graph) -> Result<()> {
 
 /// The size a dynamic dimension is planned at: its bound.
 fn bound_size(graph: &Graph, name: &str) -> u32 {
-    let dims = graph.inputs.iter().flat_map(|(_, o)| graph.desc(*o).shape.iter());
+    let dims = graph
+        .inputs
+        .iter()
+        .flat_map(|(_, o)| graph.desc(*o).shape.iter());
     dims.filter_map(|d| match d {
         Dim::Dynamic { name: n, max_size } if &**n == name => Some(*max_size),
         _ => None,
@@ -207,7 +220,11 @@ impl WgpuGraph {
         let built = WgpuGraph::build(gpu.clone(), cache, &bound, lowered, plan, &sizes, options);
         gpu.close(scope, "compile").await?;
         let mut built = built?;
-        built.inputs = graph.inputs.iter().map(|(n, o)| (n.clone(), graph.desc(*o).clone())).collect();
+        built.inputs = graph
+            .inputs
+            .iter()
+            .map(|(n, o)| (n.clone(), graph.desc(*o).clone()))
+            .collect();
         if graph.is_dynamic() {
             let mut names: Vec<Arc<str>> = Vec::new();
             for (_, d) in &built.inputs {
@@ -220,8 +237,14 @@ impl WgpuGraph {
                 }
             }
             let sizes = names.iter().map(|n| bound_size(graph, n)).collect();
-            built.dynamic =
-                Some(Dynamic { graph: graph.clone(), names, alias, cache: cache.clone(), options, sizes });
+            built.dynamic = Some(Dynamic {
+                graph: graph.clone(),
+                names,
+                alias,
+                cache: cache.clone(),
+                options,
+                sizes,
+            });
         }
         Ok(built)
     }
@@ -238,8 +261,14 @@ impl WgpuGraph {
                 .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
             dims.bind(name, desc, actual)?;
         }
-        let Some(dynamic) = &mut self.dynamic else { return Ok(()) };
-        let key: Vec<u32> = dynamic.names.iter().map(|n| dims.get(n).unwrap_or(0)).collect();
+        let Some(dynamic) = &mut self.dynamic else {
+            return Ok(());
+        };
+        let key: Vec<u32> = dynamic
+            .names
+            .iter()
+            .map(|n| dims.get(n).unwrap_or(0))
+            .collect();
         if key == dynamic.sizes {
             return Ok(());
         }
@@ -258,7 +287,9 @@ impl WgpuGraph {
                 self.make_shaped(&cache, &g, &lowered, &sizes, options)?
             }
         };
-        let Some(dynamic) = &mut self.dynamic else { return Ok(()) };
+        let Some(dynamic) = &mut self.dynamic else {
+            return Ok(());
+        };
         let old = std::mem::replace(&mut self.shaped, shaped);
         let old_key = std::mem::replace(&mut dynamic.sizes, key);
         self.others.push((old_key, old));

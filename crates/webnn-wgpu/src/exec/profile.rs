@@ -95,7 +95,8 @@ impl WgpuGraph {
         };
         readback.unmap();
         Ok(Some(
-            self.shaped.steps
+            self.shaped
+                .steps
                 .iter()
                 .zip(ticks.chunks_exact(2))
                 .map(|(s, t)| StepTime {

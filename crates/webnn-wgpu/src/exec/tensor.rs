@@ -7,9 +7,9 @@
 use super::WgpuGraph;
 use crate::gpu::Gpu;
 use crate::storage::Storage;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use webnn_core::{Error, OperandDescriptor, Result};
 
@@ -191,15 +191,25 @@ impl WgpuGraph {
         outputs: &[(&str, &WgpuTensor)],
     ) -> Result<Pin<Box<dyn Future<Output = Result<()>>>>> {
         // The tensors' shapes pick the sizes (dynamic dimensions) and are checked there.
-        let shapes: Vec<(&str, Vec<u32>)> =
-            inputs.iter().map(|(n, t)| (*n, t.desc.static_shape().unwrap_or_default())).collect();
+        let shapes: Vec<(&str, Vec<u32>)> = inputs
+            .iter()
+            .map(|(n, t)| (*n, t.desc.static_shape().unwrap_or_default()))
+            .collect();
         self.select(&shapes)?;
         let in_descs: Vec<(String, OperandDescriptor)> = self
             .inputs
             .iter()
             .map(|(n, d)| {
-                let given = inputs.iter().find(|(m, _)| m == n).map(|(_, t)| t.desc.clone());
-                (n.clone(), given.filter(|g| g.data_type == d.data_type).unwrap_or_else(|| d.clone()))
+                let given = inputs
+                    .iter()
+                    .find(|(m, _)| m == n)
+                    .map(|(_, t)| t.desc.clone());
+                (
+                    n.clone(),
+                    given
+                        .filter(|g| g.data_type == d.data_type)
+                        .unwrap_or_else(|| d.clone()),
+                )
             })
             .collect();
         let ins = bind("input", &in_descs, inputs, &self.gpu)?;
@@ -225,7 +235,13 @@ impl WgpuGraph {
                 label: Some("webnn dispatch"),
             });
         for (t, buffer) in ins.iter().zip(&self.input_buffers) {
-            encoder.copy_buffer_to_buffer(&t.buffer, 0, buffer, 0, t.buffer.size().min(buffer.size()));
+            encoder.copy_buffer_to_buffer(
+                &t.buffer,
+                0,
+                buffer,
+                0,
+                t.buffer.size().min(buffer.size()),
+            );
         }
         self.record(&mut encoder);
         for (t, o) in outs.iter().zip(&self.shaped.outputs) {
