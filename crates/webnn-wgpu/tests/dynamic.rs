@@ -52,6 +52,10 @@ fn one_compiled_graph_at_every_size() {
         }
         pipelines = backend.pipelines();
     }
+    println!(
+        "shapes built over sizes 16, 1, 5, 16, 5, 9: {}",
+        gpu.shapes_built()
+    );
     let err = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x(17))]).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TypeError, "above the bound");
 }
@@ -90,4 +94,40 @@ fn device_tensors_at_every_size() {
             }
         }
     }
+}
+
+#[test]
+fn sizes_with_the_same_kernels_reuse_the_steps_in_place() {
+    let graph = flexible_probe(Dim::Dynamic {
+        name: "seq".into(),
+        max_size: 16,
+    })
+    .unwrap();
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    let mut gpu = backend.compile_graph(&graph).unwrap();
+    let mut cpu = webnn_cpu::CpuBackend.compile(&graph).unwrap();
+    let (shapes, pipelines) = (gpu.shapes_built(), backend.pipelines());
+    for seq in [13u32, 14, 15, 16, 14] {
+        let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x(seq))]).unwrap();
+        let want = cpu.dispatch(&[("x", &x(seq))]).unwrap();
+        for ((name, g), (_, w)) in got.iter().zip(&want) {
+            assert_eq!(g.desc, w.desc, "{name} at seq {seq}");
+            for (a, b) in floats(g).iter().zip(floats(w)) {
+                assert!(
+                    (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                    "{name} at seq {seq}: wgpu {a}, cpu {b}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        gpu.shapes_built(),
+        shapes,
+        "no steps or bind groups built for these sizes"
+    );
+    assert_eq!(
+        backend.pipelines(),
+        pipelines,
+        "no pipelines created for these sizes"
+    );
 }

@@ -100,6 +100,10 @@ pub(super) fn padded(bytes: &[u8], size: u64) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(v)
 }
 
+/// One kernel call to dispatch: its node, the call, the buffers it binds (output first) and
+/// its windows.
+type Dispatch<'l> = (usize, &'l KernelCall, Vec<Loc>, Vec<crate::window::Window>);
+
 impl WgpuGraph {
     pub(super) fn build(
         gpu: Arc<Gpu>,
@@ -166,6 +170,7 @@ impl WgpuGraph {
             plan,
             dynamic: None,
             others: Vec::new(),
+            shapes_built: 1,
         };
         g.shaped = g.make_shaped(cache, graph, &lowered, sizes, options)?;
         Ok(g)
@@ -182,38 +187,7 @@ impl WgpuGraph {
         options: Options,
     ) -> Result<Shaped> {
         let gpu = &self.gpu;
-        let plan = &self.plan;
-        let calls: Vec<(usize, &KernelCall)> = lowered
-            .iter()
-            .enumerate()
-            .flat_map(|(n, l)| match l {
-                Lowering::Kernels(calls) => calls.iter().map(|c| (n, c)).collect(),
-                Lowering::Alias(_) => Vec::new(),
-            })
-            .collect();
-        let locate = |i: usize| {
-            plan.loc[i].ok_or_else(|| Error::operation_error(format!("operand {i} has no buffer")))
-        };
-        // Per call: the bound buffers (output first) and the windows it is dispatched in.
-        let mut dispatches = Vec::with_capacity(calls.len());
-        for (n, call) in &calls {
-            let out = call.output.index();
-            let mut bound = vec![locate(out)?];
-            let mut bytes = vec![sizes[out]];
-            for o in &call.inputs {
-                bound.push(locate(o.index())?);
-                bytes.push(sizes[o.index()]);
-            }
-            let node = &graph.nodes[*n];
-            let wins = windows(
-                call,
-                &bytes,
-                options.max_binding,
-                gpu.limits.min_storage_buffer_offset_alignment as u64,
-            )
-            .map_err(|e| e.at(node.op.name(), node.op.label()))?;
-            dispatches.push((*n, *call, bound, wins));
-        }
+        let dispatches = self.dispatches(graph, lowered, sizes, options)?;
         // Each block at an offset the device accepts for a uniform binding.
         let stride = MAX_BLOCK
             .next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
@@ -274,6 +248,8 @@ impl WgpuGraph {
                 steps.push(Step {
                     pipeline: pipeline.pipeline.clone(),
                     bind_group,
+                    key: call.key,
+                    single_window: wins.len() == 1,
                     groups: grid(call.key, &win.uniform),
                     op: graph.nodes[*n].op.kind(),
                     kernel: call.key.label(),
@@ -281,19 +257,7 @@ impl WgpuGraph {
             }
         }
 
-        let mut outputs = Vec::with_capacity(graph.outputs.len());
-        let mut staging_size = 0u64;
-        for (name, o) in &graph.outputs {
-            let bytes = sizes[o.index()];
-            outputs.push(OutputRead {
-                name: name.clone(),
-                desc: graph.desc(*o).clone(),
-                loc: locate(o.index())?,
-                bytes,
-                staging_offset: staging_size,
-            });
-            staging_size += bytes.next_multiple_of(wgpu::MAP_ALIGNMENT);
-        }
+        let outputs = self.output_reads(graph, sizes)?;
         let input_bytes = graph.inputs.iter().map(|(_, o)| sizes[o.index()]).collect();
         Ok(Shaped {
             steps,
@@ -301,5 +265,107 @@ impl WgpuGraph {
             input_bytes,
             _uniforms: uniforms,
         })
+    }
+
+    /// Per kernel call of `lowered`: its node, the call, the buffers it binds (output first)
+    /// and the windows it is dispatched in, at `sizes`.
+    fn dispatches<'l>(
+        &self,
+        graph: &Graph,
+        lowered: &'l [Lowering],
+        sizes: &[u64],
+        options: Options,
+    ) -> Result<Vec<Dispatch<'l>>> {
+        let gpu = &self.gpu;
+        let plan = &self.plan;
+        let calls: Vec<(usize, &KernelCall)> = lowered
+            .iter()
+            .enumerate()
+            .flat_map(|(n, l)| match l {
+                Lowering::Kernels(calls) => calls.iter().map(|c| (n, c)).collect(),
+                Lowering::Alias(_) => Vec::new(),
+            })
+            .collect();
+        let locate = |i: usize| {
+            plan.loc[i].ok_or_else(|| Error::operation_error(format!("operand {i} has no buffer")))
+        };
+        // Per call: the bound buffers (output first) and the windows it is dispatched in.
+        let mut dispatches = Vec::with_capacity(calls.len());
+        for (n, call) in &calls {
+            let out = call.output.index();
+            let mut bound = vec![locate(out)?];
+            let mut bytes = vec![sizes[out]];
+            for o in &call.inputs {
+                bound.push(locate(o.index())?);
+                bytes.push(sizes[o.index()]);
+            }
+            let node = &graph.nodes[*n];
+            let wins = windows(
+                call,
+                &bytes,
+                options.max_binding,
+                gpu.limits.min_storage_buffer_offset_alignment as u64,
+            )
+            .map_err(|e| e.at(node.op.name(), node.op.label()))?;
+            dispatches.push((*n, *call, bound, wins));
+        }
+        Ok(dispatches)
+    }
+
+    /// Where each output is read from and lands in the staging buffer, at `sizes`.
+    fn output_reads(&self, graph: &Graph, sizes: &[u64]) -> Result<Vec<OutputRead>> {
+        let mut outputs = Vec::with_capacity(graph.outputs.len());
+        let mut staging_size = 0u64;
+        for (name, o) in &graph.outputs {
+            let bytes = sizes[o.index()];
+            let loc = self.plan.loc[o.index()]
+                .ok_or_else(|| Error::operation_error(format!("output '{name}' has no buffer")))?;
+            outputs.push(OutputRead {
+                name: name.clone(),
+                desc: graph.desc(*o).clone(),
+                loc,
+                bytes,
+                staging_offset: staging_size,
+            });
+            staging_size += bytes.next_multiple_of(wgpu::MAP_ALIGNMENT);
+        }
+        Ok(outputs)
+    }
+
+    /// Makes the current shape serve `graph`'s sizes in place when it runs the same kernels,
+    /// each in one window: the new uniform blocks are written over the old ones (the queue
+    /// orders the write after the work already submitted) and the grids follow the sizes; no
+    /// pipeline, bind group or buffer is created. False, with nothing changed, otherwise.
+    pub(super) fn reshape_in_place(
+        &mut self,
+        graph: &Graph,
+        lowered: &[Lowering],
+        sizes: &[u64],
+        options: Options,
+    ) -> Result<bool> {
+        let dispatches = self.dispatches(graph, lowered, sizes, options)?;
+        let steps = &self.shaped.steps;
+        let same = dispatches.len() == steps.len()
+            && dispatches.iter().zip(steps).all(|((_, call, _, wins), s)| {
+                call.key == s.key && s.single_window && wins.len() == 1
+            });
+        if !same {
+            return Ok(false);
+        }
+        let stride = MAX_BLOCK
+            .next_multiple_of(self.gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64)
+            as usize;
+        let mut bytes = vec![0u8; dispatches.len() * stride];
+        for (k, (_, call, _, wins)) in dispatches.iter().enumerate() {
+            let b = wins[0].uniform.bytes();
+            bytes[k * stride..k * stride + b.len()].copy_from_slice(b);
+            self.shaped.steps[k].groups = grid(call.key, &wins[0].uniform);
+        }
+        if let Some(u) = &self.shaped._uniforms {
+            self.gpu.queue.write_buffer(u, 0, &bytes);
+        }
+        self.shaped.outputs = self.output_reads(graph, sizes)?;
+        self.shaped.input_bytes = graph.inputs.iter().map(|(_, o)| sizes[o.index()]).collect();
+        Ok(true)
     }
 }

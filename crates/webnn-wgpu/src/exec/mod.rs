@@ -28,6 +28,9 @@ use webnn_core::{
 pub(crate) struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
     bind_group: wgpu::BindGroup,
+    key: crate::kernel::KernelKey,
+    /// The call runs in one window (so new sizes can reuse the step in place).
+    single_window: bool,
     groups: [u32; 3],
     /// The op it belongs to and the kernel's label, for profiles.
     op: OpKind,
@@ -82,6 +85,8 @@ pub struct WgpuGraph {
     shaped: Shaped,
     dynamic: Option<Dynamic>,
     others: Vec<(Vec<u32>, Shaped)>,
+    /// Shapes built so far (steps and bind groups; sizes served in place do not count).
+    shapes_built: usize,
     /// Statistics of the buffer plan, for tests.
     pub plan: BufferPlan,
 }
@@ -284,6 +289,13 @@ impl WgpuGraph {
                 }
                 let sizes = byte_sizes(&self.gpu, &g)?;
                 let (cache, options) = (dynamic.cache.clone(), dynamic.options);
+                if self.reshape_in_place(&g, &lowered, &sizes, options)? {
+                    if let Some(dynamic) = &mut self.dynamic {
+                        dynamic.sizes = key;
+                    }
+                    return Ok(());
+                }
+                self.shapes_built += 1;
                 self.make_shaped(&cache, &g, &lowered, &sizes, options)?
             }
         };
@@ -297,6 +309,12 @@ impl WgpuGraph {
             self.others.remove(0);
         }
         Ok(())
+    }
+
+    /// How many sets of steps and bind groups the graph has built: 1 for a static graph; a
+    /// dynamic one builds another only for sizes whose kernels differ from the current ones.
+    pub fn shapes_built(&self) -> usize {
+        self.shapes_built
     }
 
     /// GPU buffers this graph holds for intermediate values.
