@@ -31,3 +31,20 @@ fn sizes_outside_the_bounds_are_type_errors() {
         assert_eq!(exe.dispatch(&[("x", &x(rows, cols))]).unwrap_err().kind, ErrorKind::TypeError, "{rows}x{cols}");
     }
 }
+
+#[test]
+fn a_dynamic_batch_through_convolutions_and_pooling() {
+    use webnn_models::flexible_batch_probe;
+    let dynamic = flexible_batch_probe(Dim::Dynamic { name: "batch".into(), max_size: 4 }).unwrap();
+    let mut exe = webnn_cpu::CpuBackend.compile(&dynamic).unwrap();
+    for n in [1u32, 3, 4] {
+        let x = HostTensor {
+            desc: OperandDescriptor::new(DataType::Float32, &[n, 3, 8, 8]),
+            bytes: probe_values(n as usize * 192, 7),
+        };
+        let got = exe.dispatch(&[("x", &x)]).unwrap();
+        let fixed = flexible_batch_probe(Dim::Static(n)).unwrap();
+        let want = webnn_cpu::CpuBackend.compile(&fixed).unwrap().dispatch(&[("x", &x)]).unwrap();
+        assert_eq!(got, want, "batch {n}");
+    }
+}

@@ -38,3 +38,27 @@ pub fn flexible_probe(seq: Dim) -> Result<Graph> {
     let col = b.reduce_sum(wh, ReduceOptions { axes: Some(vec![0]), ..Default::default() })?;
     b.build(&[("t", t), ("r", r), ("g", g), ("wh", wh), ("col", col)])
 }
+
+/// A second probe over a dynamic batch: NCHW `[batch, 3, 8, 8]` through conv2d (with bias and
+/// a fused clamp), depthwise conv, pooling, instance normalization, resample, pad, slice and a
+/// per-image reduction.
+pub fn flexible_batch_probe(batch: Dim) -> Result<Graph> {
+    let mut b = GraphBuilder::new();
+    let shape = vec![batch.clone(), Dim::Static(3), Dim::Static(8), Dim::Static(8)];
+    let x = b.input("x", OperandDescriptor::with_dims(F, shape))?;
+    let w = b.constant(OperandDescriptor::new(F, &[4, 3, 3, 3]), probe_values(108, 4))?;
+    let bias = b.constant(OperandDescriptor::new(F, &[4]), probe_values(4, 5))?;
+    let conv = Conv2dOptions { padding: Some(vec![1; 4]), bias: Some(bias), ..Default::default() };
+    let y = b.conv2d(x, w, conv)?;
+    let relu6 = ClampOptions { min_value: Some(MLNumber::Double(0.0)), max_value: Some(MLNumber::Double(6.0)), ..Default::default() };
+    let y = b.clamp(y, relu6)?;
+    let dw = b.constant(OperandDescriptor::new(F, &[4, 1, 3, 3]), probe_values(36, 6))?;
+    let y = b.conv2d(y, dw, Conv2dOptions { groups: 4, strides: Some(vec![2, 2]), ..Default::default() })?;
+    let pooled = b.max_pool2d(y, Pool2dOptions { window_dimensions: Some(vec![2, 2]), ..Default::default() })?;
+    let norm = b.instance_normalization(y, InstanceNormalizationOptions::default())?;
+    let up = b.resample2d(norm, Resample2dOptions { scales: Some(vec![2.0, 2.0]), ..Default::default() })?;
+    let padded = b.pad(up, vec![0, 0, 1, 1], vec![0, 0, 1, 1], PadOptions::default())?;
+    let avg = b.average_pool2d(padded, Pool2dOptions::default())?;
+    let per_image = b.reduce_l2(pooled, ReduceOptions { axes: Some(vec![1, 2, 3]), ..Default::default() })?;
+    b.build(&[("pooled", pooled), ("avg", avg), ("per_image", per_image)])
+}

@@ -15,7 +15,7 @@ pub use efficientnet::{
     top_k, Block, EfficientNetWeights, ModelError, EFFICIENTNET_INPUT, EFFICIENTNET_SAMPLES,
     EFFICIENTNET_SIZE,
 };
-pub use flexible::{flexible_probe, probe_values};
+pub use flexible::{flexible_batch_probe, flexible_probe, probe_values};
 pub use mobilenet::{mobilenet_v2, sample_image, MOBILENET_INPUT};
 pub use rng::Rng;
 pub use webnn_core::ops::InputLayout;

@@ -131,3 +131,36 @@ fn sizes_with_the_same_kernels_reuse_the_steps_in_place() {
         "no pipelines created for these sizes"
     );
 }
+
+#[test]
+fn a_dynamic_batch_through_convolutions_and_pooling() {
+    let graph = webnn_models::flexible_batch_probe(Dim::Dynamic {
+        name: "batch".into(),
+        max_size: 4,
+    })
+    .unwrap();
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    let mut gpu = backend.compile_graph(&graph).unwrap();
+    let mut cpu = webnn_cpu::CpuBackend.compile(&graph).unwrap();
+    for n in [4u32, 1, 3, 4, 2] {
+        let x = HostTensor {
+            desc: OperandDescriptor::new(DataType::Float32, &[n, 3, 8, 8]),
+            bytes: probe_values(n as usize * 192, 7),
+        };
+        let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
+        let want = cpu.dispatch(&[("x", &x)]).unwrap();
+        for ((name, g), (_, w)) in got.iter().zip(&want) {
+            assert_eq!(g.desc, w.desc, "{name} at batch {n}");
+            for (i, (a, b)) in floats(g).iter().zip(floats(w)).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-3 * b.abs().max(1.0),
+                    "{name}[{i}] at batch {n}: wgpu {a}, cpu {b}"
+                );
+            }
+        }
+    }
+    println!(
+        "shapes built over batches 4, 1, 3, 4, 2: {}",
+        gpu.shapes_built()
+    );
+}
