@@ -72,9 +72,33 @@ impl GraphBuilder {
             return Err(err(format!("an input named '{name}' already exists")));
         }
         check_descriptor(&desc).map_err(|e| e.at("input", name))?;
+        self.check_dynamic_dims(&desc).map_err(|rule| err(rule))?;
         let o = self.push_operand(desc, Source::Input(name.to_owned()));
         self.graph.inputs.push((name.to_owned(), o));
         Ok(o)
+    }
+
+    /// Flexible inputs: each dynamic dimension has a valid name, and one name has one bound
+    /// across the graph's inputs.
+    fn check_dynamic_dims(&self, desc: &OperandDescriptor) -> std::result::Result<(), String> {
+        let declared = self.graph.inputs.iter().flat_map(|(_, o)| self.graph.desc(*o).shape.iter());
+        let declared: Vec<&Dim> = declared.chain(desc.shape.iter()).collect();
+        for d in &desc.shape {
+            let Dim::Dynamic { name, max_size } = d else { continue };
+            if !crate::shape::valid_dim_name(name) {
+                return Err(format!(
+                    "dynamic dimension name '{name}' must start with a letter or '_' and hold only letters, digits, '_', '-' and '.'"
+                ));
+            }
+            let other = declared.iter().find_map(|e| match e {
+                Dim::Dynamic { name: n, max_size: m } if n == name && m != max_size => Some(*m),
+                _ => None,
+            });
+            if let Some(m) = other {
+                return Err(format!("dynamic dimension '{name}' has maxSize {max_size} here and {m} elsewhere"));
+            }
+        }
+        Ok(())
     }
 
     /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-constant-buffer>: `data` holds the

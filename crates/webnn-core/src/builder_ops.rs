@@ -228,6 +228,10 @@ impl GraphBuilder {
         self.add1(Op::ScatterNd(ScatterNd { input, indices, updates, options }))
     }
     pub fn slice(&mut self, input: Operand, starts: Vec<u32>, sizes: Vec<u32>, options: SliceOptions) -> Result<Operand> {
+        self.slice_dims(input, starts, sizes.into_iter().map(Dim::Static).collect(), options)
+    }
+    /// `slice` whose sizes may name dynamic dimensions (flexible inputs).
+    pub fn slice_dims(&mut self, input: Operand, starts: Vec<u32>, sizes: Vec<Dim>, options: SliceOptions) -> Result<Operand> {
         self.add1(Op::Slice(Slice { input, starts, sizes, options }))
     }
     pub fn softmax(&mut self, input: Operand, axis: u32, options: OpOptions) -> Result<Operand> {

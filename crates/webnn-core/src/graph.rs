@@ -90,6 +90,33 @@ impl Graph {
         self.inputs.iter().any(|(_, o)| !self.desc(*o).is_static())
     }
 
+    /// The (input, output) pairs that may be bound to one tensor at dispatch (the in-place
+    /// KV-cache update). Output k may alias input j when output k is `scatterND` or
+    /// `scatterElements` of input j itself, that scatter is input j's only reader, and no other
+    /// output names the same value. Aliasing then cannot change a result: the input's old
+    /// contents are read by nothing but the update that replaces them. Indices as
+    /// (`inputs` position, `outputs` position).
+    pub fn in_place_pairs(&self) -> Vec<(usize, usize)> {
+        let mut pairs = Vec::new();
+        for (k, (_, out)) in self.outputs.iter().enumerate() {
+            let Source::Node { node, .. } = self.info(*out).source else { continue };
+            let target = match &self.nodes[node].op {
+                Op::ScatterNd(a) => a.input,
+                Op::ScatterElements(a) => a.input,
+                _ => continue,
+            };
+            let Some(j) = self.inputs.iter().position(|(_, o)| *o == target) else { continue };
+            let readers = self.nodes.iter().filter(|n| n.op.operands().contains(&target)).count();
+            let named = self.outputs.iter().filter(|(_, o)| o == out).count();
+            // The index tensors and updates must not be the input either (`scatterND(x, i, x)`).
+            let reads = self.nodes[node].op.operands().iter().filter(|o| **o == target).count();
+            if readers == 1 && named == 1 && reads == 1 {
+                pairs.push((j, k));
+            }
+        }
+        pairs
+    }
+
     /// The graph with every dynamic dimension at its size in `dims` (or at its bound where
     /// `dims` does not name it): what a backend that plans with static shapes compiles.
     pub fn resolved(&self, dims: &crate::shape::DimBindings) -> Graph {
@@ -108,6 +135,9 @@ impl Graph {
             }
             if let Op::Expand(a) = &mut node.op {
                 a.new_shape = a.new_shape.iter().map(fix).collect();
+            }
+            if let Op::Slice(a) = &mut node.op {
+                a.sizes = a.sizes.iter().map(fix).collect();
             }
         }
         g

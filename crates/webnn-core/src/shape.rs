@@ -34,6 +34,55 @@ impl Dim {
     pub fn is_dynamic(&self) -> bool {
         matches!(self, Dim::Dynamic { .. })
     }
+
+    /// The sum of dimensions (concat along a dynamic axis): static when both are, otherwise a
+    /// derived dimension named by its terms (`past+1`, `a+b`), bounded by the sum of bounds.
+    /// None when the bound overflows.
+    pub fn sum(&self, other: &Dim) -> Option<Dim> {
+        let (mut names, mut constant) = (Vec::new(), 0u64);
+        for d in [self, other] {
+            match d {
+                Dim::Static(n) => constant += *n as u64,
+                Dim::Dynamic { name, .. } => {
+                    let (terms, c) = derived_terms(name)?;
+                    names.extend(terms);
+                    constant += c;
+                }
+            }
+        }
+        let bound = self.max_size() as u64 + other.max_size() as u64;
+        let bound = u32::try_from(bound).ok()?;
+        if names.is_empty() {
+            return Some(Dim::Static(bound));
+        }
+        names.sort_unstable();
+        let mut name = names.join("+");
+        if constant > 0 {
+            name = format!("{name}+{constant}");
+        }
+        Some(Dim::Dynamic { name: name.into(), max_size: bound })
+    }
+}
+
+/// Whether `name` may name a dynamic dimension of a graph input: a non-empty name of
+/// letters, digits, `_`, `-` and `.`, not starting with a digit (`+` is kept for derived
+/// dimensions such as `past+1`).
+pub fn valid_dim_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// The terms of a (possibly derived) dimension name: the named parts and the constant.
+fn derived_terms(name: &str) -> Option<(Vec<&str>, u64)> {
+    let (mut names, mut constant) = (Vec::new(), 0u64);
+    for term in name.split('+') {
+        match term.parse::<u64>() {
+            Ok(n) => constant = constant.checked_add(n)?,
+            Err(_) => names.push(term),
+        }
+    }
+    Some((names, constant))
 }
 
 impl From<u32> for Dim {
@@ -121,9 +170,21 @@ pub struct DimBindings {
 }
 
 impl DimBindings {
-    /// The size bound to `name`.
+    /// The size bound to `name`; a derived name (`past+1`) is the sum of its terms.
     pub fn get(&self, name: &str) -> Option<u32> {
-        self.sizes.iter().find(|(n, _)| &**n == name).map(|&(_, s)| s)
+        if let Some(&(_, s)) = self.sizes.iter().find(|(n, _)| &**n == name) {
+            return Some(s);
+        }
+        let (names, constant) = derived_terms(name)?;
+        if names.len() + usize::from(constant > 0) < 2 {
+            return None;
+        }
+        let mut total = constant;
+        for n in names {
+            let (_, s) = self.sizes.iter().find(|(m, _)| &**m == n)?;
+            total += *s as u64;
+        }
+        u32::try_from(total).ok()
     }
 
     /// Matches the actual shape of the tensor for input `input` against its descriptor: static
@@ -234,5 +295,26 @@ mod tests {
         assert_eq!(kind(dims.clone().bind("b", &b, &[1, 2])), crate::ErrorKind::TypeError, "names agree");
         let msg = dims.bind("b", &b, &[1, 2]).unwrap_err().to_string();
         assert!(msg.contains("'b'") && msg.contains("'seq'"), "{msg}");
+    }
+
+    #[test]
+    fn derived_dimensions_sum_their_terms() {
+        let past = Dim::Dynamic { name: "past".into(), max_size: 15 };
+        let seq = Dim::Dynamic { name: "seq".into(), max_size: 4 };
+        let one = past.sum(&Dim::Static(1)).unwrap();
+        assert_eq!(one, Dim::Dynamic { name: "past+1".into(), max_size: 16 });
+        let both = seq.sum(&past).unwrap();
+        assert_eq!(both, Dim::Dynamic { name: "past+seq".into(), max_size: 19 });
+        assert_eq!(both.sum(&Dim::Static(2)).unwrap().to_string(), "past+seq+2<=21");
+        assert_eq!(Dim::Static(2).sum(&Dim::Static(3)), Some(Dim::Static(5)));
+        assert_eq!(past.sum(&Dim::Static(u32::MAX)), None, "bound overflows");
+        let mut dims = DimBindings::default();
+        let d = OperandDescriptor::with_dims(DataType::Float32, vec![past, seq]);
+        dims.bind("x", &d, &[7, 2]).unwrap();
+        assert_eq!(dims.get("past+1"), Some(8));
+        assert_eq!(dims.get("past+seq+2"), Some(11));
+        assert_eq!(dims.get("other+1"), None);
+        assert!(valid_dim_name("past") && valid_dim_name("_k.v-2"));
+        assert!(!valid_dim_name("past+1") && !valid_dim_name("1x") && !valid_dim_name(""));
     }
 }

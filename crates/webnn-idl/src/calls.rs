@@ -235,8 +235,9 @@ fn call_method(b: &mut GraphBuilder, method: &str, a: &Args) -> Result<Vec<Opera
             one(b.scatter_nd(input, indices, updates, label()?))
         }
         "slice" => {
-            let (input, starts, sizes) = (a.operand("input")?, a.u32_list("starts")?, a.u32_list("sizes")?);
-            one(b.slice(input, starts, sizes, o::slice(&opts)?))
+            // Sizes may name dynamic dimensions (flexible inputs), as `newShape` may.
+            let (input, starts, sizes) = (a.operand("input")?, a.u32_list("starts")?, a.dims("sizes")?);
+            one(b.slice_dims(input, starts, sizes, o::slice(&opts)?))
         }
         "softmax" => {
             let input = a.operand("input")?;

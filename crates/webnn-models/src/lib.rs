@@ -2,9 +2,11 @@
 //!
 //! - MobileNetV2 with weights from a seeded generator (no model files): the real
 //!   architecture and size, for speed and backend-against-backend checks, not accuracy.
+//! - A toy decoder (random weights) whose KV caches are updated in place (flexible inputs).
 //! - EfficientNet-Lite0 with its trained ImageNet weights, read from the files
 //!   `scripts/models.sh` converts, in NCHW or NHWC.
 
+mod decoder;
 mod efficientnet;
 mod flexible;
 mod mobilenet;
@@ -15,6 +17,7 @@ pub use efficientnet::{
     top_k, Block, EfficientNetWeights, ModelError, EFFICIENTNET_INPUT, EFFICIENTNET_SAMPLES,
     EFFICIENTNET_SIZE,
 };
+pub use decoder::{greedy, toy_decoder, DecoderConfig, StepInputs};
 pub use flexible::{flexible_batch_probe, flexible_probe, probe_values};
 pub use mobilenet::{mobilenet_v2, sample_image, MOBILENET_INPUT};
 pub use rng::Rng;

@@ -184,11 +184,34 @@ impl<'g> Em<'g> {
         if let Some(v) = self.dim_values.get(name) {
             return Ok(v.clone());
         }
-        let (input, axis) = self.dim_sources.get(name).cloned().ok_or_else(|| {
-            Error::operation_error(format!("no input gives the size of dimension '{name}'"))
-        })?;
+        let Some((input, axis)) = self.dim_sources.get(name).cloned() else {
+            return self.derived_value(name);
+        };
         let attrs = vec![attr_i("start", axis as i64), attr_i("end", axis as i64 + 1)];
         let v = self.node("Shape", &[&input], attrs);
+        self.dim_values.insert(name.to_string(), v.clone());
+        Ok(v)
+    }
+
+    /// A derived dimension (`past+1`, from concat along a dynamic axis): the sum of its terms.
+    fn derived_value(&mut self, name: &str) -> Result<String> {
+        if !name.contains('+') {
+            return Err(Error::operation_error(format!(
+                "no input gives the size of dimension '{name}'"
+            )));
+        }
+        let mut sum: Option<String> = None;
+        for term in name.split('+') {
+            let v = match term.parse::<i64>() {
+                Ok(n) => self.i64s(&[n]),
+                Err(_) => self.dim_value(term)?,
+            };
+            sum = Some(match sum {
+                Some(s) => self.node("Add", &[&s, &v], vec![]),
+                None => v,
+            });
+        }
+        let v = sum.unwrap_or_else(|| self.i64s(&[0]));
         self.dim_values.insert(name.to_string(), v.clone());
         Ok(v)
     }

@@ -229,6 +229,14 @@ impl Context {
         }
     }
 
+    /// Compute pipelines the context's WebGPU device has created (None on other backends).
+    pub fn pipelines(&self) -> Option<usize> {
+        match &self.0.engine {
+            Engine::Wgpu(b) => Some(b.pipelines()),
+            _ => None,
+        }
+    }
+
     pub fn same(&self, other: &Context) -> bool {
         self.0.id == other.0.id
     }
@@ -365,11 +373,18 @@ impl Context {
         if graph.is_destroyed() {
             return Err(Error::invalid_state("dispatch: the graph is destroyed"));
         }
-        let all: Vec<&Tensor> = inputs.iter().chain(outputs).map(|(_, t)| *t).collect();
-        for (k, t) in all.iter().enumerate() {
+        let all: Vec<(&str, &Tensor)> = inputs.iter().chain(outputs).map(|(n, t)| (*n, *t)).collect();
+        for (k, (name, t)) in all.iter().enumerate() {
             self.check_tensor(t, "dispatch")?;
-            if all[..k].iter().any(|u| Rc::ptr_eq(&u.0, &t.0)) {
-                return Err(Error::type_error("dispatch: a tensor is bound more than once"));
+            for (j, (other, _)) in all[..k].iter().enumerate().filter(|(_, (_, u))| Rc::ptr_eq(&u.0, &t.0)) {
+                // Only an input and the output that updates it in place may share a tensor.
+                let pair = (other.to_string(), name.to_string());
+                let input_and_output = j < inputs.len() && k >= inputs.len();
+                if !input_and_output || !graph.in_place_pairs().contains(&pair) {
+                    return Err(Error::type_error(format!(
+                        "dispatch: the tensor for '{name}' is also bound to '{other}' (one tensor may serve an input and an output only when the output is an in-place scatterND/scatterElements update of that input)"
+                    )));
+                }
             }
         }
         if let Some((name, _)) = outputs.iter().find(|(_, t)| t.0.desc.constant) {

@@ -23,6 +23,8 @@ pub(crate) struct GraphInner {
     pub(crate) context: u64,
     pub(crate) inputs: Vec<(String, OperandDescriptor)>,
     pub(crate) outputs: Vec<(String, OperandDescriptor)>,
+    /// (input, output) names one tensor may serve at once (`Graph::in_place_pairs`).
+    pub(crate) in_place: Vec<(String, String)>,
     /// `None` once destroyed.
     compiled: RefCell<Option<Compiled>>,
     id: u64,
@@ -43,6 +45,11 @@ impl Graph {
             context: ctx.0.id,
             inputs: named(&graph.inputs),
             outputs: named(&graph.outputs),
+            in_place: graph
+                .in_place_pairs()
+                .into_iter()
+                .map(|(i, o)| (graph.inputs[i].0.clone(), graph.outputs[o].0.clone()))
+                .collect(),
             compiled: RefCell::new(Some(compiled)),
             id: next_id(),
         }))
@@ -59,6 +66,21 @@ impl Graph {
 
     pub fn outputs(&self) -> &[(String, OperandDescriptor)] {
         &self.0.outputs
+    }
+
+    /// The (input, output) pairs one tensor may be bound to in one dispatch: outputs that are
+    /// in-place updates (`scatterND`/`scatterElements`) of an input nothing else reads.
+    pub fn in_place_pairs(&self) -> &[(String, String)] {
+        &self.0.in_place
+    }
+
+    /// On WebGPU, the sets of kernel steps and bind groups built for the sizes met so far
+    /// (one unless a size needed other kernels); None elsewhere or once destroyed.
+    pub fn shapes_built(&self) -> Option<usize> {
+        match self.0.compiled.borrow().as_ref() {
+            Some(Compiled::Wgpu(g)) => Some(g.shapes_built()),
+            _ => None,
+        }
     }
 
     pub fn is_destroyed(&self) -> bool {

@@ -408,7 +408,7 @@ payload!(ScatterElements { operands: [input, indices, updates], args: {}, option
 payload!(ScatterNd { operands: [input, indices, updates], args: {}, options: OpOptions });
 
 options!(SliceOptions { strides: Option<Vec<u32>> = None });
-payload!(Slice { operands: [input], args: { starts: Vec<u32>, sizes: Vec<u32> }, options: SliceOptions });
+payload!(Slice { operands: [input], args: { starts: Vec<u32>, sizes: Vec<Dim> }, options: SliceOptions });
 
 payload!(Softmax { operands: [input], args: { axis: u32 }, options: OpOptions });
 

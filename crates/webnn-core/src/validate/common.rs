@@ -17,6 +17,39 @@ impl<'a> Ctx<'a> {
         self.graph.desc(o)
     }
 
+    /// Flexible inputs: each dynamic entry of a shape argument (`newShape`, `sizes`) names a
+    /// dimension the graph's inputs declare, with their bound; a derived one (`past+1`) is
+    /// the sum of declared ones.
+    pub fn known_dims(&self, what: &str, dims: &[Dim]) -> Result<()> {
+        let declared = |name: &str| {
+            self.graph.inputs.iter().flat_map(|(_, o)| self.graph.desc(*o).shape.iter()).find_map(|d| match d {
+                Dim::Dynamic { name: n, max_size } if &**n == name => Some(*max_size as u64),
+                _ => None,
+            })
+        };
+        for (i, d) in dims.iter().enumerate() {
+            let Dim::Dynamic { name, max_size } = d else { continue };
+            let bound = name.split('+').try_fold(0u64, |acc, term| match term.parse::<u64>() {
+                Ok(n) => Some(acc + n),
+                Err(_) => declared(term).map(|m| acc + m),
+            });
+            match bound {
+                Some(b) if b == *max_size as u64 => {}
+                Some(b) => {
+                    return Err(Error::type_error(format!(
+                        "{what}[{i}] = {d}, but the inputs bound '{name}' by {b}"
+                    )))
+                }
+                None => {
+                    return Err(Error::type_error(format!(
+                        "{what}[{i}] = {d} names a dimension no input declares"
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The op table's row for `slot`.
     pub fn slot(&self, slot: &str) -> Slot {
         match self.kind.slots().iter().find(|s| s.name == slot) {

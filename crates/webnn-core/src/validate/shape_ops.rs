@@ -44,7 +44,8 @@ pub(super) fn concat(cx: &Ctx, op: &Concat) -> Result<OperandDescriptor> {
     if op.inputs.len() == 1 {
         return Ok(first.clone());
     }
-    let mut size = static_dim("inputs[0] axis dimension", &first.shape[axis])? as u64;
+    // Along the axis the sizes add up; dynamic parts give a derived dimension (`past+1`).
+    let mut size = first.shape[axis].clone();
     for (i, &o) in op.inputs.iter().enumerate().skip(1) {
         let input = cx.check("inputs", o)?;
         same_type("inputs[0]", first, &format!("inputs[{i}]"), input)?;
@@ -64,11 +65,17 @@ pub(super) fn concat(cx: &Ctx, op: &Concat) -> Result<OperandDescriptor> {
                 )));
             }
         }
-        size += static_dim(&format!("inputs[{i}] axis dimension"), &input.shape[axis])? as u64;
-        valid_dimension("the concatenated axis size", size)?;
+        size = size
+            .sum(&input.shape[axis])
+            .filter(|s| s.max_size() as u64 <= MAX_VALID_DIMENSION)
+            .ok_or_else(|| {
+                Error::type_error(format!(
+                    "the concatenated axis size up to inputs[{i}] is not a valid dimension (1..={MAX_VALID_DIMENSION})"
+                ))
+            })?;
     }
     let mut shape = first.shape.clone();
-    shape[axis] = Dim::Static(size as u32);
+    shape[axis] = size;
     Ok(desc(first.data_type, shape))
 }
 
@@ -77,6 +84,7 @@ pub(super) fn concat(cx: &Ctx, op: &Concat) -> Result<OperandDescriptor> {
 pub(super) fn expand(cx: &Ctx, op: &Expand) -> Result<OperandDescriptor> {
     let input = cx.check("input", op.input)?;
     check_new_shape(&op.new_shape)?;
+    cx.known_dims("newShape", &op.new_shape)?;
     let shape = broadcast_shapes(&op.new_shape, &input.shape, false).ok_or_else(|| {
         let target = desc(input.data_type, op.new_shape.clone());
         Error::type_error(format!(
@@ -140,6 +148,7 @@ pub(super) fn reshape(cx: &Ctx, op: &Reshape) -> Result<OperandDescriptor> {
     let out = desc(input.data_type, op.new_shape.clone());
     cx.check_desc("output", &out)?;
     check_new_shape(&op.new_shape)?;
+    cx.known_dims("newShape", &op.new_shape)?;
     // Static parts multiply; dynamic dims must match one for one by name.
     let mut dynamic_in: Vec<&Dim> = input.shape.iter().filter(|d| d.is_dynamic()).collect();
     let mut count_in: u64 = 1;
@@ -197,9 +206,10 @@ pub(super) fn reverse(cx: &Ctx, op: &Reverse) -> Result<OperandDescriptor> {
 pub(super) fn slice(cx: &Ctx, op: &Slice) -> Result<OperandDescriptor> {
     let input = cx.check("input", op.input)?;
     let rank = input.rank();
-    if op.sizes.contains(&0) {
+    if op.sizes.iter().any(|s| s.max_size() == 0) {
         return Err(Error::type_error("sizes must not contain 0"));
     }
+    cx.known_dims("sizes", &op.sizes)?;
     if op.starts.len() != rank || op.sizes.len() != rank {
         return Err(Error::type_error(format!(
             "starts (length {}) and sizes (length {}) must have the input rank {rank}",
@@ -217,28 +227,52 @@ pub(super) fn slice(cx: &Ctx, op: &Slice) -> Result<OperandDescriptor> {
     }
     let mut shape = Vec::with_capacity(rank);
     for (i, d) in input.shape.iter().enumerate() {
-        let (start, size) = (op.starts[i], op.sizes[i]);
+        let (start, size) = (op.starts[i], &op.sizes[i]);
         let stride = op.options.strides.as_ref().map_or(1, |s| s[i]);
         if stride < 1 {
             return Err(Error::type_error(format!(
                 "strides[{i}] must be at least 1"
             )));
         }
-        let n = static_dim(&format!("input dimension {i}"), d)?;
-        if start >= n {
-            return Err(Error::type_error(format!(
-                "starts[{i}] = {start} is not below input dimension {i} of size {n}"
-            )));
-        }
-        if start as u64 + size as u64 > n as u64 {
-            return Err(Error::type_error(format!(
-                "starts[{i}] + sizes[{i}] = {} exceeds input dimension {i} of size {n}",
-                start as u64 + size as u64
-            )));
-        }
-        shape.push(Dim::Static(size.div_ceil(stride)));
+        shape.push(slice_dim(i, d, start, size, stride)?);
     }
     Ok(desc(input.data_type, shape))
+}
+
+/// One output dimension of a slice. A dynamic size (flexible inputs) takes the leading part of
+/// a static dimension that holds it at its bound (`sizes = [total]` over a cache of capacity
+/// rows); a size equal to a dynamic input dimension keeps it whole.
+fn slice_dim(i: usize, d: &Dim, start: u32, size: &Dim, stride: u32) -> Result<Dim> {
+    if d.is_dynamic() || size.is_dynamic() {
+        if size == d && start == 0 && stride == 1 {
+            return Ok(d.clone());
+        }
+        let n = static_dim(&format!("input dimension {i}"), d)?;
+        if stride != 1 {
+            return Err(Error::not_supported(format!(
+                "sizes[{i}] = {size} is dynamic, so strides[{i}] must be 1"
+            )));
+        }
+        if start as u64 + size.max_size() as u64 > n as u64 {
+            return Err(Error::type_error(format!(
+                "starts[{i}] + sizes[{i}] = {start} + {size} can exceed input dimension {i} of size {n}"
+            )));
+        }
+        return Ok(size.clone());
+    }
+    let (n, size) = (static_dim(&format!("input dimension {i}"), d)?, size.max_size());
+    if start >= n {
+        return Err(Error::type_error(format!(
+            "starts[{i}] = {start} is not below input dimension {i} of size {n}"
+        )));
+    }
+    if start as u64 + size as u64 > n as u64 {
+        return Err(Error::type_error(format!(
+            "starts[{i}] + sizes[{i}] = {} exceeds input dimension {i} of size {n}",
+            start as u64 + size as u64
+        )));
+    }
+    Ok(Dim::Static(size.div_ceil(stride)))
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-split>: a count that divides the axis,

@@ -96,7 +96,7 @@ pub fn slice(em: &mut Em, a: &Slice, out: Operand) -> Result<()> {
         None => vec![1; x.rank()],
     };
     let begin: Vec<usize> = a.starts.iter().map(|&n| n as usize).collect();
-    let end: Vec<usize> = begin.iter().zip(&a.sizes).map(|(&b, &s)| b + s as usize).collect();
+    let end: Vec<usize> = begin.iter().zip(&a.sizes).map(|(&b, s)| b + s.max_size() as usize).collect();
     let shape = em.shape(out)?;
     let ty = x.ty;
     let inputs = vec![("x", In::V(x)), ("begin", ints(begin)), ("end", ints(end)), ("stride", ints(strides))];

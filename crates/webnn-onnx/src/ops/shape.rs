@@ -6,7 +6,7 @@ use webnn_core::ops::{
     Concat, Expand, NumberCast, Pad, PaddingMode, Reshape, Reverse, Slice, Split, Splits, Tile,
     Transpose, Triangular, Where,
 };
-use webnn_core::{DataType, Node, Operand, Result};
+use webnn_core::{DataType, Dim, Node, Operand, Result};
 
 /// Pad and Tile lack float16 kernels in ONNX Runtime's CPU provider; float32 holds every
 /// float16 value exactly.
@@ -106,16 +106,28 @@ pub fn slice(em: &mut Em, a: &Slice, out: Operand) -> Result<()> {
         None => vec![1; rank],
     };
     let starts: Vec<i64> = a.starts.iter().map(|&x| x as i64).collect();
-    let ends: Vec<i64> = (0..rank)
-        .map(|i| starts[i] + (a.sizes[i] as i64 - 1) * strides[i] + 1)
-        .collect();
+    let e = match a.sizes.iter().map(Dim::as_static).collect::<Option<Vec<u32>>>() {
+        Some(sizes) => {
+            let ends: Vec<i64> = (0..rank)
+                .map(|i| starts[i] + (sizes[i] as i64 - 1) * strides[i] + 1)
+                .collect();
+            em.i64s(&ends)
+        }
+        // Sizes naming dynamic dimensions: ends = starts + (sizes - 1) * strides + 1, with
+        // the sizes read at run time.
+        None => {
+            let sizes = em.shape_value(&a.sizes)?;
+            let ones = em.i64s(&vec![1; rank]);
+            let less = em.node("Sub", &[&sizes, &ones], vec![]);
+            let st = em.i64s(&strides);
+            let scaled = em.node("Mul", &[&less, &st], vec![]);
+            let base: Vec<i64> = starts.iter().map(|s| s + 1).collect();
+            let base = em.i64s(&base);
+            em.node("Add", &[&scaled, &base], vec![])
+        }
+    };
     let axes: Vec<i64> = (0..rank as i64).collect();
-    let (s, e, ax, st) = (
-        em.i64s(&starts),
-        em.i64s(&ends),
-        em.i64s(&axes),
-        em.i64s(&strides),
-    );
+    let (s, ax, st) = (em.i64s(&starts), em.i64s(&axes), em.i64s(&strides));
     let y = em.node("Slice", &[&x, &s, &e, &ax, &st], vec![]);
     em.output_from(out, y, held(em.dt(a.input)))
 }

@@ -100,6 +100,62 @@ pub(super) fn padded(bytes: &[u8], size: u64) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(v)
 }
 
+/// What each buffer of a bind group binds.
+#[derive(Clone, Copy)]
+pub(super) enum Ranges<'r> {
+    /// Windows of a split dispatch, made for one set of sizes.
+    Windows(&'r [(u64, u64)]),
+    /// The whole buffer (up to the largest binding): a call in one window binds its buffers
+    /// whole, so the bind group serves every size the buffers hold.
+    Whole(u64),
+}
+
+impl WgpuGraph {
+    /// How `step`'s buffers are bound.
+    pub(super) fn ranges<'s>(&self, step: &'s Step) -> Ranges<'s> {
+        match step.single_window {
+            true => Ranges::Whole(self.max_binding),
+            false => Ranges::Windows(&step.ranges),
+        }
+    }
+}
+
+/// A bind group of one kernel call: its uniform block, then each buffer over its window.
+pub(super) fn bind_group(
+    gpu: &Gpu,
+    layout: &wgpu::BindGroupLayout,
+    label: &str,
+    uniform: &wgpu::Buffer,
+    (offset, size): (u64, u64),
+    buffers: &[&wgpu::Buffer],
+    ranges: Ranges,
+) -> wgpu::BindGroup {
+    let mut entries = vec![wgpu::BindGroupEntry {
+        binding: 0,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: uniform,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }];
+    for (b, buffer) in buffers.iter().enumerate() {
+        let (offset, size) = match ranges {
+            Ranges::Windows(r) => (r[b].0, wgpu::BufferSize::new(r[b].1)),
+            Ranges::Whole(max) if buffer.size() <= max => (0, None),
+            Ranges::Whole(max) => (0, wgpu::BufferSize::new(max / 4 * 4)),
+        };
+        entries.push(wgpu::BindGroupEntry {
+            binding: 1 + b as u32,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset, size }),
+        });
+    }
+    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
 /// One kernel call to dispatch: its node, the call, the buffers it binds (output first) and
 /// its windows.
 type Dispatch<'l> = (usize, &'l KernelCall, Vec<Loc>, Vec<crate::window::Window>);
@@ -170,6 +226,8 @@ impl WgpuGraph {
             plan,
             dynamic: None,
             others: Vec::new(),
+            max_binding: options.max_binding,
+            in_place: Vec::new(),
             shapes_built: 1,
         };
         g.shaped = g.make_shaped(cache, graph, &lowered, sizes, options)?;
@@ -215,43 +273,40 @@ impl WgpuGraph {
 
         let mut steps = Vec::with_capacity(blocks.len());
         let mut k = 0u64;
+        let mut previous_node = usize::MAX;
         for (n, call, bound, wins) in &dispatches {
             let pipeline = cache.get(gpu, call.key, options.native_f16)?;
             let uniform = uniforms
                 .as_ref()
                 .ok_or_else(|| Error::operation_error("no uniform buffer"))?;
+            // A scatter lowers to a copy of its input, then the update (`lower::movement`).
+            let op = &graph.nodes[*n].op;
+            let pre_copy = previous_node != *n
+                && matches!(op, webnn_core::Op::ScatterNd(_) | webnn_core::Op::ScatterElements(_));
+            previous_node = *n;
             for win in wins {
-                let mut entries = vec![wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: uniform,
-                        offset: k * stride,
-                        size: wgpu::BufferSize::new(win.uniform.bytes().len() as u64),
-                    }),
-                }];
+                let block = (k * stride, win.uniform.bytes().len() as u64);
                 k += 1;
-                for (b, (loc, (offset, size))) in bound.iter().zip(&win.ranges).enumerate() {
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: 1 + b as u32,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: buffer(*loc),
-                            offset: *offset,
-                            size: wgpu::BufferSize::new(*size),
-                        }),
-                    });
-                }
-                let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(&call.key.label()),
-                    layout: &pipeline.layout,
-                    entries: &entries,
-                });
+                let buffers: Vec<&wgpu::Buffer> = bound.iter().map(|l| buffer(*l)).collect();
+                let ranges = match wins.len() {
+                    1 => Ranges::Whole(options.max_binding),
+                    _ => Ranges::Windows(&win.ranges),
+                };
+                let bind_group =
+                    bind_group(gpu, &pipeline.layout, &call.key.label(), uniform, block, &buffers, ranges);
                 steps.push(Step {
                     pipeline: pipeline.pipeline.clone(),
+                    layout: pipeline.layout.clone(),
                     bind_group,
+                    bound: bound.clone(),
+                    ranges: win.ranges.clone(),
+                    uniform: block,
+                    pre_copy,
+                    tensor_groups: Vec::new(),
                     key: call.key,
                     single_window: wins.len() == 1,
                     groups: grid(call.key, &win.uniform),
-                    op: graph.nodes[*n].op.kind(),
+                    op: op.kind(),
                     kernel: call.key.label(),
                 });
             }

@@ -27,7 +27,19 @@ use webnn_core::{
 /// One recorded kernel dispatch.
 pub(crate) struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
+    layout: Arc<wgpu::BindGroupLayout>,
     bind_group: wgpu::BindGroup,
+    /// The buffers it binds (output first), their windows, and its uniform block: what a
+    /// bind group over bound tensors is made from.
+    bound: Vec<Loc>,
+    ranges: Vec<(u64, u64)>,
+    uniform: (u64, u64),
+    /// The copy of a scatter's input into its output, skipped when both are one tensor (the
+    /// in-place update).
+    pre_copy: bool,
+    /// Bind groups over tensors met before, by the ids bound in each slot (0: the graph's
+    /// own buffer), most recent last.
+    tensor_groups: Vec<(Vec<u64>, wgpu::BindGroup)>,
     key: crate::kernel::KernelKey,
     /// The call runs in one window (so new sizes can reuse the step in place).
     single_window: bool,
@@ -65,6 +77,8 @@ struct Dynamic {
     alias: Vec<Option<webnn_core::Operand>>,
     cache: Arc<PipelineCache>,
     options: Options,
+    /// The kernels chosen at the bounds, per node: every size keeps them (`tuned_like`).
+    keys: Vec<Vec<crate::kernel::KernelKey>>,
     /// The sizes `shaped` is for (one per name).
     sizes: Vec<u32>,
 }
@@ -87,6 +101,10 @@ pub struct WgpuGraph {
     others: Vec<(Vec<u32>, Shaped)>,
     /// Shapes built so far (steps and bind groups; sizes served in place do not count).
     shapes_built: usize,
+    /// The largest buffer binding (single-window calls bind whole buffers up to it).
+    max_binding: u64,
+    /// (input, output) positions that may share one tensor (`Graph::in_place_pairs`).
+    in_place: Vec<(usize, usize)>,
     /// Statistics of the buffer plan, for tests.
     pub plan: BufferPlan,
 }
@@ -159,6 +177,32 @@ fn aliases(lowered: &[Lowering]) -> Vec<Option<webnn_core::Operand>> {
         .collect()
 }
 
+/// The kernel of every call, per node.
+fn kernel_keys(lowered: &[Lowering]) -> Vec<Vec<crate::kernel::KernelKey>> {
+    lowered
+        .iter()
+        .map(|l| match l {
+            Lowering::Kernels(calls) => calls.iter().map(|c| c.key).collect(),
+            Lowering::Alias(_) => Vec::new(),
+        })
+        .collect()
+}
+
+/// Gives each call the kernel chosen at the bounds where only tuning differs.
+fn keep_kernels(lowered: &mut [Lowering], keys: &[Vec<crate::kernel::KernelKey>]) {
+    for (l, keys) in lowered.iter_mut().zip(keys) {
+        if let Lowering::Kernels(calls) = l {
+            if calls.len() == keys.len() {
+                for (call, bound) in calls.iter_mut().zip(keys) {
+                    if let Some(k) = call.key.tuned_like(*bound) {
+                        call.key = k;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Each operand's buffer bytes; NotSupportedError past the device's largest buffer.
 fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
     let max = gpu.limits.max_buffer_size;
@@ -220,11 +264,13 @@ impl WgpuGraph {
         let lowered = lower_graph(&bound)?;
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
+        let keys = kernel_keys(&lowered);
         let plan = plan(&bound, &alias, &|i| sizes[i]);
         let scope = gpu.scope();
         let built = WgpuGraph::build(gpu.clone(), cache, &bound, lowered, plan, &sizes, options);
         gpu.close(scope, "compile").await?;
         let mut built = built?;
+        built.in_place = graph.in_place_pairs();
         built.inputs = graph
             .inputs
             .iter()
@@ -248,6 +294,7 @@ impl WgpuGraph {
                 alias,
                 cache: cache.clone(),
                 options,
+                keys,
                 sizes,
             });
         }
@@ -281,7 +328,8 @@ impl WgpuGraph {
             Some(i) => self.others.remove(i).1,
             None => {
                 let g = dynamic.graph.resolved(&dims);
-                let lowered = lower_graph(&g)?;
+                let mut lowered = lower_graph(&g)?;
+                keep_kernels(&mut lowered, &dynamic.keys);
                 if aliases(&lowered) != dynamic.alias {
                     return Err(Error::not_supported(format!(
                         "the graph lowers differently at sizes {key:?} than at its bounds on the wgpu backend"

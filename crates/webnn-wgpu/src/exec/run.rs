@@ -139,6 +139,42 @@ impl WgpuGraph {
         }
     }
 
+    /// Every kernel, in one compute pass, with tensors bound at `at` (`bind_tensors` made
+    /// their bind groups). A scatter's copy of its input into its output is skipped where
+    /// both are one tensor: the update then runs in place.
+    pub(super) fn record_bound(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        at: &[(crate::plan::Loc, &super::WgpuTensor)],
+    ) {
+        if self.shaped.steps.is_empty() {
+            return;
+        }
+        let id = |loc: &crate::plan::Loc| {
+            at.iter().find(|(l, _)| l == loc).map_or(0, |(_, t)| t.id())
+        };
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: None,
+            timestamp_writes: None,
+        });
+        for s in &self.shaped.steps {
+            let ids: Vec<u64> = s.bound.iter().map(id).collect();
+            if s.pre_copy && ids[0] != 0 && ids.get(1) == Some(&ids[0]) {
+                continue;
+            }
+            let group = match ids.iter().all(|&i| i == 0) {
+                true => &s.bind_group,
+                false => match s.tensor_groups.iter().find(|(k, _)| *k == ids) {
+                    Some((_, g)) => g,
+                    None => &s.bind_group,
+                },
+            };
+            pass.set_pipeline(&s.pipeline);
+            pass.set_bind_group(0, group, &[]);
+            pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
+        }
+    }
+
     pub(super) fn copy_outputs(&self, encoder: &mut wgpu::CommandEncoder) {
         for o in &self.shaped.outputs {
             encoder.copy_buffer_to_buffer(

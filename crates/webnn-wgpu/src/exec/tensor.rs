@@ -5,6 +5,7 @@
 //! output tensor can feed the next graph on the GPU.
 
 use super::WgpuGraph;
+use crate::plan::Loc;
 use crate::gpu::Gpu;
 use crate::storage::Storage;
 use std::future::Future;
@@ -14,6 +15,9 @@ use std::sync::Arc;
 use webnn_core::{Error, OperandDescriptor, Result};
 
 static NEXT_TENSOR: AtomicU64 = AtomicU64::new(1);
+
+/// Bind groups kept per step for tensor sets met before (a decoder alternates few).
+const TENSOR_GROUPS_KEPT: usize = 4;
 
 /// A tensor in a GPU buffer.
 pub struct WgpuTensor {
@@ -64,6 +68,11 @@ impl WgpuTensor {
 
     pub fn desc(&self) -> &OperandDescriptor {
         &self.desc
+    }
+
+    /// Unique among the process's tensors (bind groups over tensors are kept by id).
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Replaces the contents (`writeTensor`): `data` holds the elements as laid out in
@@ -170,10 +179,9 @@ impl WgpuGraph {
         WgpuTensor::new(self.gpu.clone(), desc)
     }
 
-    /// Runs the graph on tensors (`MLContext.dispatch`): the input tensors are copied into
-    /// the graph's input buffers, the kernels run, the outputs are copied into the output
-    /// tensors, all in one submitted encoder. A tensor may not be both an input and an
-    /// output.
+    /// Runs the graph on tensors (`MLContext.dispatch`): the kernels read and write the
+    /// tensors' buffers directly, in one submitted encoder. A tensor may be both an input and
+    /// an output only for an in-place update (`Graph::in_place_pairs`).
     pub async fn dispatch_tensors_async(
         &mut self,
         inputs: &[(&str, &WgpuTensor)],
@@ -220,36 +228,105 @@ impl WgpuGraph {
             .map(|o| (o.name.clone(), o.desc.clone()))
             .collect();
         let outs = bind("output", &out_descs, outputs, &self.gpu)?;
-        for (k, o) in outs.iter().enumerate() {
-            if ins.iter().any(|i| i.id == o.id) || outs[..k].iter().any(|p| p.id == o.id) {
-                return Err(Error::type_error(format!(
-                    "the tensor for output '{}' is also bound to another input or output",
-                    out_descs[k].0
-                )));
+        self.check_sharing(&ins, &outs, &out_descs)?;
+        // The tensors' own buffers are bound where the graph's inputs and outputs live, so
+        // nothing is copied in; an output whose value lives elsewhere (an input passed
+        // through, a value two outputs name) is copied out after the kernels.
+        let mut at: Vec<(Loc, &WgpuTensor)> = ins
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (Loc::Input(k), *t))
+            .collect();
+        let mut copies = Vec::new();
+        for (t, o) in outs.iter().zip(&self.shaped.outputs) {
+            match o.loc {
+                Loc::Output(_) if !at.iter().any(|(l, _)| *l == o.loc) => at.push((o.loc, *t)),
+                _ => copies.push((o.loc, *t, o.bytes)),
             }
         }
+        self.bind_tensors(&at);
         let mut encoder = self
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("webnn dispatch"),
             });
-        for (t, buffer) in ins.iter().zip(&self.input_buffers) {
-            encoder.copy_buffer_to_buffer(
-                &t.buffer,
-                0,
-                buffer,
-                0,
-                t.buffer.size().min(buffer.size()),
-            );
-        }
-        self.record(&mut encoder);
-        for (t, o) in outs.iter().zip(&self.shaped.outputs) {
-            encoder.copy_buffer_to_buffer(self.buffer(o.loc), 0, &t.buffer, 0, o.bytes);
+        self.record_bound(&mut encoder, &at);
+        for (loc, t, bytes) in copies {
+            let from = at
+                .iter()
+                .find(|(l, _)| *l == loc)
+                .map_or_else(|| self.buffer(loc), |(_, t)| &t.buffer);
+            encoder.copy_buffer_to_buffer(from, 0, &t.buffer, 0, bytes);
         }
         let scope = self.gpu.scope();
         self.gpu.queue.submit([encoder.finish()]);
         Ok(self.gpu.end(scope, "dispatch"))
+    }
+
+    /// One tensor may serve an input and an output only as an in-place update
+    /// (`Graph::in_place_pairs`); any other sharing is a TypeError.
+    fn check_sharing(
+        &self,
+        ins: &[&WgpuTensor],
+        outs: &[&WgpuTensor],
+        out_descs: &[(String, OperandDescriptor)],
+    ) -> Result<()> {
+        for (k, o) in outs.iter().enumerate() {
+            let shared = outs[..k].iter().any(|p| p.id == o.id)
+                || ins
+                    .iter()
+                    .enumerate()
+                    .any(|(j, i)| i.id == o.id && !self.in_place.contains(&(j, k)));
+            if shared {
+                return Err(Error::type_error(format!(
+                    "the tensor for output '{}' is also bound to another input or output, and the output is not an in-place update of that input",
+                    out_descs[k].0
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes sure every step that binds a tensor has a bind group over it (reused when the
+    /// same tensors come again).
+    fn bind_tensors(&mut self, at: &[(Loc, &WgpuTensor)]) {
+        let tensor = |loc: &Loc| at.iter().find(|(l, _)| l == loc).map(|(_, t)| *t);
+        let Some(uniform) = self.shaped._uniforms.clone() else {
+            return;
+        };
+        for k in 0..self.shaped.steps.len() {
+            let step = &self.shaped.steps[k];
+            let ids: Vec<u64> = step.bound.iter().map(|l| tensor(l).map_or(0, |t| t.id)).collect();
+            let in_place = step.pre_copy && ids[0] != 0 && ids.get(1) == Some(&ids[0]);
+            if ids.iter().all(|&id| id == 0) || in_place {
+                continue;
+            }
+            if let Some(i) = step.tensor_groups.iter().position(|(key, _)| *key == ids) {
+                let hit = self.shaped.steps[k].tensor_groups.remove(i);
+                self.shaped.steps[k].tensor_groups.push(hit);
+                continue;
+            }
+            let buffers: Vec<&wgpu::Buffer> = step
+                .bound
+                .iter()
+                .map(|l| tensor(l).map_or_else(|| self.buffer(*l), |t| &t.buffer))
+                .collect();
+            let group = super::build::bind_group(
+                &self.gpu,
+                &step.layout,
+                &step.kernel,
+                &uniform,
+                step.uniform,
+                &buffers,
+                self.ranges(step),
+            );
+            let groups = &mut self.shaped.steps[k].tensor_groups;
+            groups.push((ids, group));
+            if groups.len() > TENSOR_GROUPS_KEPT {
+                groups.remove(0);
+            }
+        }
     }
 
     /// `dispatch_tensors_async` on native targets.

@@ -163,6 +163,31 @@ fn flag(b: bool) -> f64 {
 }
 
 impl KernelKey {
+    /// `bound` in place of this key where the two differ only in tuning (lanes, gemm rows,
+    /// row-frame or tiled product, broadcasting where `bound` broadcasts): their kernels read
+    /// the same uniform block, so a graph with dynamic dimensions keeps the kernels it chose at
+    /// its bounds for every size (no new pipeline, no new bind group). None otherwise.
+    pub fn tuned_like(self, bound: KernelKey) -> Option<KernelKey> {
+        use KernelId::*;
+        if (self.dtype, self.out) != (bound.dtype, bound.out) || (self.broadcast && !bound.broadcast) {
+            return None;
+        }
+        let same = match (self.kernel, bound.kernel) {
+            (Reduce { op: a, .. }, Reduce { op: b, .. }) | (Pool { op: a, .. }, Pool { op: b, .. }) => a == b,
+            (ArgReduce { max: a, .. }, ArgReduce { max: b, .. }) => a == b,
+            (Softmax { .. }, Softmax { .. }) => true,
+            (Normalize { scale, bias, .. }, Normalize { scale: s, bias: b, .. }) => (scale, bias) == (s, b),
+            (Matmul { c, clamp, .. } | Gemv { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. } | Gemv { c: c2, clamp: k2, .. }) => {
+                (c, clamp) == (c2, k2)
+            }
+            (Conv { transposed, bias, clamp, .. }, Conv { transposed: t, bias: b, clamp: k, .. }) => {
+                (transposed, bias, clamp) == (t, b, k)
+            }
+            (a, b) => a == b,
+        };
+        same.then_some(bound)
+    }
+
     /// A key without broadcasting.
     pub fn new(kernel: KernelId, dtype: DataType, out: DataType) -> KernelKey {
         KernelKey {

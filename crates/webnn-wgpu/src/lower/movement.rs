@@ -67,6 +67,19 @@ pub fn expand(cx: &Cx, args: &Expand) -> Result<Lowering> {
     )?]))
 }
 
+/// Whether a slice is the leading part of its input in memory (row-major): it starts at 0
+/// with unit strides, takes one element of the axes before the first it shortens and all of
+/// those after. Such a slice (a KV cache's first `total` rows) shares the input's buffer.
+fn prefix(s: &[u32], so: &[u32], starts: &[u32], steps: &[u32]) -> bool {
+    if starts.iter().any(|&x| x != 0) || steps.iter().any(|&x| x != 1) {
+        return false;
+    }
+    let Some(first) = s.iter().zip(so).position(|(a, b)| a != b) else {
+        return true;
+    };
+    so[..first].iter().all(|&n| n == 1) && s[first + 1..] == so[first + 1..]
+}
+
 pub fn slice(cx: &Cx, args: &Slice) -> Result<Lowering> {
     let (s, so) = (cx.shape(args.input)?, cx.shape(cx.out())?);
     let st = strides32(&s)?;
@@ -74,7 +87,7 @@ pub fn slice(cx: &Cx, args: &Slice) -> Result<Lowering> {
         Some(v) => v.clone(),
         None => vec![1; s.len()],
     };
-    if s == so {
+    if s == so || prefix(&s, &so, &args.starts, &steps) {
         return Ok(Lowering::Alias(args.input));
     }
     let base: u32 = args.starts.iter().zip(&st).map(|(&a, &b)| a * b).sum();
