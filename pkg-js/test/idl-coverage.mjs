@@ -24,6 +24,12 @@ const indexPath = path.join(pkg, 'types/index.d.ts');
 const WIDENED = {
   'MLOperandDescriptor.shape': 'readonly MLDimension[]', // flexible inputs (MLDynamicDimension entries)
 };
+// Shape arguments that may name dynamic dimensions (flexible inputs): `${interface}.${op}(${arg})`.
+const WIDENED_ARGS = {
+  'MLGraphBuilder.reshape(newShape)': 'readonly MLDimension[]',
+  'MLGraphBuilder.expand(newShape)': 'readonly MLDimension[]',
+  'MLGraphBuilder.slice(sizes)': 'readonly MLDimension[]',
+};
 // Argument types the declarations may replace with a sub-interface: constants and tensors
 // take descriptors without the flexible-input extension's dynamic dimensions, which is every
 // descriptor the IDL allows.
@@ -197,11 +203,11 @@ function describe(sig) {
   return `(${sig.params.map((p) => `${p.optional ? '?' : ''}${p.type}`).join(', ')}) => ${sig.result}`;
 }
 // Whether one declared signature matches an IDL operation overload.
-function matches(sig, args, result) {
+function matches(sig, args, result, op = '') {
   if (sig.params.length !== args.length) return false;
   const argsOk = args.every((a, i) => {
     const p = sig.params[i];
-    const want = tsText(a.idlType, false);
+    const want = WIDENED_ARGS[`${op}(${a.name})`] ?? tsText(a.idlType, false);
     const sub = ARGUMENT_SUBTYPES[want];
     return p.optional === (a.optional || a.variadic) && (sameType(p.type, want) || (sub && p.type === sub));
   });
@@ -250,7 +256,7 @@ for (const [name, iface] of interfaces) {
       const result = tsText(o.idlType, true);
       const args = o.arguments.map((a) => `${a.optional ? '?' : ''}${tsText(a.idlType, false)}`).join(', ');
       check(
-        declared.some((s) => matches(s, o.arguments, result)),
+        declared.some((s) => matches(s, o.arguments, result, `${name}.${op}`)),
         `${name}.${op}(${args}) => ${result}`,
         `declared ${declared.map(describe).join(' ; ')}`,
       );

@@ -287,6 +287,13 @@ async function flexible(context: MLContext): Promise<void> {
     const stepMask = await context.createTensor({ dataType: "float32", shape: [1, 7, 1], writable: true });
     const out = await context.createTensor({ dataType: "float32", shape: [1, 7, 64], readable: true });
     context.dispatch(graph, { tokens: step, mask: stepMask }, { out });
+    // A key cache of 2048 rows updated in place; attention reads its first `sequence` rows.
+    const cache = builder.input("cache", { dataType: "float32", shape: [2048, 64] });
+    const at = builder.input("at", { dataType: "int32", shape: [1, 1] });
+    const updated = builder.scatterND(cache, at, builder.input("row", { dataType: "float32", shape: [1, 64] }));
+    const keys: MLOperand = builder.slice(updated, [0, 0], [sequence, 64]);
+    const flat: MLOperand = builder.reshape(keys, [sequence, 8, 8]);
+    void flat;
 }
 
 // --- Code written against older drafts (deprecated members the polyfill still accepts) -------

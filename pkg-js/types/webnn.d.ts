@@ -13,7 +13,8 @@
 // - `MLContextOptions.deviceType`, the device hint Chromium had;
 // - the pre-2024 dictionary members `dimensions` (for `shape`), `usage` and `autoPad`;
 // - the data types `int4` and `uint4` (packed quantized weights);
-// - flexible inputs: an `MLOperandDescriptor.shape` entry may be an `MLDynamicDimension`;
+// - flexible inputs: an `MLOperandDescriptor.shape` entry may be an `MLDynamicDimension`, as
+//   may an entry of `reshape`/`expand` `newShape` and `slice` `sizes`;
 // - float16 data in a `Uint16Array` (bit patterns) where the runtime has no `Float16Array`.
 //
 // WebIDL to TypeScript: `unsigned long` and the other numeric types are `number` (a WebIDL
@@ -948,7 +949,8 @@ interface MLGraphBuilder {
     quantizeLinear(input: MLOperand, scale: MLOperand, zeroPoint: MLOperand, options?: MLOperatorOptions): MLOperand;
     elu(input: MLOperand, options?: MLEluOptions): MLOperand;
     /** Broadcasts to a new shape. */
-    expand(input: MLOperand, newShape: readonly number[], options?: MLOperatorOptions): MLOperand;
+    /** `newShape` may name a dynamic dimension the graph's inputs declare (extension). */
+    expand(input: MLOperand, newShape: readonly MLDimension[], options?: MLOperatorOptions): MLOperand;
     gather(input: MLOperand, indices: MLOperand, options?: MLGatherOptions): MLOperand;
     gatherElements(input: MLOperand, indices: MLOperand, options?: MLGatherOptions): MLOperand;
     gatherND(input: MLOperand, indices: MLOperand, options?: MLOperatorOptions): MLOperand;
@@ -1031,15 +1033,21 @@ interface MLGraphBuilder {
     relu(input: MLOperand, options?: MLOperatorOptions): MLOperand;
     /** Resizes two spatial axes. */
     resample2d(input: MLOperand, options?: MLResample2dOptions): MLOperand;
-    reshape(input: MLOperand, newShape: readonly number[], options?: MLOperatorOptions): MLOperand;
+    /** `newShape` may name the input's dynamic dimensions (extension). */
+    reshape(input: MLOperand, newShape: readonly MLDimension[], options?: MLOperatorOptions): MLOperand;
     reverse(input: MLOperand, options?: MLReverseOptions): MLOperand;
     scatterElements(input: MLOperand, indices: MLOperand, updates: MLOperand, options?: MLScatterOptions): MLOperand;
     scatterND(input: MLOperand, indices: MLOperand, updates: MLOperand, options?: MLOperatorOptions): MLOperand;
     sigmoid(input: MLOperand, options?: MLOperatorOptions): MLOperand;
+    /**
+     * A `sizes` entry may be a dynamic dimension the graph's inputs declare (extension): the
+     * slice then takes that many leading elements of a static axis that holds its `maxSize`
+     * (a key/value cache's first `total` rows).
+     */
     slice(
         input: MLOperand,
         starts: readonly number[],
-        sizes: readonly number[],
+        sizes: readonly MLDimension[],
         options?: MLSliceOptions,
     ): MLOperand;
     softmax(input: MLOperand, axis: number, options?: MLOperatorOptions): MLOperand;

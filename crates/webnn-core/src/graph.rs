@@ -167,6 +167,27 @@ impl Graph {
                 }
             }
         }
+        // An input that declares a dynamic dimension the kept graph uses stays: its tensor
+        // gives the size at dispatch even when no op reads its data.
+        let mut used: Vec<&str> = Vec::new();
+        for (i, info) in self.operands.iter().enumerate() {
+            if live[i] {
+                for d in &info.desc.shape {
+                    if let Dim::Dynamic { name, .. } = d {
+                        used.extend(name.split('+'));
+                    }
+                }
+            }
+        }
+        for (_, o) in &self.inputs {
+            let declares = self.desc(*o).shape.iter().any(|d| match d {
+                Dim::Dynamic { name, .. } => used.contains(&&**name),
+                Dim::Static(_) => false,
+            });
+            if declares {
+                live[o.index()] = true;
+            }
+        }
         let mut remap = vec![u32::MAX; self.operands.len()];
         let mut g = Graph::default();
         let builder = outputs.first().map(|(_, o)| o.builder).unwrap_or(0);

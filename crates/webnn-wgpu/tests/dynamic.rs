@@ -52,9 +52,10 @@ fn one_compiled_graph_at_every_size() {
         }
         pipelines = backend.pipelines();
     }
-    println!(
-        "shapes built over sizes 16, 1, 5, 16, 5, 9: {}",
-        gpu.shapes_built()
+    assert_eq!(
+        gpu.shapes_built(),
+        1,
+        "every size runs the kernels chosen at the bounds"
     );
     let err = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x(17))]).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TypeError, "above the bound");
@@ -163,4 +164,54 @@ fn a_dynamic_batch_through_convolutions_and_pooling() {
         "shapes built over batches 4, 1, 3, 4, 2: {}",
         gpu.shapes_built()
     );
+}
+
+/// Derived dimensions: concat along a dynamic axis gives `past+1`, which a slice of a static
+/// cache and an element-wise op then share; every size matches the cpu backend.
+#[test]
+fn derived_dimensions_from_concat_and_a_dynamic_slice() {
+    use webnn_core::ops::{OpOptions, ReduceOptions, SliceOptions};
+    let f = DataType::Float32;
+    let past = Dim::Dynamic {
+        name: "past".into(),
+        max_size: 7,
+    };
+    let mut b = webnn_core::GraphBuilder::new();
+    let p = b
+        .input("past", OperandDescriptor::with_dims(f, vec![past, Dim::Static(4)]))
+        .unwrap();
+    let row = b.input("row", OperandDescriptor::new(f, &[1, 4])).unwrap();
+    let cache = b.input("cache", OperandDescriptor::new(f, &[8, 4])).unwrap();
+    let grown = b.concat(&[p, row], 0, OpOptions::default()).unwrap();
+    let total = b.desc(grown).unwrap().shape[0].clone();
+    assert_eq!(total.to_string(), "past+1<=8");
+    let view = b
+        .slice_dims(cache, vec![0, 0], vec![total, Dim::Static(4)], SliceOptions::default())
+        .unwrap();
+    let sum = b.add(grown, view, OpOptions::default()).unwrap();
+    let columns = ReduceOptions {
+        axes: Some(vec![0]),
+        ..Default::default()
+    };
+    let red = b.reduce_sum(sum, columns).unwrap();
+    let graph = b.build(&[("sum", sum), ("red", red)]).unwrap();
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    let mut gpu = backend.compile_graph(&graph).unwrap();
+    let mut cpu = webnn_cpu::CpuBackend.compile(&graph).unwrap();
+    let t = |shape: &[u32], seed| HostTensor {
+        desc: OperandDescriptor::new(f, shape),
+        bytes: probe_values(shape.iter().product::<u32>() as usize, seed),
+    };
+    for rows in [7u32, 1, 3, 7] {
+        let inputs = [t(&[rows, 4], 1), t(&[1, 4], 2), t(&[8, 4], 3)];
+        let named = [("past", &inputs[0]), ("row", &inputs[1]), ("cache", &inputs[2])];
+        let got = webnn_core::Executable::dispatch(&mut gpu, &named).unwrap();
+        let want = cpu.dispatch(&named).unwrap();
+        assert_eq!(got[0].1.desc, OperandDescriptor::new(f, &[rows + 1, 4]));
+        for ((name, g), (_, w)) in got.iter().zip(&want) {
+            assert_eq!(g.desc, w.desc);
+            assert_eq!(floats(g), floats(w), "{name} at past {rows}");
+        }
+    }
+    assert_eq!(gpu.shapes_built(), 1);
 }

@@ -83,6 +83,23 @@ impl Graph {
         }
     }
 
+    /// On WebGPU, the bytes the last dispatch copied between GPU buffers (0 when the graph
+    /// reads and writes the bound tensors directly); None elsewhere.
+    pub fn copied_bytes(&self) -> Option<u64> {
+        match self.0.compiled.borrow().as_ref() {
+            Some(Compiled::Wgpu(g)) => Some(g.copied_bytes()),
+            _ => None,
+        }
+    }
+
+    /// On WebGPU, the kernel dispatches one run records; None elsewhere.
+    pub fn dispatch_count(&self) -> Option<usize> {
+        match self.0.compiled.borrow().as_ref() {
+            Some(Compiled::Wgpu(g)) => Some(g.dispatch_count()),
+            _ => None,
+        }
+    }
+
     pub fn is_destroyed(&self) -> bool {
         self.0.compiled.borrow().is_none()
     }

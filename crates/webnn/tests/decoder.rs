@@ -32,6 +32,7 @@ fn decoder_64_steps_on_wgpu_match_cpu_token_by_token() {
     let after_compile = gpu.ctx.pipelines().unwrap();
     assert_eq!(after_compile, pipelines, "pipelines created while decoding");
     assert_eq!(gpu.graph.shapes_built(), Some(1), "steps rebuilt for a size");
+    assert_eq!(gpu.graph.copied_bytes(), Some(0), "the caches are updated in place, nothing copied");
     assert!(want.iter().collect::<std::collections::HashSet<_>>().len() > 4, "a decoder that repeats one token tests little");
 }
 

@@ -327,6 +327,85 @@ for (const [kind, options] of Object.entries(contexts)) {
   });
 }
 
+for (const [kind, options] of Object.entries(contexts)) {
+  test(`flexible inputs (extension): validation rules, derived dimensions and in-place updates on the ${kind} context`, async () => {
+    const ctx = await navigator.ml.createContext(options);
+    const f32 = (shape) => ({ dataType: 'float32', shape });
+    const tensor = (dataType, shape, data) => ctx.createTensor({ dataType, shape, readable: true, writable: true }).then((t) => {
+      if (data) ctx.writeTensor(t, data);
+      return t;
+    });
+    const read = async (t) => Array.from(new Float32Array(await ctx.readTensor(t)));
+    let b = new MLGraphBuilder(ctx);
+    await throwsNamed('TypeError', () => b.input('bad', f32([{ name: 'past+1', maxSize: 4 }])), 'a name with +');
+    b.input('a', f32([{ name: 'seq', maxSize: 8 }]));
+    const e = await throwsNamed('TypeError', () => b.input('b', f32([{ name: 'seq', maxSize: 4 }])), 'one name, two bounds');
+    assert(e.message.includes("'seq'"), e.message);
+    const cache = b.input('cache', f32([16, 2]));
+    const total = { name: 'total', maxSize: 16 };
+    await throwsNamed('TypeError', () => b.slice(cache, [0, 0], [total, 2]), 'a slice naming an undeclared dimension');
+
+    // Derived dimensions: concat along a dynamic axis gives past+1.
+    b = new MLGraphBuilder(ctx);
+    const past = b.input('past', f32([{ name: 'past', maxSize: 7 }, 2]));
+    const row = b.input('row', f32([1, 2]));
+    const grown = b.concat([past, row], 0);
+    assert(grown.shape[0].name === 'past+1' && grown.shape[0].maxSize === 8, `concat shape ${JSON.stringify(grown.shape)}`);
+    const g1 = await b.build({ grown });
+    const p3 = await tensor('float32', [3, 2], Float32Array.of(1, 2, 3, 4, 5, 6));
+    const r = await tensor('float32', [1, 2], Float32Array.of(7, 8));
+    const out4 = await tensor('float32', [4, 2]);
+    ctx.dispatch(g1, { past: p3, row: r }, { grown: out4 });
+    assert((await read(out4)).join() === '1,2,3,4,5,6,7,8', 'past+1 rows');
+    await throwsNamed('TypeError', () => ctx.dispatch(g1, { past: p3, row: r }, { grown: p3 }), 'an output of size past, not past+1');
+    const p8 = await tensor('float32', [8, 2]);
+    await throwsNamed('TypeError', () => ctx.dispatch(g1, { past: p8, row: r }, { grown: out4 }), 'past above its maxSize');
+
+    // Names agree across inputs.
+    b = new MLGraphBuilder(ctx);
+    const n = { name: 'n', maxSize: 4 };
+    const x = b.input('x', f32([n, 2]));
+    const y = b.input('y', f32([n, 2]));
+    const g2 = await b.build({ s: b.add(x, y) });
+    const two = await tensor('float32', [2, 2]);
+    const three = await tensor('float32', [3, 2]);
+    const sOut = await tensor('float32', [2, 2]);
+    const e2 = await throwsNamed('TypeError', () => ctx.dispatch(g2, { x: two, y: three }, { s: sOut }), 'n is 2 for x and 3 for y');
+    assert(e2.message.includes("'y'") && e2.message.includes("'n'"), e2.message);
+
+    // In place: the cache is its own update's output; a slice with a dynamic size reads it.
+    b = new MLGraphBuilder(ctx);
+    const kv = b.input('kv', f32([8, 2]));
+    const at = b.input('at', { dataType: 'int32', shape: [n, 1] });
+    const rows = b.input('rows', f32([n, 2]));
+    const mask = b.input('mask', { dataType: 'uint8', shape: [{ name: 'total', maxSize: 8 }] });
+    const updated = b.scatterND(kv, at, rows);
+    const view = b.slice(updated, [0, 0], [{ name: 'total', maxSize: 8 }, 2]);
+    assert(view.shape[0].name === 'total', `slice shape ${JSON.stringify(view.shape)}`);
+    const g3 = await b.build({ updated, sum: b.reduceSum(view, { axes: [0] }) });
+    const kvT = await tensor('float32', [8, 2]);
+    const sum = await tensor('float32', [2]);
+    for (let step = 0; step < 3; step++) {
+      const atT = await tensor('int32', [1, 1], Int32Array.of(step));
+      const rowT = await tensor('float32', [1, 2], Float32Array.of(step + 1, 10 * (step + 1)));
+      const maskT = await tensor('uint8', [step + 1], new Uint8Array(step + 1));
+      ctx.dispatch(g3, { kv: kvT, at: atT, rows: rowT, mask: maskT }, { updated: kvT, sum });
+    }
+    assert((await read(kvT)).join() === '1,10,2,20,3,30,0,0,0,0,0,0,0,0,0,0', `cache after 3 steps: ${await read(kvT)}`);
+    assert((await read(sum)).join() === '6,60', `sum of the first 3 rows: ${await read(sum)}`);
+    // Any other sharing stays a TypeError: a graph that reads the cache elsewhere too.
+    b = new MLGraphBuilder(ctx);
+    const kv2 = b.input('kv', f32([8, 2]));
+    const g4 = await b.build({ updated: b.scatterND(kv2, b.input('at', { dataType: 'int32', shape: [1, 1] }), b.input('rows', f32([1, 2]))), copy: b.relu(kv2) });
+    const at1 = await tensor('int32', [1, 1], Int32Array.of(0));
+    const row1 = await tensor('float32', [1, 2]);
+    const copy = await tensor('float32', [8, 2]);
+    await throwsNamed('TypeError', () => ctx.dispatch(g4, { kv: kvT, at: at1, rows: row1 }, { updated: kvT, copy }), 'the cache is read by another op');
+    ctx.dispatch(g4, { kv: kvT, at: at1, rows: row1 }, { updated: await tensor('float32', [8, 2]), copy });
+    assert((await read(copy)).join() === '1,10,2,20,3,30,0,0,0,0,0,0,0,0,0,0', 'a separate output tensor still works');
+  });
+}
+
 test('a Rust panic becomes an OperationError and the polyfill recovers', async () => {
   const before = await navigator.ml.createContext({ deviceType: 'cpu' });
   await runSmall(before);

@@ -78,7 +78,7 @@ fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
     }
 }
 
-fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer {
+pub(super) fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer {
     gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
@@ -170,11 +170,6 @@ impl WgpuGraph {
         sizes: &[u64],
         options: Options,
     ) -> Result<WgpuGraph> {
-        let input_buffers: Vec<_> = graph
-            .inputs
-            .iter()
-            .map(|(name, o)| storage_buffer(&gpu, name, sizes[o.index()]))
-            .collect();
         let constants: Vec<_> = plan
             .constants
             .iter()
@@ -186,29 +181,24 @@ impl WgpuGraph {
                 b
             })
             .collect();
-        let output_buffers: Vec<_> = plan
-            .output_bytes
-            .iter()
-            .map(|&s| storage_buffer(&gpu, "output", s))
-            .collect();
         let slots: Vec<_> = plan
             .slot_bytes
             .iter()
             .map(|&s| storage_buffer(&gpu, "intermediate", s))
             .collect();
 
-        // Read back through one staging buffer, sized at the bounds.
+        // Host-side buffers (inputs, outputs, readback) wait for the first host dispatch:
+        // a graph run on tensors binds the tensors' buffers and never needs them.
         let staging_size: u64 = graph
             .outputs
             .iter()
             .map(|(_, o)| sizes[o.index()].next_multiple_of(wgpu::MAP_ALIGNMENT))
             .sum();
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("readback"),
-            size: staging_size.max(wgpu::MAP_ALIGNMENT),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let host_sizes = super::HostSizes {
+            inputs: graph.inputs.iter().map(|(_, o)| sizes[o.index()]).collect(),
+            outputs: plan.output_bytes.clone(),
+            staging: staging_size.max(wgpu::MAP_ALIGNMENT),
+        };
         let inputs = graph
             .inputs
             .iter()
@@ -217,17 +207,17 @@ impl WgpuGraph {
         let mut g = WgpuGraph {
             gpu,
             inputs,
-            input_buffers,
             constants,
-            output_buffers,
             slots,
-            staging,
+            host: None,
+            host_sizes,
             shaped: Shaped::default(),
             plan,
             dynamic: None,
             others: Vec::new(),
             max_binding: options.max_binding,
             in_place: Vec::new(),
+            copied: 0,
             shapes_built: 1,
         };
         g.shaped = g.make_shaped(cache, graph, &lowered, sizes, options)?;
@@ -287,13 +277,14 @@ impl WgpuGraph {
             for win in wins {
                 let block = (k * stride, win.uniform.bytes().len() as u64);
                 k += 1;
-                let buffers: Vec<&wgpu::Buffer> = bound.iter().map(|l| buffer(*l)).collect();
+                let buffers: Option<Vec<&wgpu::Buffer>> = bound.iter().map(|l| buffer(*l)).collect();
                 let ranges = match wins.len() {
                     1 => Ranges::Whole(options.max_binding),
                     _ => Ranges::Windows(&win.ranges),
                 };
-                let bind_group =
-                    bind_group(gpu, &pipeline.layout, &call.key.label(), uniform, block, &buffers, ranges);
+                let bind_group = buffers.map(|buffers| {
+                    bind_group(gpu, &pipeline.layout, &call.key.label(), uniform, block, &buffers, ranges)
+                });
                 steps.push(Step {
                     pipeline: pipeline.pipeline.clone(),
                     layout: pipeline.layout.clone(),
@@ -302,6 +293,7 @@ impl WgpuGraph {
                     ranges: win.ranges.clone(),
                     uniform: block,
                     pre_copy,
+                    copy_bytes: if pre_copy { sizes[call.output.index()] } else { 0 },
                     tensor_groups: Vec::new(),
                     key: call.key,
                     single_window: wins.len() == 1,

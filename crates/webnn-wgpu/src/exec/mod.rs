@@ -28,7 +28,8 @@ use webnn_core::{
 pub(crate) struct Step {
     pipeline: Arc<wgpu::ComputePipeline>,
     layout: Arc<wgpu::BindGroupLayout>,
-    bind_group: wgpu::BindGroup,
+    /// Over the graph's own buffers; None until the host buffers it binds exist.
+    bind_group: Option<wgpu::BindGroup>,
     /// The buffers it binds (output first), their windows, and its uniform block: what a
     /// bind group over bound tensors is made from.
     bound: Vec<Loc>,
@@ -37,6 +38,8 @@ pub(crate) struct Step {
     /// The copy of a scatter's input into its output, skipped when both are one tensor (the
     /// in-place update).
     pre_copy: bool,
+    /// Bytes a pre-copy moves.
+    copy_bytes: u64,
     /// Bind groups over tensors met before, by the ids bound in each slot (0: the graph's
     /// own buffer), most recent last.
     tensor_groups: Vec<(Vec<u64>, wgpu::BindGroup)>,
@@ -56,6 +59,20 @@ struct OutputRead {
     loc: Loc,
     bytes: u64,
     staging_offset: u64,
+}
+
+/// The graph's own input and output buffers and its readback buffer, at the bounds: what a
+/// dispatch of host tensors uploads to and reads from.
+pub(crate) struct HostBuffers {
+    inputs: Vec<wgpu::Buffer>,
+    outputs: Vec<wgpu::Buffer>,
+    staging: wgpu::Buffer,
+}
+
+pub(crate) struct HostSizes {
+    inputs: Vec<u64>,
+    outputs: Vec<u64>,
+    staging: u64,
 }
 
 /// What depends on the sizes a graph runs at: kernel steps (uniform blocks, grids, bind
@@ -90,11 +107,11 @@ pub struct WgpuGraph {
     gpu: Arc<Gpu>,
     /// Inputs as declared (dynamic dimensions included).
     inputs: Vec<(String, OperandDescriptor)>,
-    input_buffers: Vec<wgpu::Buffer>,
     constants: Vec<wgpu::Buffer>,
-    output_buffers: Vec<wgpu::Buffer>,
     slots: Vec<wgpu::Buffer>,
-    staging: wgpu::Buffer,
+    /// Buffers for host inputs and outputs, made by the first host dispatch.
+    host: Option<HostBuffers>,
+    host_sizes: HostSizes,
     /// The shape of the last dispatch (the bounds' at first).
     shaped: Shaped,
     dynamic: Option<Dynamic>,
@@ -105,6 +122,9 @@ pub struct WgpuGraph {
     max_binding: u64,
     /// (input, output) positions that may share one tensor (`Graph::in_place_pairs`).
     in_place: Vec<(usize, usize)>,
+    /// Bytes the last dispatch on tensors copied between buffers (copy commands and the
+    /// scatters' pre-copies that ran), for benchmarks.
+    copied: u64,
     /// Statistics of the buffer plan, for tests.
     pub plan: BufferPlan,
 }
@@ -113,17 +133,10 @@ pub struct WgpuGraph {
 /// garbage collector gets to the buffers' JavaScript wrappers.
 impl Drop for WgpuGraph {
     fn drop(&mut self) {
-        let owned = self
-            .input_buffers
-            .iter()
-            .chain(&self.constants)
-            .chain(&self.output_buffers)
-            .chain(&self.slots);
+        let host = self.host.iter().flat_map(|h| h.inputs.iter().chain(&h.outputs).chain([&h.staging]));
+        let owned = self.constants.iter().chain(&self.slots).chain(host);
         let uniforms = std::iter::once(&self.shaped).chain(self.others.iter().map(|(_, s)| s));
-        for b in owned
-            .chain(uniforms.filter_map(|s| s._uniforms.as_ref()))
-            .chain(std::iter::once(&self.staging))
-        {
+        for b in owned.chain(uniforms.filter_map(|s| s._uniforms.as_ref())) {
             b.destroy();
         }
     }
@@ -365,6 +378,12 @@ impl WgpuGraph {
         self.shapes_built
     }
 
+    /// Bytes the last `dispatch_tensors` copied between GPU buffers: outputs copied out and
+    /// scatter inputs copied into their outputs (0 when every update ran in place).
+    pub fn copied_bytes(&self) -> u64 {
+        self.copied
+    }
+
     /// GPU buffers this graph holds for intermediate values.
     pub fn slot_count(&self) -> usize {
         self.slots.len()
@@ -375,12 +394,55 @@ impl WgpuGraph {
         self.shaped.steps.len()
     }
 
-    fn buffer(&self, loc: Loc) -> &wgpu::Buffer {
+    /// The graph's buffer at `loc` (None for host buffers not made yet).
+    fn buffer(&self, loc: Loc) -> Option<&wgpu::Buffer> {
         match loc {
-            Loc::Input(k) => &self.input_buffers[k],
-            Loc::Constant(k) => &self.constants[k],
-            Loc::Output(k) => &self.output_buffers[k],
-            Loc::Slot(k) => &self.slots[k],
+            Loc::Input(k) => self.host.as_ref().map(|h| &h.inputs[k]),
+            Loc::Constant(k) => Some(&self.constants[k]),
+            Loc::Output(k) => self.host.as_ref().map(|h| &h.outputs[k]),
+            Loc::Slot(k) => Some(&self.slots[k]),
+        }
+    }
+
+    /// Whether the host buffers exist (a host dispatch has run).
+    pub fn has_host_buffers(&self) -> bool {
+        self.host.is_some()
+    }
+
+    /// Makes the host buffers, and the bind groups over them, on the first host dispatch.
+    fn ensure_host(&mut self) {
+        if self.host.is_some() {
+            return;
+        }
+        let gpu = &self.gpu;
+        let sizes = &self.host_sizes;
+        let names = self.inputs.iter().map(|(n, _)| n.as_str());
+        self.host = Some(HostBuffers {
+            inputs: names.zip(&sizes.inputs).map(|(n, &b)| build::storage_buffer(gpu, n, b)).collect(),
+            outputs: sizes.outputs.iter().map(|&b| build::storage_buffer(gpu, "output", b)).collect(),
+            staging: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size: sizes.staging,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        });
+        let mut shapes: Vec<Shaped> = std::iter::once(std::mem::take(&mut self.shaped))
+            .chain(self.others.iter_mut().map(|(_, s)| std::mem::take(s)))
+            .collect();
+        for shaped in &mut shapes {
+            let Some(uniform) = shaped._uniforms.clone() else { continue };
+            for step in shaped.steps.iter_mut().filter(|s| s.bind_group.is_none()) {
+                let buffers: Option<Vec<&wgpu::Buffer>> = step.bound.iter().map(|l| self.buffer(*l)).collect();
+                step.bind_group = buffers.map(|b| {
+                    build::bind_group(&self.gpu, &step.layout, &step.kernel, &uniform, step.uniform, &b, self.ranges(step))
+                });
+            }
+        }
+        let mut shapes = shapes.into_iter();
+        self.shaped = shapes.next().unwrap_or_default();
+        for ((_, s), new) in self.others.iter_mut().zip(shapes) {
+            *s = new;
         }
     }
 }

@@ -88,6 +88,8 @@ impl WgpuGraph {
             .map(|(n, t)| (*n, t.desc.static_shape().unwrap_or_default()))
             .collect();
         self.select(&shapes)?;
+        self.ensure_host();
+        let host = self.host.as_ref().ok_or_else(|| Error::operation_error("no host buffers"))?;
         for (k, (name, want)) in self.inputs.iter().enumerate() {
             let t = inputs
                 .iter()
@@ -105,7 +107,7 @@ impl WgpuGraph {
             let size = self.shaped.input_bytes[k];
             self.gpu
                 .queue
-                .write_buffer(&self.input_buffers[k], 0, &padded(&t.bytes, size));
+                .write_buffer(&host.inputs[k], 0, &padded(&t.bytes, size));
         }
         Ok(())
     }
@@ -133,8 +135,10 @@ impl WgpuGraph {
             timestamp_writes: None,
         });
         for s in &self.shaped.steps {
+            // `ensure_host` made every bind group before a host dispatch records.
+            let Some(group) = &s.bind_group else { continue };
             pass.set_pipeline(&s.pipeline);
-            pass.set_bind_group(0, &s.bind_group, &[]);
+            pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
         }
     }
@@ -146,9 +150,10 @@ impl WgpuGraph {
         &self,
         encoder: &mut wgpu::CommandEncoder,
         at: &[(crate::plan::Loc, &super::WgpuTensor)],
-    ) {
+    ) -> u64 {
+        let mut copied = 0;
         if self.shaped.steps.is_empty() {
-            return;
+            return copied;
         }
         let id = |loc: &crate::plan::Loc| {
             at.iter().find(|(l, _)| l == loc).map_or(0, |(_, t)| t.id())
@@ -162,25 +167,28 @@ impl WgpuGraph {
             if s.pre_copy && ids[0] != 0 && ids.get(1) == Some(&ids[0]) {
                 continue;
             }
-            let group = match ids.iter().all(|&i| i == 0) {
-                true => &s.bind_group,
-                false => match s.tensor_groups.iter().find(|(k, _)| *k == ids) {
-                    Some((_, g)) => g,
-                    None => &s.bind_group,
-                },
+            copied += s.copy_bytes;
+            let found = match ids.iter().all(|&i| i == 0) {
+                true => s.bind_group.as_ref(),
+                false => s.tensor_groups.iter().find(|(k, _)| *k == ids).map(|(_, g)| g),
             };
+            // `bind_tensors` made a group for every step that binds a tensor.
+            let Some(group) = found else { continue };
             pass.set_pipeline(&s.pipeline);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
         }
+        copied
     }
 
     pub(super) fn copy_outputs(&self, encoder: &mut wgpu::CommandEncoder) {
+        let Some(host) = &self.host else { return };
         for o in &self.shaped.outputs {
+            let Some(from) = self.buffer(o.loc) else { continue };
             encoder.copy_buffer_to_buffer(
-                self.buffer(o.loc),
+                from,
                 0,
-                &self.staging,
+                &host.staging,
                 o.staging_offset,
                 o.bytes,
             );
@@ -188,9 +196,10 @@ impl WgpuGraph {
     }
 
     async fn read_back(&self) -> Result<Vec<(String, HostTensor)>> {
-        map(&self.gpu, &self.staging).await?;
+        let host = self.host.as_ref().ok_or_else(|| Error::operation_error("no host buffers"))?;
+        map(&self.gpu, &host.staging).await?;
         let result = {
-            let view = self
+            let view = host
                 .staging
                 .get_mapped_range(..)
                 .map_err(|e| Error::operation_error(format!("reading the readback buffer: {e}")))?;
@@ -210,7 +219,7 @@ impl WgpuGraph {
                 })
                 .collect()
         };
-        self.staging.unmap();
+        host.staging.unmap();
         Ok(result)
     }
 }

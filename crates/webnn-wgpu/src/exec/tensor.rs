@@ -251,13 +251,13 @@ impl WgpuGraph {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("webnn dispatch"),
             });
-        self.record_bound(&mut encoder, &at);
+        self.copied = self.record_bound(&mut encoder, &at);
         for (loc, t, bytes) in copies {
-            let from = at
-                .iter()
-                .find(|(l, _)| *l == loc)
-                .map_or_else(|| self.buffer(loc), |(_, t)| &t.buffer);
-            encoder.copy_buffer_to_buffer(from, 0, &t.buffer, 0, bytes);
+            self.copied += bytes;
+            let from = at.iter().find(|(l, _)| *l == loc).map(|(_, t)| &t.buffer).or_else(|| self.buffer(loc));
+            if let Some(from) = from {
+                encoder.copy_buffer_to_buffer(from, 0, &t.buffer, 0, bytes);
+            }
         }
         let scope = self.gpu.scope();
         self.gpu.queue.submit([encoder.finish()]);
@@ -310,8 +310,12 @@ impl WgpuGraph {
             let buffers: Vec<&wgpu::Buffer> = step
                 .bound
                 .iter()
-                .map(|l| tensor(l).map_or_else(|| self.buffer(*l), |t| &t.buffer))
-                .collect();
+                .map(|l| tensor(l).map(|t| &t.buffer).or_else(|| self.buffer(*l)))
+                .collect::<Option<_>>()
+                .unwrap_or_default();
+            if buffers.len() != step.bound.len() {
+                continue;
+            }
             let group = super::build::bind_group(
                 &self.gpu,
                 &step.layout,

@@ -73,7 +73,23 @@ impl Decoder {
         Ok(out)
     }
 
+    /// New cache tensors (zeros), as a caller starting another sequence would make.
+    #[allow(dead_code)]
+    pub fn renew_caches(&mut self) -> Result<()> {
+        for (_, t) in &mut self.caches {
+            *t = self.ctx.create_tensor(t.descriptor().clone())?;
+        }
+        Ok(())
+    }
+
+    /// Kernel dispatches per step (WebGPU).
+    #[allow(dead_code)]
+    pub fn kernel_steps(&self) -> usize {
+        self.graph.dispatch_count().unwrap_or(0)
+    }
+
     /// A prompt, then greedy decoding for `steps` tokens; the logits of every step.
+    #[allow(dead_code)]
     pub fn generate(&mut self, prompt: &[i32], steps: usize) -> Result<(Vec<i32>, Vec<Vec<f32>>)> {
         let mut logits = self.step(prompt, 0)?;
         let mut tokens = Vec::new();

@@ -1,0 +1,154 @@
+//! The loops around the microkernel: K blocks, then row blocks, then panels, then tiles.
+//!
+//! The order is chosen for the caches, not the arithmetic. Within one K block a `kc` x `nr`
+//! slice of a panel is reused by every tile of a row block, so it stays in L1, while the row
+//! block's `mc` x `kc` slice of A is reused by every panel, so it stays in L2. Splitting K costs
+//! one extra read and write of C per block, which is small next to the `kc` multiply-adds per
+//! element it buys.
+
+use crate::kernel::Tile;
+use crate::{Epilogue, PackedB};
+use std::ops::Range;
+
+/// Room for the largest tile of any kernel (8 x 32 on AVX-512).
+const SCRATCH: usize = 256;
+
+/// `C = clamp(A·B + bias)` for an `m` x K matrix A with rows `lda` apart, writing `m` x N
+/// into C with rows `ldc` apart. K, N, B, the bias and the ISA come from `packed`.
+///
+/// Panics when `lda < K`, `ldc < N`, or a slice is too short for the rows it must hold.
+pub fn gemm(
+    m: usize,
+    a: &[f32],
+    lda: usize,
+    packed: &PackedB,
+    c: &mut [f32],
+    ldc: usize,
+    epilogue: Epilogue,
+) {
+    gemm_rows(0..m, a, lda, packed, c, ldc, epilogue);
+}
+
+/// The matrix-vector case, `c = clamp(a·B + bias)` with `a` of length K and `c` of length N.
+/// The kernels give a single row its own code path (independent accumulators over K), so this
+/// is as fast as a dedicated GEMV.
+pub fn gemv(a: &[f32], packed: &PackedB, c: &mut [f32], epilogue: Epilogue) {
+    assert_eq!(a.len(), packed.k(), "a must hold K values");
+    assert_eq!(c.len(), packed.n(), "c must hold N values");
+    gemm(1, a, packed.k(), packed, c, packed.n(), epilogue);
+}
+
+/// Only rows `rows` of the product, so that a thread pool can split M: `a` is the whole of A
+/// (row `i` at `a[i * lda..]`), while `c` holds just the output rows, row `rows.start` at
+/// `c[0]`. Disjoint ranges can then write into disjoint `chunks_mut` of one C. When every
+/// range starts at a multiple of [`PackedB::tile`]'s rows, the tiles are the ones [`gemm`]
+/// would run and the result is bit-identical; other cuts can differ by rounding, because a
+/// one-row tile sums K in a different order.
+pub fn gemm_rows(
+    rows: Range<usize>,
+    a: &[f32],
+    lda: usize,
+    packed: &PackedB,
+    c: &mut [f32],
+    ldc: usize,
+    epilogue: Epilogue,
+) {
+    let (k, n) = (packed.k(), packed.n());
+    assert!(
+        rows.start <= rows.end,
+        "empty row range {rows:?} must not be reversed"
+    );
+    assert!(lda >= k, "lda = {lda} is below K = {k}");
+    assert!(ldc >= n, "ldc = {ldc} is below N = {n}");
+    assert!(
+        epilogue.min <= epilogue.max,
+        "epilogue bounds out of order or NaN: {epilogue:?}"
+    );
+    let m = rows.len();
+    if m == 0 || n == 0 {
+        return;
+    }
+    let need_a = (rows.end - 1)
+        .checked_mul(lda)
+        .and_then(|x| x.checked_add(k));
+    assert!(
+        need_a.is_some_and(|need| need <= a.len()),
+        "A is too short for rows {rows:?}"
+    );
+    let need_c = (m - 1).checked_mul(ldc).and_then(|x| x.checked_add(n));
+    assert!(
+        need_c.is_some_and(|need| need <= c.len()),
+        "C is too short for {m} rows"
+    );
+
+    let ker = packed.kernels;
+    let (mr, nr) = (ker.mr, ker.nr);
+    debug_assert!(mr * nr <= SCRATCH && ker.mc.is_multiple_of(mr));
+    // Blocking K only pays when a panel slice is reused by several tiles. The blocks are
+    // equal, so a K just above `kc` does not leave a tiny last block.
+    let kc = if m <= mr {
+        k
+    } else {
+        k.div_ceil(k.div_ceil(ker.kc).max(1))
+    }
+    .max(1);
+    let blocks = k.div_ceil(kc).max(1);
+    let mut scratch = [0.0f32; SCRATCH];
+
+    for block in 0..blocks {
+        let k0 = block * kc;
+        let kn = kc.min(k - k0);
+        let first = block == 0;
+        // Partial sums must not be clamped; only the last block applies the epilogue.
+        let clamp = if block + 1 == blocks {
+            epilogue
+        } else {
+            Epilogue::NONE
+        };
+        for m0 in (0..m).step_by(ker.mc) {
+            let m1 = (m0 + ker.mc).min(m);
+            for p in 0..n.div_ceil(nr) {
+                let (bias, weights) = packed.panel(p).split_at(nr);
+                let b = &weights[k0 * nr..];
+                let n0 = p * nr;
+                let width = nr.min(n - n0);
+                let (tiles, tw) = match ker.narrow {
+                    Some(narrow) if width <= nr / 2 => (narrow, nr / 2),
+                    _ => (ker.tiles, nr),
+                };
+                for i0 in (m0..m1).step_by(mr) {
+                    let r = mr.min(m1 - i0);
+                    let tile = |c, ldc| Tile {
+                        k: kn,
+                        a: &a[(rows.start + i0) * lda + k0..],
+                        lda,
+                        b,
+                        ldb: nr,
+                        bias: first.then_some(bias),
+                        c,
+                        ldc,
+                        min: clamp.min,
+                        max: clamp.max,
+                    };
+                    let out = &mut c[i0 * ldc + n0..];
+                    if width == tw {
+                        (tiles[r - 1])(tile(out, ldc));
+                        continue;
+                    }
+                    // The last panel is narrower than the kernel: run the tile on scratch and
+                    // copy the real columns, so kernels never need a partial store.
+                    let tmp = &mut scratch[..r * tw];
+                    if !first {
+                        for (dst, src) in tmp.chunks_exact_mut(tw).zip(out.chunks(ldc)) {
+                            dst[..width].copy_from_slice(&src[..width]);
+                        }
+                    }
+                    (tiles[r - 1])(tile(&mut *tmp, tw));
+                    for (src, dst) in tmp.chunks_exact(tw).zip(out.chunks_mut(ldc)) {
+                        dst[..width].copy_from_slice(&src[..width]);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Prepacked weights.
+//!
+//! A kernel reads B one row of `nr` values per K step. In a row-major K x N matrix those rows
+//! are `n` apart, so every step would touch a new cache line and the hardware prefetcher sees
+//! `N/nr` interleaved streams. Packing copies each `nr`-column panel into one contiguous run
+//! (bias first, then K rows of `nr`), zero-padded on the right, so a kernel reads one
+//! sequential stream and never needs a partial load. Weights are constant across inferences,
+//! so this is paid once per model.
+
+use crate::isa::Isa;
+use crate::kernel::Kernels;
+use std::fmt;
+
+/// Alignment of each panel's start, in bytes: a cache line, so no B row is split across two.
+const ALIGN: usize = 64;
+
+/// B (K x N, row-major) and an optional bias (N), rearranged for one ISA's kernel.
+pub struct PackedB {
+    isa: Isa,
+    pub(crate) kernels: Kernels,
+    k: usize,
+    n: usize,
+    data: Vec<f32>,
+    /// Index in `data` where the first panel starts, chosen for [`ALIGN`].
+    start: usize,
+}
+
+impl PackedB {
+    /// Packs `b` (`k` rows of `n`) and `bias` (`n` values; `None` is zero) for `isa`.
+    ///
+    /// Panics when `isa` is not supported here (check with [`Isa::is_supported`]) or a slice
+    /// length does not match.
+    pub fn new(isa: Isa, k: usize, n: usize, b: &[f32], bias: Option<&[f32]>) -> PackedB {
+        let kernels = isa
+            .kernels()
+            .unwrap_or_else(|| panic!("{isa} is not supported here"));
+        let size = k.checked_mul(n).expect("k * n overflows");
+        assert_eq!(b.len(), size, "B must hold k * n = {k} * {n} values");
+        if let Some(bias) = bias {
+            assert_eq!(bias.len(), n, "bias must hold n = {n} values");
+        }
+        let nr = kernels.nr;
+        let panels = n.div_ceil(nr);
+        let stride = (k + 1) * nr;
+        let pad = ALIGN / size_of::<f32>();
+        let mut data = vec![0.0f32; panels * stride + pad];
+        let start = data.as_ptr().align_offset(ALIGN).min(pad);
+        for p in 0..panels {
+            let n0 = p * nr;
+            let width = nr.min(n - n0);
+            let panel = &mut data[start + p * stride..][..stride];
+            let (head, rows) = panel.split_at_mut(nr);
+            if let Some(bias) = bias {
+                head[..width].copy_from_slice(&bias[n0..n0 + width]);
+            }
+            for (dst, src) in rows.chunks_exact_mut(nr).zip(b.chunks_exact(n.max(1))) {
+                dst[..width].copy_from_slice(&src[n0..n0 + width]);
+            }
+        }
+        PackedB {
+            isa,
+            kernels,
+            k,
+            n,
+            data,
+            start,
+        }
+    }
+
+    /// The ISA this was packed for; [`crate::gemm`] runs that ISA's kernel.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Rows of B (the reduction length).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Columns of B (and of C).
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The kernel's tile, rows by columns. A caller splitting M across threads does best with
+    /// row ranges that start at multiples of the first number.
+    pub fn tile(&self) -> (usize, usize) {
+        (self.kernels.mr, self.kernels.nr)
+    }
+
+    /// Panel `p`: `nr` bias values, then `k` rows of `nr` weights.
+    pub(crate) fn panel(&self, p: usize) -> &[f32] {
+        let stride = (self.k + 1) * self.kernels.nr;
+        &self.data[self.start + p * stride..][..stride]
+    }
+}
+
+impl fmt::Debug for PackedB {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackedB")
+            .field("isa", &self.isa)
+            .field("k", &self.k)
+            .field("n", &self.n)
+            .finish_non_exhaustive()
+    }
+}
