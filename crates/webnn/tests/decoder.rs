@@ -76,3 +76,21 @@ fn in_place_binding_rules() {
         assert_eq!(io(&c, &b), None, "a fresh output and one in place");
     }
 }
+
+/// ONNX Runtime runs the same graph (dynamic dimensions as ONNX dim params, the dynamic
+/// slices reading their sizes from the inputs' shapes) and decodes the same tokens.
+#[cfg(feature = "ort")]
+#[test]
+fn decoder_on_onnx_runtime_matches_cpu() {
+    let config = DecoderConfig { capacity: 128, ..DecoderConfig::TOY };
+    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
+    let ort = pollster::block_on(webnn::Ml.create_context(options)).unwrap();
+    let mut cpu = Decoder::new(Context::cpu(), config, 11).unwrap();
+    let mut ort = Decoder::new(ort, config, 11).unwrap();
+    let (want, want_logits) = cpu.generate(&PROMPT, 24).unwrap();
+    let (got, got_logits) = ort.generate(&PROMPT, 24).unwrap();
+    let worst = want_logits.iter().flatten().zip(got_logits.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    eprintln!("decoder on ONNX Runtime: 24 tokens, logits max |cpu - ort| = {worst:e}");
+    assert_eq!(got, want);
+    assert!(worst < 1e-3, "logits differ by {worst}");
+}
