@@ -1,6 +1,7 @@
 //! A probe graph for flexible inputs: one bounded dynamic dimension `seq` through the op
-//! families that accept it (element-wise, matmul, normalization, reductions, softmax,
-//! transpose, reshape naming it, concat along a static axis, gather, where).
+//! families that accept it (element-wise, matmul, gemm, normalization, reductions, softmax,
+//! transpose, reshape and expand naming it, concat along a static axis, gather, where, a
+//! cumulative sum along it, argMax).
 
 use webnn_core::ops::*;
 use webnn_core::{DataType, Dim, Graph, GraphBuilder, OperandDescriptor, Result};
@@ -27,7 +28,7 @@ pub fn flexible_probe(seq: Dim) -> Result<Graph> {
     let mean = b.reduce_mean(s, ReduceOptions { axes: Some(vec![1]), keep_dimensions: true, ..Default::default() })?;
     let centered = b.sub(s, mean, none())?;
     let t = b.transpose(centered, TransposeOptions::default())?;
-    let r = b.reshape(x, vec![seq, Dim::Static(2), Dim::Static(4)], none())?;
+    let r = b.reshape(x, vec![seq.clone(), Dim::Static(2), Dim::Static(4)], none())?;
     let c = b.concat(&[x, h], 1, none())?;
     let idx: Vec<u8> = [0i32, 5, 7].iter().flat_map(|v| v.to_le_bytes()).collect();
     let idx = b.constant(OperandDescriptor::new(DataType::Int32, &[3]), idx)?;
@@ -36,7 +37,14 @@ pub fn flexible_probe(seq: Dim) -> Result<Graph> {
     let cond = b.greater(x, zero, none())?;
     let wh = b.where_(cond, x, h, none())?;
     let col = b.reduce_sum(wh, ReduceOptions { axes: Some(vec![0]), ..Default::default() })?;
-    b.build(&[("t", t), ("r", r), ("g", g), ("wh", wh), ("col", col)])
+    // Along and across the dynamic axis: gemm, expand naming it, a running sum over it, the
+    // index of each row's largest value.
+    let gm = b.gemm(x, w, GemmOptions { c: Some(bias), alpha: 0.5, ..Default::default() })?;
+    let one = b.reshape(mean, vec![seq.clone(), Dim::Static(1)], none())?;
+    let ex = b.expand(one, vec![seq.clone(), Dim::Static(3)], none())?;
+    let cum = b.cumulative_sum(gm, 0, CumulativeSumOptions::default())?;
+    let am = b.arg_max(gm, 1, ArgMinMaxOptions::default())?;
+    b.build(&[("t", t), ("r", r), ("g", g), ("wh", wh), ("col", col), ("ex", ex), ("cum", cum), ("am", am)])
 }
 
 /// A second probe over a dynamic batch: NCHW `[batch, 3, 8, 8]` through conv2d (with bias and

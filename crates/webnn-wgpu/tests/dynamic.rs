@@ -12,7 +12,11 @@ fn x(rows: u32) -> HostTensor {
     }
 }
 
+/// Float32 values, or (another data type) its bytes, which must then agree exactly.
 fn floats(t: &HostTensor) -> Vec<f32> {
+    if t.desc.data_type != DataType::Float32 {
+        return t.bytes.iter().map(|&b| b as f32 * 1e6).collect();
+    }
     t.bytes
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
