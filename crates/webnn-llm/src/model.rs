@@ -1,0 +1,292 @@
+//! The SmolLM2 (Llama) decoder as a WebNN graph of primitive ops, the way a framework without
+//! fused operators has to express it:
+//! - 4-bit weights (Q4_1) as `dequantizeLinear` of uint4 with a float32 scale per block of 32,
+//!   plus the block minimum as an `add`, feeding `gemm` (transposed B);
+//! - the 8-bit embedding (Q8_0) gathered by token, then dequantized; the tied head dequantizes
+//!   it whole;
+//! - RMSNorm from `pow`, `reduceMean`, `add`, `sqrt`, `div`, `mul`;
+//! - rotary embedding on adjacent pairs from `slice`, `mul`, `sub`/`add`, `concat`, with
+//!   cos/sin tables gathered by position;
+//! - grouped-query attention with a mask input, `matmul` broadcasting the 3 KV heads over the
+//!   9 query heads, `softmax`;
+//! - the SiLU-gated MLP from `sigmoid` and `mul`.
+//!
+//! One graph serves the prompt and every decode step (flexible inputs): `tokens` int32
+//! `[seq]`, `positions` int32 `[seq, 1]`, `mask` uint8 `[seq, total]` (1 where a query may see
+//! a key), `last` int32 `[1]` (the row whose logits are wanted), and per layer `k{l}`/`v{l}`
+//! float32 `[capacity, kv_dim]`, each bound in place to its output `k{l}_out`/`v{l}_out`.
+//! Output `logits` is float32 `[1, vocab]`.
+
+use crate::gguf::{Gguf, GgufError, TensorInfo, TensorType};
+use webnn_core::ops::*;
+use webnn_core::{DataType, Dim, Error, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
+
+const F: DataType = DataType::Float32;
+
+/// The hyperparameters the graph needs, from the GGUF metadata.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    pub layers: u32,
+    pub dim: u32,
+    pub hidden: u32,
+    pub heads: u32,
+    pub kv_heads: u32,
+    pub vocab: u32,
+    pub rope_base: f64,
+    pub eps: f64,
+    /// Rows of each key/value cache (the longest context a graph serves).
+    pub capacity: u32,
+    /// The most tokens one dispatch takes.
+    pub max_seq: u32,
+}
+
+impl Config {
+    pub fn from_gguf(g: &Gguf, capacity: u32, max_seq: u32) -> std::result::Result<Config, GgufError> {
+        let arch = g.get("general.architecture").and_then(|v| v.as_str()).unwrap_or("llama").to_owned();
+        let key = |k: &str| format!("{arch}.{k}");
+        let vocab = g.strings("tokenizer.ggml.tokens")?.len() as u32;
+        Ok(Config {
+            layers: g.u64(&key("block_count"))? as u32,
+            dim: g.u64(&key("embedding_length"))? as u32,
+            hidden: g.u64(&key("feed_forward_length"))? as u32,
+            heads: g.u64(&key("attention.head_count"))? as u32,
+            kv_heads: g.u64(&key("attention.head_count_kv"))? as u32,
+            vocab,
+            rope_base: g.f64(&key("rope.freq_base")).unwrap_or(10_000.0),
+            eps: g.f64(&key("attention.layer_norm_rms_epsilon"))?,
+            capacity,
+            max_seq: max_seq.min(capacity),
+        })
+    }
+    pub fn head_dim(&self) -> u32 {
+        self.dim / self.heads
+    }
+    pub fn kv_dim(&self) -> u32 {
+        self.kv_heads * self.head_dim()
+    }
+}
+
+fn data_error(e: GgufError) -> Error {
+    Error::data_error(e.to_string())
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+struct Build<'g> {
+    b: GraphBuilder,
+    g: &'g Gguf,
+    c: Config,
+}
+
+impl Build<'_> {
+    fn info(&self, name: &str) -> Result<TensorInfo> {
+        self.g.tensor(name).cloned().map_err(data_error)
+    }
+
+    fn constant_f32(&mut self, shape: &[u32], values: &[f32]) -> Result<Operand> {
+        self.b.constant(OperandDescriptor::new(F, shape), f32_bytes(values))
+    }
+
+    /// A norm weight or other float tensor, as stored.
+    fn float(&mut self, name: &str, shape: &[u32]) -> Result<Operand> {
+        let t = self.info(name)?;
+        let v = self.g.f32s(&t);
+        self.constant_f32(shape, &v)
+    }
+
+    /// A Q4_1 matrix `[rows, cols]` (GGUF dims `[cols, rows]`) as float32 from primitive ops:
+    /// `dequantizeLinear(q, d, 0) + m` per block of 32 along a row.
+    fn q4_1(&mut self, name: &str) -> Result<Operand> {
+        let t = self.info(name)?;
+        if t.kind != TensorType::Q4_1 || t.dims.len() != 2 {
+            return Err(Error::data_error(format!("{name}: expected a 2-D Q4_1 tensor, got {:?} {:?}", t.kind, t.dims)));
+        }
+        let (cols, rows) = (t.dims[0] as u32, t.dims[1] as u32);
+        let blocks = cols / 32;
+        let bytes = self.g.bytes(&t);
+        let count = (rows * blocks) as usize;
+        let (mut q, mut d, mut m) = (Vec::with_capacity(count * 16), Vec::with_capacity(count), Vec::with_capacity(count));
+        let h = |i: usize| half::f16::from_le_bytes([bytes[i], bytes[i + 1]]).to_f32();
+        for k in 0..count {
+            let at = 20 * k;
+            d.push(h(at));
+            m.push(h(at + 2));
+            // GGUF keeps elements 0..16 in the low nibbles and 16..32 in the high ones; WebNN
+            // packs element 2i in the low nibble of byte i.
+            let qs = &bytes[at + 4..at + 20];
+            let element = |e: usize| if e < 16 { qs[e] & 15 } else { qs[e - 16] >> 4 };
+            for i in 0..16 {
+                q.push(element(2 * i) | (element(2 * i + 1) << 4));
+            }
+        }
+        let qd = self.b.constant(OperandDescriptor::new(DataType::Uint4, &[rows, cols]), q)?;
+        let scale = self.constant_f32(&[rows, blocks], &d)?;
+        let zero = self.b.constant(OperandDescriptor::new(DataType::Uint4, &[rows, blocks]), vec![0; (count + 1) / 2])?;
+        let min = self.constant_f32(&[rows, blocks, 1], &m)?;
+        let none = OpOptions::default;
+        let x = self.b.dequantize_linear(qd, scale, zero, none())?;
+        let x = self.b.reshape(x, vec![rows.into(), blocks.into(), 32.into()], none())?;
+        let x = self.b.add(x, min, none())?;
+        self.b.reshape(x, vec![rows.into(), cols.into()], none())
+    }
+
+    /// `x · Wᵀ` for a Q4_1 weight.
+    fn linear(&mut self, x: Operand, name: &str) -> Result<Operand> {
+        let w = self.q4_1(name)?;
+        self.b.gemm(x, w, GemmOptions { b_transpose: true, ..Default::default() })
+    }
+
+    /// The Q8_0 embedding `[vocab, dim]`: its int8 values, scales and zero points.
+    fn q8_0(&mut self, name: &str) -> Result<(Operand, Operand, Operand)> {
+        let t = self.info(name)?;
+        if t.kind != TensorType::Q8_0 || t.dims.len() != 2 {
+            return Err(Error::data_error(format!("{name}: expected a 2-D Q8_0 tensor")));
+        }
+        let (cols, rows) = (t.dims[0] as u32, t.dims[1] as u32);
+        let blocks = cols / 32;
+        let bytes = self.g.bytes(&t);
+        let count = (rows * blocks) as usize;
+        let (mut q, mut d) = (Vec::with_capacity(count * 32), Vec::with_capacity(count));
+        for k in 0..count {
+            d.push(half::f16::from_le_bytes([bytes[34 * k], bytes[34 * k + 1]]).to_f32());
+            q.extend_from_slice(&bytes[34 * k + 2..34 * k + 34]);
+        }
+        let q = self.b.constant(OperandDescriptor::new(DataType::Int8, &[rows, cols]), q)?;
+        let d = self.constant_f32(&[rows, blocks], &d)?;
+        let zero = self.b.constant(OperandDescriptor::new(DataType::Int8, &[rows, blocks]), vec![0; count])?;
+        Ok((q, d, zero))
+    }
+
+    /// RMSNorm over the last axis: `x / sqrt(mean(x²) + eps) * weight`.
+    fn rms_norm(&mut self, x: Operand, weight: &str) -> Result<Operand> {
+        let none = OpOptions::default;
+        let w = self.float(weight, &[self.c.dim])?;
+        let two = self.b.constant_scalar(F, MLNumber::Double(2.0))?;
+        let eps = self.b.constant_scalar(F, MLNumber::Double(self.c.eps))?;
+        let sq = self.b.pow(x, two, none())?;
+        let mean = self.b.reduce_mean(sq, ReduceOptions { axes: Some(vec![1]), keep_dimensions: true, ..Default::default() })?;
+        let var = self.b.add(mean, eps, none())?;
+        let rms = self.b.sqrt(var, none())?;
+        let y = self.b.div(x, rms, none())?;
+        self.b.mul(y, w, none())
+    }
+
+    /// Rotary embedding of `x` `[seq, heads * head_dim]` on adjacent pairs, with `cos`/`sin`
+    /// `[seq, 1, head_dim / 2, 1]` for the tokens' positions.
+    fn rope(&mut self, x: Operand, heads: u32, seq: &Dim, cos: Operand, sin: Operand) -> Result<Operand> {
+        let none = OpOptions::default;
+        let half = self.c.head_dim() / 2;
+        let shape = vec![seq.clone(), heads.into(), half.into(), 2.into()];
+        let x = self.b.reshape(x, shape.clone(), none())?;
+        let part = |b: &mut GraphBuilder, k: u32| {
+            let sizes = vec![seq.clone(), heads.into(), half.into(), 1.into()];
+            b.slice_dims(x, vec![0, 0, 0, k], sizes, SliceOptions::default())
+        };
+        let (even, odd) = (part(&mut self.b, 0)?, part(&mut self.b, 1)?);
+        let (ec, os) = (self.b.mul(even, cos, none())?, self.b.mul(odd, sin, none())?);
+        let (es, oc) = (self.b.mul(even, sin, none())?, self.b.mul(odd, cos, none())?);
+        let first = self.b.sub(ec, os, none())?;
+        let second = self.b.add(es, oc, none())?;
+        let y = self.b.concat(&[first, second], 3, none())?;
+        self.b.reshape(y, vec![seq.clone(), (heads * self.c.head_dim()).into()], none())
+    }
+}
+
+/// Builds the decoder graph from the GGUF's weights.
+pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
+    let mut m = Build { b: GraphBuilder::new(), g, c };
+    let none = OpOptions::default;
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: c.max_seq };
+    let total = Dim::Dynamic { name: "total".into(), max_size: c.capacity };
+    let (hd, kvd) = (c.head_dim(), c.kv_dim());
+    let int = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Int32, shape);
+    let tokens = m.b.input("tokens", int(vec![seq.clone()]))?;
+    let positions = m.b.input("positions", int(vec![seq.clone(), 1.into()]))?;
+    let mask = m.b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.clone(), total.clone()]))?;
+    let last = m.b.input("last", OperandDescriptor::new(DataType::Int32, &[1]))?;
+
+    // Embedding: gather the tokens' int8 rows and scales, then dequantize only those.
+    let (eq, ed, ez) = m.q8_0("token_embd.weight")?;
+    let rows = m.b.gather(eq, tokens, GatherOptions::default())?;
+    let scales = m.b.gather(ed, tokens, GatherOptions::default())?;
+    let zeros = m.b.gather(ez, tokens, GatherOptions::default())?;
+    let mut x = m.b.dequantize_linear(rows, scales, zeros, none())?;
+
+    // cos/sin of position * base^(-2i/head_dim), gathered by position: [seq, 1, hd/2, 1].
+    let half = hd / 2;
+    let mut cos = Vec::with_capacity((c.capacity * half) as usize);
+    let mut sin = Vec::with_capacity(cos.capacity());
+    for p in 0..c.capacity {
+        for i in 0..half {
+            let angle = p as f64 * c.rope_base.powf(-2.0 * i as f64 / hd as f64);
+            cos.push(angle.cos() as f32);
+            sin.push(angle.sin() as f32);
+        }
+    }
+    let flat = m.b.reshape(positions, vec![seq.clone()], none())?;
+    let table = |m: &mut Build, v: &[f32]| -> Result<Operand> {
+        let t = m.constant_f32(&[c.capacity, half], v)?;
+        let t = m.b.gather(t, flat, GatherOptions::default())?;
+        m.b.reshape(t, vec![seq.clone(), 1.into(), half.into(), 1.into()], none())
+    };
+    let (cos, sin) = (table(&mut m, &cos)?, table(&mut m, &sin)?);
+
+    let scale = m.b.constant_scalar(F, MLNumber::Double(1.0 / (hd as f64).sqrt()))?;
+    let masked = m.b.constant_scalar(F, MLNumber::Double(-1e30))?;
+    let group = c.heads / c.kv_heads;
+    let cache = OperandDescriptor::new(F, &[c.capacity, kvd]);
+    let mut caches = Vec::new();
+    for l in 0..c.layers {
+        let p = |s: &str| format!("blk.{l}.{s}.weight");
+        let k_in = m.b.input(&format!("k{l}"), cache.clone())?;
+        let v_in = m.b.input(&format!("v{l}"), cache.clone())?;
+        let h = m.rms_norm(x, &p("attn_norm"))?;
+        let q = m.linear(h, &p("attn_q"))?;
+        let k = m.linear(h, &p("attn_k"))?;
+        let v = m.linear(h, &p("attn_v"))?;
+        let q = m.rope(q, c.heads, &seq, cos, sin)?;
+        let k = m.rope(k, c.kv_heads, &seq, cos, sin)?;
+        let k_all = m.b.scatter_nd(k_in, positions, k, none())?;
+        let v_all = m.b.scatter_nd(v_in, positions, v, none())?;
+        caches.push((format!("k{l}_out"), k_all));
+        caches.push((format!("v{l}_out"), v_all));
+        let keys = m.b.slice_dims(k_all, vec![0, 0], vec![total.clone(), kvd.into()], SliceOptions::default())?;
+        let values = m.b.slice_dims(v_all, vec![0, 0], vec![total.clone(), kvd.into()], SliceOptions::default())?;
+        // q [seq, kv_heads, group, hd] -> [kv_heads, group, seq, hd]; keys -> [kv_heads, 1, hd, total].
+        let qh = m.b.reshape(q, vec![seq.clone(), c.kv_heads.into(), group.into(), hd.into()], none())?;
+        let qh = m.b.transpose(qh, TransposeOptions { permutation: Some(vec![1, 2, 0, 3]), ..Default::default() })?;
+        let kh = m.b.reshape(keys, vec![total.clone(), c.kv_heads.into(), 1.into(), hd.into()], none())?;
+        let kh = m.b.transpose(kh, TransposeOptions { permutation: Some(vec![1, 2, 3, 0]), ..Default::default() })?;
+        let vh = m.b.reshape(values, vec![total.clone(), c.kv_heads.into(), 1.into(), hd.into()], none())?;
+        let vh = m.b.transpose(vh, TransposeOptions { permutation: Some(vec![1, 2, 0, 3]), ..Default::default() })?;
+        let scores = m.b.matmul(qh, kh, none())?;
+        let scores = m.b.mul(scores, scale, none())?;
+        let scores = m.b.where_(mask, scores, masked, none())?;
+        let probs = m.b.softmax(scores, 3, none())?;
+        let attn = m.b.matmul(probs, vh, none())?; // [kv_heads, group, seq, hd]
+        let attn = m.b.transpose(attn, TransposeOptions { permutation: Some(vec![2, 0, 1, 3]), ..Default::default() })?;
+        let attn = m.b.reshape(attn, vec![seq.clone(), c.dim.into()], none())?;
+        let attn = m.linear(attn, &p("attn_output"))?;
+        x = m.b.add(x, attn, none())?;
+
+        let h = m.rms_norm(x, &p("ffn_norm"))?;
+        let gate = m.linear(h, &p("ffn_gate"))?;
+        let up = m.linear(h, &p("ffn_up"))?;
+        let sig = m.b.sigmoid(gate, none())?;
+        let act = m.b.mul(gate, sig, none())?;
+        let act = m.b.mul(act, up, none())?;
+        let down = m.linear(act, &p("ffn_down"))?;
+        x = m.b.add(x, down, none())?;
+    }
+    let x = m.b.gather(x, last, GatherOptions::default())?;
+    let x = m.rms_norm(x, "output_norm.weight")?;
+    // The head is the embedding (tied), dequantized whole.
+    let head = m.b.dequantize_linear(eq, ed, ez, none())?;
+    let logits = m.b.gemm(x, head, GemmOptions { b_transpose: true, ..Default::default() })?;
+    let mut outputs = vec![("logits".to_owned(), logits)];
+    outputs.extend(caches);
+    let named: Vec<(&str, Operand)> = outputs.iter().map(|(n, o)| (n.as_str(), *o)).collect();
+    m.b.build(&named)
+}

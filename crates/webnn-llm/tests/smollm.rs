@@ -1,0 +1,70 @@
+//! SmolLM2 through WebNN: the decoder graph (primitive ops, flexible inputs, caches in place)
+//! on wgpu against the reference cpu backend, and the whole model's known greedy answer on
+//! ONNX Runtime (a reference runtime; llama.cpp has no PyPI wheel to run here).
+
+use webnn::Context;
+use webnn_llm::gguf::Gguf;
+use webnn_llm::model::Config;
+use webnn_llm::session::{argmax, Session};
+use webnn_llm::tokenizer::Tokenizer;
+
+/// The model file, which scripts/llm-setup.sh installs (the README's commands run it).
+fn model() -> Gguf {
+    let path = webnn_llm::smollm2_path();
+    Gguf::read(&path).unwrap_or_else(|e| panic!("{e}: run scripts/llm-setup.sh"))
+}
+
+/// The first `layers` layers (and the head): every op of the model at a size the reference
+/// interpreter runs in seconds.
+#[test]
+fn truncated_model_on_wgpu_matches_cpu_step_by_step() {
+    let g = model();
+    let tokenizer = Tokenizer::from_gguf(&g).unwrap();
+    let prompt = tokenizer.encode(&tokenizer.chat_prompt("What is the capital of France?"), true);
+    let config = Config { layers: 2, ..Config::from_gguf(&g, 64, 16).unwrap() };
+    let run = |ctx: Context| {
+        let mut s = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
+        // The prompt in chunks of 16 (16, 16, 5 tokens), then decode steps.
+        let mut logits = vec![pollster::block_on(s.feed(&prompt)).unwrap()];
+        for _ in 0..4 {
+            let next = argmax(logits.last().unwrap());
+            logits.push(pollster::block_on(s.feed(&[next])).unwrap());
+        }
+        logits
+    };
+    let cpu = run(Context::cpu());
+    let gpu = run(Context::wgpu(webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter")));
+    let mut worst = 0f32;
+    for (step, (a, b)) in cpu.iter().zip(&gpu).enumerate() {
+        assert_eq!(argmax(a), argmax(b), "greedy token at step {step}");
+        for (x, y) in a.iter().zip(b) {
+            worst = worst.max((x - y).abs());
+        }
+    }
+    eprintln!("2-layer SmolLM2: logits max |cpu - wgpu| = {worst:e} over {} steps", cpu.len());
+    assert!(worst < 2e-2, "logits differ by {worst}");
+}
+
+/// The check recorded for this file: greedy decoding of the chat prompt answers
+/// "The capital of France is Paris." and stops.
+#[cfg(feature = "ort")]
+#[test]
+fn whole_model_answers_on_onnx_runtime() {
+    let g = model();
+    let tokenizer = Tokenizer::from_gguf(&g).unwrap();
+    let prompt = tokenizer.encode(&tokenizer.chat_prompt("What is the capital of France?"), true);
+    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
+    let ctx = pollster::block_on(webnn::Ml.create_context(options)).unwrap();
+    let mut s = pollster::block_on(Session::new(ctx, &g, Config::from_gguf(&g, 64, 64).unwrap())).unwrap();
+    let mut logits = pollster::block_on(s.feed(&prompt)).unwrap();
+    let mut out = Vec::new();
+    while out.len() < 16 {
+        let next = argmax(&logits);
+        out.push(next);
+        if next == tokenizer.eos {
+            break;
+        }
+        logits = pollster::block_on(s.feed(&[next])).unwrap();
+    }
+    assert_eq!(tokenizer.decode(&out), "The capital of France is Paris.<|im_end|>");
+}

