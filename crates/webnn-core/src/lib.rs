@@ -11,6 +11,7 @@ pub mod graph;
 pub mod limits;
 pub mod ops;
 pub mod passes;
+pub mod fusion;
 pub mod shape;
 mod validate;
 

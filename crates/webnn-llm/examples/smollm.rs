@@ -3,7 +3,9 @@
 //! answer and prints time to first token and tokens/s.
 //!
 //!     cargo run --release -p webnn-llm --example smollm -- [--backend cpu|wgpu|ort] \
-//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N]
+//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N] [--unfused]
+//!
+//! `--unfused` runs every op as its own kernels on wgpu (no fused quantized matmul).
 
 use std::time::Instant;
 use webnn::{BackendKind, ContextOptions, Ml};
@@ -34,9 +36,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let t0 = Instant::now();
-    let ctx = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(backend), ..Default::default() }))?;
+    let ctx = if backend == BackendKind::Wgpu {
+        let b = webnn_wgpu::WgpuBackend::new()?;
+        webnn::Context::wgpu(if args.iter().any(|a| a == "--unfused") { b.unfused() } else { b })
+    } else {
+        pollster::block_on(Ml.create_context(ContextOptions { backend: Some(backend), ..Default::default() }))?
+    };
+    let graph = webnn_llm::model::build_graph(&gguf, config)?;
+    let fused = webnn_core::fusion::quantized_linears(&graph).len();
     let mut s = pollster::block_on(Session::new(ctx, &gguf, config))?;
     println!("built on {} in {:.1} s ({} layers, capacity {capacity})", s.ctx.device_name(), t0.elapsed().as_secs_f64(), config.layers);
+    println!("graph: {} ops, {fused} quantized matmuls matched", graph.nodes.len());
     let t1 = Instant::now();
     let mut logits = pollster::block_on(s.feed(&prompt))?;
     let first = t1.elapsed();
@@ -55,6 +65,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let decode = t2.elapsed();
     println!("{}", stream.finish());
+    if let Some(k) = s.graph.dispatch_count() {
+        println!("kernel dispatches per step: {k}");
+    }
     println!("tokens: {out:?}");
     println!(
         "time to first token {:.0} ms ({} prompt tokens); decode {:.2} tokens/s",

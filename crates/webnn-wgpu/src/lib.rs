@@ -35,6 +35,9 @@ pub struct Options {
     pub max_binding: u64,
     /// float16 inputs read with the shader-f16 feature (when the device has it).
     pub native_f16: bool,
+    /// Decomposed patterns run as fused kernels (`webnn_core::fusion`); off to measure or
+    /// compare against the ops one by one.
+    pub fuse: bool,
 }
 
 /// The wgpu backend: one device and the pipelines compiled on it.
@@ -59,6 +62,7 @@ impl WgpuBackend {
         let options = Options {
             max_binding: gpu.max_binding(),
             native_f16: gpu.shader_f16,
+            fuse: true,
         };
         WgpuBackend {
             gpu,
@@ -78,6 +82,12 @@ impl WgpuBackend {
     /// devices without it), for comparisons.
     pub fn with_packed_f16(mut self) -> WgpuBackend {
         self.options.native_f16 = false;
+        self
+    }
+
+    /// Every op as its own kernels: no fused patterns (for comparisons).
+    pub fn unfused(mut self) -> WgpuBackend {
+        self.options.fuse = false;
         self
     }
 

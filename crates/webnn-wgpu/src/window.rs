@@ -44,7 +44,8 @@ fn same_index(call: &KernelCall) -> bool {
         | Matmul { .. }
         | Conv { .. }
         | Depthwise { .. }
-        | Gemv { .. } => false,
+        | Gemv { .. }
+        | QGemv { .. } => false,
     }
 }
 

@@ -38,7 +38,8 @@ fn lanes(key: KernelKey) -> u32 {
         | KernelId::Softmax { lanes }
         | KernelId::Normalize { lanes, .. }
         | KernelId::Pool { lanes, .. }
-        | KernelId::Gemv { lanes, .. } => lanes,
+        | KernelId::Gemv { lanes, .. }
+        | KernelId::QGemv { lanes, .. } => lanes,
         _ => ROW_WORKGROUP,
     }
 }
@@ -67,6 +68,8 @@ fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         Uniform::Pool(p) => rows(p.rows),
         Uniform::Matmul(m) => match key.kernel {
             KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
+            // Four rows of x per frame row (qgemv.wgsl's XR).
+            KernelId::QGemv { .. } => rows(m.m.div_ceil(4).saturating_mul(m.n)),
             _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(tile_rows(key)), m.batches]),
         },
         Uniform::Conv(c) => tiles([c.n.div_ceil(TILE), c.m.div_ceil(tile_rows(key)), c.groups]),

@@ -238,12 +238,26 @@ fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
 
 /// What each node of `graph` runs: its fused activations absorbed, every other node lowered.
 pub fn lower_graph(graph: &Graph) -> Result<Vec<Lowering>> {
+    lower_graph_with(graph, true)
+}
+
+/// `lower_graph`, with the fused patterns of `webnn_core::fusion` when `fuse`.
+pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Lowering>> {
     check_support(graph)?;
     let fusion = fuse(graph);
+    // Blockwise-dequantized weights feeding a gemm run as one quantized kernel; the nodes
+    // that would expand the weight become aliases nothing reads.
+    // The kernel reads whole weight words: blocks of a multiple of 8 values.
+    let mut quantized = webnn_core::fusion::quantized_linears(graph);
+    quantized.retain(|q| fuse_patterns && q.block % 8 == 0);
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
-        lowered.push(if fusion.absorbed[k] {
+        let matched = quantized.iter().find(|q| q.node == k);
+        lowered.push(if fusion.absorbed[k] || quantized.iter().any(|q| q.absorbed.contains(&k)) {
             Lowering::Alias(node.op.operands()[0])
+        } else if let Some(q) = matched {
+            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q)
+                .map_err(|e| e.at(node.op.name(), node.op.label()))?
         } else {
             lower_fused(graph, node, fusion.clamp[k])
                 .map_err(|e| e.at(node.op.name(), node.op.label()))?
@@ -274,7 +288,7 @@ impl WgpuGraph {
     ) -> Result<WgpuGraph> {
         // Dynamic dimensions: buffers are planned, and the first shape built, at the bounds.
         let bound = graph.resolved(&DimBindings::default());
-        let lowered = lower_graph(&bound)?;
+        let lowered = lower_graph_with(&bound, options.fuse)?;
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
         let keys = kernel_keys(&lowered);
@@ -341,7 +355,7 @@ impl WgpuGraph {
             Some(i) => self.others.remove(i).1,
             None => {
                 let g = dynamic.graph.resolved(&dims);
-                let mut lowered = lower_graph(&g)?;
+                let mut lowered = lower_graph_with(&g, dynamic.options.fuse)?;
                 keep_kernels(&mut lowered, &dynamic.keys);
                 if aliases(&lowered) != dynamic.alias {
                     return Err(Error::not_supported(format!(

@@ -139,6 +139,15 @@ pub enum KernelId {
         clamp: bool,
         lanes: u32,
     },
+    /// `x · Wᵀ` with W a blockwise-dequantized 4- or 8-bit constant (`webnn_core::fusion`),
+    /// on the row frame; `weight`: the 4/8-bit weight's type; `offset`: a float per block
+    /// added after scaling (Q4_1).
+    QGemv {
+        weight: DataType,
+        offset: bool,
+        clamp: bool,
+        lanes: u32,
+    },
 }
 
 /// One pipeline of the cache.
@@ -179,6 +188,9 @@ impl KernelKey {
             (Normalize { scale, bias, .. }, Normalize { scale: s, bias: b, .. }) => (scale, bias) == (s, b),
             (Matmul { c, clamp, .. } | Gemv { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. } | Gemv { c: c2, clamp: k2, .. }) => {
                 (c, clamp) == (c2, k2)
+            }
+            (QGemv { weight, offset, clamp, .. }, QGemv { weight: w, offset: o, clamp: k, .. }) => {
+                (weight, offset, clamp) == (w, o, k)
             }
             (Conv { transposed, bias, clamp, .. }, Conv { transposed: t, bias: b, clamp: k, .. }) => {
                 (transposed, bias, clamp) == (t, b, k)
@@ -263,6 +275,14 @@ impl KernelKey {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
+            }
+            QGemv { weight, offset, clamp, lanes } => {
+                c.push(("LANES", lanes as f64));
+                c.push(("HAS_C", 0.0));
+                c.push(("HAS_CLAMP", flag(clamp)));
+                c.push(("HAS_OFFSET", flag(offset)));
+                c.push(("W_BITS", weight.bits() as f64));
+                c.push(("W_SIGNED", flag(matches!(weight, DataType::Int4 | DataType::Int8))));
             }
             Depthwise { bias, clamp } => {
                 c.push(("HAS_BIAS", flag(bias)));
@@ -396,6 +416,13 @@ impl KernelKey {
                     }
                     for l in lanes() {
                         keys.push(key(Gemv { c, clamp, lanes: l }, t, t));
+                    }
+                    let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];
+                    for q in weights.into_iter().filter(|_| t == DataType::Float32) {
+                        for l in lanes() {
+                            let offset = c;
+                            keys.push(key(QGemv { weight: q, offset, clamp, lanes: l }, t, t));
+                        }
                     }
                     keys.push(key(Depthwise { bias: c, clamp }, t, t));
                 }

@@ -52,6 +52,8 @@ pub enum Body {
     Conv,
     Depthwise,
     Gemv,
+    /// With the weight's type.
+    QGemv(DataType),
 }
 
 /// How float16 inputs are read.
@@ -104,6 +106,7 @@ mod src {
         ARG_REDUCE = "arg_reduce.wgsl"; SOFTMAX = "softmax.wgsl"; NORMALIZE = "normalize.wgsl";
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
+        QGEMV = "qgemv.wgsl";
     }
 }
 
@@ -153,6 +156,7 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
+            K::QGemv { weight, .. } => Body::QGemv(weight),
         }
     }
 
@@ -164,7 +168,7 @@ impl Body {
                 Frame::Elementwise
             }
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
-            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv => Frame::Rows,
+            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_) => Frame::Rows,
             Matmul | Conv => Frame::Gemm,
             Depthwise => Frame::Own,
         }
@@ -201,6 +205,7 @@ impl Body {
             Conv => src::CONV,
             Depthwise => src::DEPTHWISE,
             Gemv => src::GEMV,
+            QGemv(_) => src::QGEMV,
         }
     }
 
@@ -211,7 +216,7 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv => Ops::FloatFold,
+            Softmax | Normalize | Gemv | QGemv(_) => Ops::FloatFold,
             Cast | Strided | Remap | Where | Triangular | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise => Ops::None,
@@ -240,6 +245,8 @@ impl Body {
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
+            // x, the weight, its scale, zero point and offset.
+            QGemv(w) => vec![dtype, w, dtype, w, dtype],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -332,7 +339,7 @@ impl ModuleKey {
             Frame::Rows => {
                 match body {
                     Body::Pool => {}
-                    Body::Gemv => parts.push(src::MATMUL_PARAMS.into()),
+                    Body::Gemv | Body::QGemv(_) => parts.push(src::MATMUL_PARAMS.into()),
                     _ => parts.push(src::ROWS_PARAMS.into()),
                 }
                 parts.extend([src::ROWS.into(), store.into()]);

@@ -156,6 +156,16 @@ pub fn lower(graph: &Graph, node: &Node) -> Result<Lowering> {
 
 /// What node `node` runs with clamp bounds `clamp` fused into its epilogue (only products and
 /// convolutions take one).
+/// The gemm `node` of a `QuantizedLinear` match, as the quantized kernel.
+pub fn lower_quantized(
+    graph: &Graph,
+    node: &Node,
+    clamp: Option<[f32; 2]>,
+    q: &webnn_core::fusion::QuantizedLinear,
+) -> Result<Lowering> {
+    products::quantized_linear(&Cx { graph, node, clamp }, q)
+}
+
 pub fn lower_fused(graph: &Graph, node: &Node, clamp: Option<[f32; 2]>) -> Result<Lowering> {
     use crate::kernel::{BinaryOp as B, UnaryOp as U};
     let cx = Cx { graph, node, clamp };

@@ -327,3 +327,27 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
     p.filter_strides = [fst[1], fst[0], fst[2], fst[3]];
     conv_lowering(cx, (args.input, args.filter, o.bias), p, true)
 }
+
+/// A `QuantizedLinear` match (`webnn_core::fusion`): `x · Wᵀ` from the 4/8-bit weight, its
+/// scales, zero points and offsets, without expanding W. `cx.node` is the match's gemm.
+pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear) -> Result<Lowering> {
+    let sx = cx.shape(q.input)?;
+    let m = u32_of(elements(&sx[..sx.len() - 1]))?;
+    let mut p = MatmulParams::zeroed();
+    (p.m, p.n, p.k) = (m, q.n, q.k);
+    (p.a_m, p.a_k) = (q.k, 1);
+    (p.c_m, p.c_n) = (q.block, q.k / q.block);
+    p.batches = 1;
+    p.alpha = 1.0;
+    let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
+    (p.clamp_low, p.clamp_high) = (low, high);
+    let kernel = KernelId::QGemv {
+        weight: cx.dtype(q.weight),
+        offset: q.offset.is_some(),
+        clamp: cx.clamp.is_some(),
+        lanes: lanes_for((q.k / q.block).div_ceil(2)),
+    };
+    let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
+    let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
+    Ok(Lowering::Kernels(vec![cx.call(key, inputs, Uniform::Matmul(p))]))
+}

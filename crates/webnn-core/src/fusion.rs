@@ -1,0 +1,143 @@
+//! Recognisers of decomposed patterns that backends run as one fused kernel. No user can name
+//! a fused op: a framework writes the primitive ops (as WebNN requires), a recogniser here
+//! finds the pattern exactly, and a backend that has the kernel lowers the match instead of
+//! its nodes. Anything that differs from the pattern (other axes, types, shapes, extra
+//! readers) is not matched and runs op by op, correctly.
+
+use crate::graph::{Graph, Operand, Source};
+use crate::ops::{Gemm, Op};
+use crate::{DataType, Dim};
+
+/// `x · Wᵀ` where `W` is a blockwise-dequantized constant: a 4-bit (int4/uint4) or 8-bit
+/// (int8/uint8) matrix `q` `[n, k]` with a float32 `scale` and a `zero_point` per block of
+/// `block` elements along k, and optionally a float32 `offset` per block added after
+/// scaling (GGUF Q4_1's minimum):
+///
+/// ```text
+/// W = dequantizeLinear(q, scale, zero_point)                        // [n, k]
+/// W = reshape(add(reshape(W, [n, k/block, block]), offset), [n, k]) // with an offset
+/// y = gemm(x, W, {bTranspose: true})                                // x [m, k] -> y [m, n]
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QuantizedLinear {
+    /// The gemm node (its output is the match's output).
+    pub node: usize,
+    /// The nodes the fused kernel replaces (dequantizeLinear, the reshapes and the add).
+    pub absorbed: Vec<usize>,
+    pub input: Operand,
+    pub weight: Operand,
+    pub scale: Operand,
+    pub zero_point: Operand,
+    pub offset: Option<Operand>,
+    pub n: u32,
+    pub k: u32,
+    pub block: u32,
+}
+
+/// The node producing `o`, if a node does.
+fn producer(g: &Graph, o: Operand) -> Option<usize> {
+    match g.info(o).source {
+        Source::Node { node, .. } => Some(node),
+        Source::Input(_) | Source::Constant(_) => None,
+    }
+}
+
+fn is_constant(g: &Graph, o: Operand) -> bool {
+    matches!(g.info(o).source, Source::Constant(_))
+}
+
+/// How many node operands and graph outputs read `o`.
+fn readers(g: &Graph, o: Operand) -> usize {
+    let nodes: usize = g.nodes.iter().map(|n| n.op.operands().iter().filter(|x| **x == o).count()).sum();
+    nodes + g.outputs.iter().filter(|(_, x)| *x == o).count()
+}
+
+fn statics(g: &Graph, o: Operand) -> Option<Vec<u32>> {
+    g.desc(o).static_shape()
+}
+
+/// Every `QuantizedLinear` of the graph.
+pub fn quantized_linears(g: &Graph) -> Vec<QuantizedLinear> {
+    g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
+        Op::Gemm(a) => quantized_gemm(g, n, a),
+        _ => None,
+    })
+    .collect()
+}
+
+fn quantized_gemm(g: &Graph, node: usize, a: &Gemm) -> Option<QuantizedLinear> {
+    let o = &a.options;
+    if !o.b_transpose || o.a_transpose || o.alpha != 1.0 || o.c.is_some() {
+        return None;
+    }
+    if g.desc(a.a).data_type != DataType::Float32 || readers(g, a.b) != 1 {
+        return None;
+    }
+    let mut absorbed = Vec::new();
+    let mut w = a.b;
+    // The optional offset: reshape(add(reshape(D, [n, blocks, block]), offset), [n, k]).
+    let mut offset = None;
+    if let Some(p) = producer(g, w) {
+        if let Op::Reshape(outer) = &g.nodes[p].op {
+            let add = producer(g, outer.input)?;
+            let Op::Add(sum) = &g.nodes[add].op else { return None };
+            let (inner_out, off) = if is_constant(g, sum.b) { (sum.a, sum.b) } else { (sum.b, sum.a) };
+            let inner = producer(g, inner_out)?;
+            let Op::Reshape(r) = &g.nodes[inner].op else { return None };
+            if readers(g, outer.input) != 1 || readers(g, inner_out) != 1 || readers(g, r.input) != 1 {
+                return None;
+            }
+            if !is_constant(g, off) || g.desc(off).data_type != DataType::Float32 {
+                return None;
+            }
+            absorbed.extend([p, add, inner]);
+            offset = Some((off, inner_out));
+            w = r.input;
+        }
+    }
+    let d = producer(g, w)?;
+    let Op::DequantizeLinear(q) = &g.nodes[d].op else { return None };
+    absorbed.push(d);
+    if ![q.input, q.scale, q.zero_point].iter().all(|o| is_constant(g, *o)) {
+        return None;
+    }
+    let t = g.desc(q.input).data_type;
+    if !matches!(t, DataType::Int4 | DataType::Uint4 | DataType::Int8 | DataType::Uint8) {
+        return None;
+    }
+    let (shape, scale) = (statics(g, q.input)?, statics(g, q.scale)?);
+    if shape.len() != 2 || scale.len() != 2 || scale[0] != shape[0] || scale[1] == 0 || shape[1] % scale[1] != 0 {
+        return None;
+    }
+    if g.desc(q.scale).data_type != DataType::Float32 || statics(g, q.zero_point)? != scale {
+        return None;
+    }
+    let (n, k, blocks) = (shape[0], shape[1], scale[1]);
+    let block = k / blocks;
+    if let Some((off, inner_out)) = offset {
+        // The reshapes split k into (blocks, block) and join it back; the offset is per block.
+        let split = [Dim::Static(n), Dim::Static(blocks), Dim::Static(block)];
+        if g.desc(inner_out).shape != split || statics(g, off)? != [n, blocks, 1] {
+            return None;
+        }
+        if g.desc(a.b).shape != [Dim::Static(n), Dim::Static(k)] {
+            return None;
+        }
+    }
+    if g.desc(a.a).shape.last() != Some(&Dim::Static(k)) {
+        return None;
+    }
+    absorbed.sort_unstable();
+    Some(QuantizedLinear {
+        node,
+        absorbed,
+        input: a.a,
+        weight: q.input,
+        scale: q.scale,
+        zero_point: q.zero_point,
+        offset: offset.map(|(o, _)| o),
+        n,
+        k,
+        block,
+    })
+}

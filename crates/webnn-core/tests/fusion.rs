@@ -1,0 +1,69 @@
+//! What the quantized-linear recogniser must and must not match.
+
+use webnn_core::fusion::quantized_linears;
+use webnn_core::ops::{GemmOptions, OpOptions};
+use webnn_core::{DataType, Dim, Graph, GraphBuilder, Operand, OperandDescriptor};
+
+const F: DataType = DataType::Float32;
+
+/// `x [m, k] · W^T` with W `[n, k]` dequantized from `t` in blocks of `block`, with an offset
+/// per block when `offset`; `tweak` changes one thing about the pattern.
+fn graph(t: DataType, block: u32, offset: bool, tweak: &str) -> Graph {
+    let (n, k) = (6u32, 64u32);
+    let blocks = k / block;
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let x = b.input("x", OperandDescriptor::with_dims(F, vec![Dim::Dynamic { name: "m".into(), max_size: 4 }, k.into()])).unwrap();
+    let qd = OperandDescriptor::new(t, &[n, k]);
+    let q = b.constant(qd.clone(), vec![0x21; qd.max_byte_length().unwrap() as usize]).unwrap();
+    let sd = OperandDescriptor::new(F, &[n, blocks]);
+    let scale = b.constant(sd, vec![0; (n * blocks * 4) as usize]).unwrap();
+    let zd = OperandDescriptor::new(t, &[n, blocks]);
+    let zero = b.constant(zd.clone(), vec![0; zd.max_byte_length().unwrap() as usize]).unwrap();
+    let mut w = b.dequantize_linear(q, scale, zero, none()).unwrap();
+    if offset {
+        let r = b.reshape(w, vec![n.into(), blocks.into(), block.into()], none()).unwrap();
+        let m = b.constant(OperandDescriptor::new(F, &[n, blocks, 1]), vec![0; (n * blocks * 4) as usize]).unwrap();
+        let sum = b.add(r, m, none()).unwrap();
+        w = b.reshape(sum, vec![n.into(), k.into()], none()).unwrap();
+    }
+    let opts = GemmOptions { b_transpose: tweak != "no transpose", alpha: if tweak == "alpha" { 2.0 } else { 1.0 }, ..Default::default() };
+    let w = if tweak == "no transpose" { b.transpose(w, Default::default()).unwrap() } else { w };
+    let y = b.gemm(x, w, opts).unwrap();
+    let mut outputs: Vec<(&str, Operand)> = vec![("y", y)];
+    if tweak == "weight read twice" {
+        outputs.push(("w", w));
+    }
+    b.build(&outputs).unwrap()
+}
+
+#[test]
+fn matches_the_dequantize_gemm_patterns() {
+    for t in [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8] {
+        for offset in [false, true] {
+            let g = graph(t, 32, offset, "");
+            let found = quantized_linears(&g);
+            assert_eq!(found.len(), 1, "{t} offset {offset}");
+            let q = &found[0];
+            assert_eq!((q.n, q.k, q.block, q.offset.is_some()), (6, 64, 32, offset));
+            assert_eq!(q.absorbed.len(), if offset { 4 } else { 1 });
+        }
+    }
+    assert_eq!(quantized_linears(&graph(DataType::Uint4, 16, true, ""))[0].block, 16);
+}
+
+#[test]
+fn leaves_other_graphs_alone() {
+    for tweak in ["alpha", "no transpose", "weight read twice"] {
+        assert!(quantized_linears(&graph(DataType::Uint4, 32, true, tweak)).is_empty(), "{tweak}");
+    }
+    // A weight that is an input, not a constant.
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::new(F, &[1, 32])).unwrap();
+    let q = b.input("q", OperandDescriptor::new(DataType::Uint8, &[4, 32])).unwrap();
+    let s = b.constant(OperandDescriptor::new(F, &[4, 1]), vec![0; 16]).unwrap();
+    let z = b.constant(OperandDescriptor::new(DataType::Uint8, &[4, 1]), vec![0; 4]).unwrap();
+    let w = b.dequantize_linear(q, s, z, OpOptions::default()).unwrap();
+    let y = b.gemm(x, w, GemmOptions { b_transpose: true, ..Default::default() }).unwrap();
+    assert!(quantized_linears(&b.build(&[("y", y)]).unwrap()).is_empty());
+}

@@ -1,0 +1,152 @@
+// Quantized gemv (row frame): y = x · Wᵀ where W [n, k] is dequantized from 4- or 8-bit
+// integers q with a float scale and a zero point per block of elements along k, plus
+// (HAS_OFFSET) a float per block added after scaling (GGUF Q4_1's minimum):
+//   W[j, i] = scale[j, i / block] * (q[j, i] - zero[j, i / block]) + offset[j, i / block].
+// The weight is never expanded: per block, sum(x * q) and sum(x) give
+//   scale * (sum(x * q) - zero * sum(x)) + offset * sum(x).
+// Weights are read a u32 word (8 int4/uint4 or 4 int8/uint8 values) at a time; blocks hold
+// whole words (the lowering checks). A row of the frame is four rows of x against one weight
+// row (output column); its LANES invocations split the blocks.
+// Uses the Matmul block (matmul_params.wgsl); this kernel has no C, so c_m holds the block
+// size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point,
+// e = offset (the scale again without HAS_OFFSET).
+override HAS_OFFSET: bool = false;
+// The weight's bits per value (4 or 8) and whether they are signed.
+override W_BITS: u32 = 4u;
+override W_SIGNED: bool = false;
+
+// Rows of x per frame row: the weight words are read once for four rows of x (prefill).
+const XR: u32 = 4u;
+
+fn row_count() -> u32 {
+    return ((M.m + XR - 1u) / XR) * M.n;
+}
+
+// Value e of a weight word.
+fn weight_value(word: u32, e: u32) -> f32 {
+    let raw = (word >> (e * W_BITS)) & ((1u << W_BITS) - 1u);
+    let half = 1u << (W_BITS - 1u);
+    if (W_SIGNED && raw >= half) {
+        return f32(raw) - f32(1u << W_BITS);
+    }
+    return f32(raw);
+}
+
+// x[m, i], 0 past the last row.
+fn x_at(m: u32, i: u32) -> f32 {
+    if (m >= M.m) {
+        return 0.0;
+    }
+    return load_a(m * M.a_m + i);
+}
+
+// One block's contribution for x row m, from sum(x * q) and sum(x).
+fn block_part(s: u32, xq: f32, xs: f32) -> f32 {
+    var part = load_c(s) * (xq - f32(load_d(s)) * xs);
+    if (HAS_OFFSET) {
+        part += load_e(s) * xs;
+    }
+    return part;
+}
+
+// One row of x (decode steps): one accumulator.
+fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
+    var acc = 0.0;
+    if (live) {
+        let per_word = 32u / W_BITS;
+        let block = M.c_m;
+        let blocks = M.c_n;
+        for (var bk = lane; bk < blocks; bk += LANES) {
+            let at = bk * block;
+            let word0 = (n * M.k + at) / per_word;
+            var xq = 0.0;
+            var xs = 0.0;
+            for (var w = 0u; w < block / per_word; w++) {
+                let word = b[word0 + w];
+                let i = at + w * per_word;
+                for (var e = 0u; e < per_word; e++) {
+                    let x = load_a(i + e);
+                    xq += x * weight_value(word, e);
+                    xs += x;
+                }
+            }
+            acc += block_part(n * blocks + bk, xq, xs);
+        }
+    }
+    acc = lanes_reduce(OP_REDUCE_SUM, acc, slot, lane);
+    if (live && lane == 0u) {
+        finish_product(0u, 0u, n, acc);
+    }
+}
+
+fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
+    let n = row % M.n;
+    // Uniform control flow: M.m is the same for the whole dispatch.
+    if (M.m == 1u) {
+        run_single(n, slot, lane, live);
+        return;
+    }
+    let m0 = (row / M.n) * XR;
+    // Named accumulators (indexed arrays may be placed in memory).
+    var acc0 = 0.0;
+    var acc1 = 0.0;
+    var acc2 = 0.0;
+    var acc3 = 0.0;
+    if (live) {
+        let per_word = 32u / W_BITS;
+        let block = M.c_m;
+        let blocks = M.c_n;
+        for (var bk = lane; bk < blocks; bk += LANES) {
+            let at = bk * block;
+            let word0 = (n * M.k + at) / per_word;
+            var q0 = 0.0;
+            var q1 = 0.0;
+            var q2 = 0.0;
+            var q3 = 0.0;
+            var s0 = 0.0;
+            var s1 = 0.0;
+            var s2 = 0.0;
+            var s3 = 0.0;
+            for (var w = 0u; w < block / per_word; w++) {
+                let word = b[word0 + w];
+                let i = at + w * per_word;
+                for (var e = 0u; e < per_word; e++) {
+                    let v = weight_value(word, e);
+                    let x0 = x_at(m0, i + e);
+                    let x1 = x_at(m0 + 1u, i + e);
+                    let x2 = x_at(m0 + 2u, i + e);
+                    let x3 = x_at(m0 + 3u, i + e);
+                    q0 += x0 * v;
+                    q1 += x1 * v;
+                    q2 += x2 * v;
+                    q3 += x3 * v;
+                    s0 += x0;
+                    s1 += x1;
+                    s2 += x2;
+                    s3 += x3;
+                }
+            }
+            let s = n * blocks + bk;
+            acc0 += block_part(s, q0, s0);
+            acc1 += block_part(s, q1, s1);
+            acc2 += block_part(s, q2, s2);
+            acc3 += block_part(s, q3, s3);
+        }
+    }
+    acc0 = lanes_reduce(OP_REDUCE_SUM, acc0, slot, lane);
+    acc1 = lanes_reduce(OP_REDUCE_SUM, acc1, slot, lane);
+    acc2 = lanes_reduce(OP_REDUCE_SUM, acc2, slot, lane);
+    acc3 = lanes_reduce(OP_REDUCE_SUM, acc3, slot, lane);
+    if (live && lane == 0u) {
+        finish_product(0u, m0, n, acc0);
+        if (m0 + 1u < M.m) {
+            finish_product(0u, m0 + 1u, n, acc1);
+        }
+        if (m0 + 2u < M.m) {
+            finish_product(0u, m0 + 2u, n, acc2);
+        }
+        if (m0 + 3u < M.m) {
+            finish_product(0u, m0 + 3u, n, acc3);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The fused quantized gemv (`webnn_core::fusion::QuantizedLinear` -> qgemv.wgsl) against the
+//! cpu backend running the same graph op by op: every weight type, with and without Q4_1's
+//! per-block offset, two block sizes, and 1 to 6 rows of x through one graph.
+
+use webnn_core::ops::{GemmOptions, OpOptions};
+use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
+use webnn_models::Rng;
+
+const F: DataType = DataType::Float32;
+
+fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
+    rng.fill(n, lo, hi).iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
+    let (n, k) = (40u32, 96u32);
+    let blocks = k / block;
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let rows = Dim::Dynamic { name: "m".into(), max_size: 6 };
+    let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, k.into()])).unwrap();
+    let bytes = |d: &OperandDescriptor, rng: &mut Rng| -> Vec<u8> {
+        (0..d.max_byte_length().unwrap()).map(|_| (rng.next_u64() >> 24) as u8).collect()
+    };
+    let qd = OperandDescriptor::new(t, &[n, k]);
+    let q = b.constant(qd.clone(), bytes(&qd, rng)).unwrap();
+    let scale = b.constant(OperandDescriptor::new(F, &[n, blocks]), floats(rng, (n * blocks) as usize, 0.01, 0.1)).unwrap();
+    let zd = OperandDescriptor::new(t, &[n, blocks]);
+    let zero = b.constant(zd.clone(), bytes(&zd, rng)).unwrap();
+    let mut w = b.dequantize_linear(q, scale, zero, none()).unwrap();
+    if offset {
+        let r = b.reshape(w, vec![n.into(), blocks.into(), block.into()], none()).unwrap();
+        let m = b.constant(OperandDescriptor::new(F, &[n, blocks, 1]), floats(rng, (n * blocks) as usize, -0.5, 0.5)).unwrap();
+        let sum = b.add(r, m, none()).unwrap();
+        w = b.reshape(sum, vec![n.into(), k.into()], none()).unwrap();
+    }
+    let y = b.gemm(x, w, GemmOptions { b_transpose: true, ..Default::default() }).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+#[test]
+fn fused_quantized_gemv_matches_the_ops_one_by_one() {
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    let mut rng = Rng::new(5);
+    for t in [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8] {
+        for (block, offset) in [(32, false), (32, true), (16, true)] {
+            let g = graph(t, block, offset, &mut rng);
+            assert_eq!(webnn_core::fusion::quantized_linears(&g).len(), 1);
+            let lowered = webnn_wgpu::lower_graph(&g.resolved(&Default::default())).unwrap();
+            let kernels: Vec<String> = lowered
+                .iter()
+                .filter_map(|l| match l {
+                    webnn_wgpu::lower::Lowering::Kernels(c) => Some(c[0].key.label()),
+                    webnn_wgpu::lower::Lowering::Alias(_) => None,
+                })
+                .collect();
+            assert!(kernels.len() == 1 && kernels[0].starts_with("QGemv"), "{kernels:?}");
+            let mut gpu = backend.compile_graph(&g).unwrap();
+            let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+            for m in [1u32, 3, 6, 4] {
+                let x = HostTensor { desc: OperandDescriptor::new(F, &[m, 96]), bytes: floats(&mut rng, m as usize * 96, -1.0, 1.0) };
+                let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
+                let want = cpu.dispatch(&[("x", &x)]).unwrap();
+                let f = |t: &HostTensor| -> Vec<f32> { t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect() };
+                for (i, (a, b)) in f(&got[0].1).iter().zip(f(&want[0].1)).enumerate() {
+                    assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0) * 96.0, "{t} block {block} offset {offset} m {m} [{i}]: {a} vs {b}");
+                }
+            }
+            assert_eq!(gpu.shapes_built(), 1);
+        }
+    }
+}
