@@ -141,3 +141,71 @@ fn quantized_gemm(g: &Graph, node: usize, a: &Gemm) -> Option<QuantizedLinear> {
         block,
     })
 }
+
+/// RMSNorm over the last axis: `mul(div(x, sqrt(add(reduceMean(pow(x, 2), [last], keep), eps))), w)`
+/// with `w` a float32 constant of the last dimension's size and `eps` a float32 constant scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RmsNorm {
+    /// The final mul (its output is the match's output).
+    pub node: usize,
+    /// pow, reduceMean, add, sqrt and div.
+    pub absorbed: Vec<usize>,
+    pub input: Operand,
+    pub weight: Operand,
+    pub epsilon: f32,
+}
+
+/// A float32 constant holding one value (any shape of one element).
+fn scalar(g: &Graph, o: Operand) -> Option<f32> {
+    let d = g.desc(o);
+    if d.data_type != DataType::Float32 || d.max_elements() != 1 {
+        return None;
+    }
+    let b = g.constant_data(o)?;
+    Some(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// Every `RmsNorm` of the graph.
+pub fn rms_norms(g: &Graph) -> Vec<RmsNorm> {
+    g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
+        Op::Mul(m) => rms_norm(g, n, m.a, m.b).or_else(|| rms_norm(g, n, m.b, m.a)),
+        _ => None,
+    })
+    .collect()
+}
+
+fn rms_norm(g: &Graph, node: usize, normed: Operand, weight: Operand) -> Option<RmsNorm> {
+    let single = |o: Operand| readers(g, o) == 1;
+    let div = producer(g, normed)?;
+    let Op::Div(d) = &g.nodes[div].op else { return None };
+    let x = d.a;
+    let sqrt = producer(g, d.b)?;
+    let Op::Sqrt(s) = &g.nodes[sqrt].op else { return None };
+    let add = producer(g, s.input)?;
+    let Op::Add(a) = &g.nodes[add].op else { return None };
+    let (mean_out, eps) = match (scalar(g, a.b), scalar(g, a.a)) {
+        (Some(e), _) => (a.a, e),
+        (None, Some(e)) => (a.b, e),
+        (None, None) => return None,
+    };
+    let mean = producer(g, mean_out)?;
+    let Op::ReduceMean(r) = &g.nodes[mean].op else { return None };
+    let pow = producer(g, r.input)?;
+    let Op::Pow(p) = &g.nodes[pow].op else { return None };
+    let desc = g.desc(x);
+    let rank = desc.rank() as u32;
+    let last = desc.shape.last()?.as_static()?;
+    let ok = p.a == x
+        && scalar(g, p.b) == Some(2.0)
+        && r.options.axes.as_deref() == Some(&[rank - 1][..])
+        && r.options.keep_dimensions
+        && desc.data_type == DataType::Float32
+        && is_constant(g, weight)
+        && statics(g, weight)? == [last]
+        && [normed, d.b, s.input, mean_out, r.input].into_iter().all(single);
+    ok.then(|| {
+        let mut absorbed = vec![pow, mean, add, sqrt, div];
+        absorbed.sort_unstable();
+        RmsNorm { node, absorbed, input: x, weight, epsilon: eps }
+    })
+}

@@ -67,3 +67,36 @@ fn leaves_other_graphs_alone() {
     let y = b.gemm(x, w, GemmOptions { b_transpose: true, ..Default::default() }).unwrap();
     assert!(quantized_linears(&b.build(&[("y", y)]).unwrap()).is_empty());
 }
+
+/// RMSNorm as Llama's decomposition writes it; `tweak` breaks one part of the pattern.
+fn rms_graph(tweak: &str) -> Graph {
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let x = b.input("x", OperandDescriptor::new(F, &[3, 8])).unwrap();
+    let exponent = if tweak == "cube" { 3.0 } else { 2.0 };
+    let two = b.constant_scalar(F, webnn_core::ops::MLNumber::Double(exponent)).unwrap();
+    let eps = b.constant_scalar(F, webnn_core::ops::MLNumber::Double(1e-5)).unwrap();
+    let w = b.constant(OperandDescriptor::new(F, &[8]), vec![0; 32]).unwrap();
+    let sq = b.pow(x, two, none()).unwrap();
+    let axes = if tweak == "first axis" { vec![0] } else { vec![1] };
+    let mean = b.reduce_mean(sq, webnn_core::ops::ReduceOptions { axes: Some(axes), keep_dimensions: true, ..Default::default() }).unwrap();
+    let var = b.add(mean, eps, none()).unwrap();
+    let rms = b.sqrt(var, none()).unwrap();
+    let y = b.div(x, rms, none()).unwrap();
+    let out = b.mul(y, w, none()).unwrap();
+    let mut outputs: Vec<(&str, Operand)> = vec![("y", out)];
+    if tweak == "rms read twice" {
+        outputs.push(("rms", rms));
+    }
+    b.build(&outputs).unwrap()
+}
+
+#[test]
+fn rms_norm_pattern() {
+    let found = webnn_core::fusion::rms_norms(&rms_graph(""));
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].absorbed.len(), found[0].epsilon), (5, 1e-5));
+    for tweak in ["cube", "first axis", "rms read twice"] {
+        assert!(webnn_core::fusion::rms_norms(&rms_graph(tweak)).is_empty(), "{tweak}");
+    }
+}

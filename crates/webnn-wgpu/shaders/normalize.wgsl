@@ -5,12 +5,15 @@
 // row's channel, row % R.i.x (instanceNormalization).
 override HAS_SCALE: bool = false;
 override HAS_BIAS: bool = false;
+// RMSNorm (a fused pattern, not a WebNN op): x / sqrt(mean(x²) + epsilon) * scale, the mean
+// taken as 0 and the first pass skipped.
+override RMS: bool = false;
 
 fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     let base = row_base(row);
     let n = f32(R.len);
     var s = 0.0;
-    if (live) {
+    if (live && !RMS) {
         for (var k = lane; k < R.len; k += LANES) {
             s += load_a(base + elem_offset(k));
         }

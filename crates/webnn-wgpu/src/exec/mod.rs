@@ -250,14 +250,20 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
     // The kernel reads whole weight words: blocks of a multiple of 8 values.
     let mut quantized = webnn_core::fusion::quantized_linears(graph);
     quantized.retain(|q| fuse_patterns && q.block % 8 == 0);
+    let mut rms = webnn_core::fusion::rms_norms(graph);
+    rms.retain(|_| fuse_patterns);
+    let absorbed = |k: usize| {
+        quantized.iter().any(|q| q.absorbed.contains(&k)) || rms.iter().any(|r| r.absorbed.contains(&k))
+    };
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
-        let matched = quantized.iter().find(|q| q.node == k);
-        lowered.push(if fusion.absorbed[k] || quantized.iter().any(|q| q.absorbed.contains(&k)) {
+        let at = |e: webnn_core::Error| e.at(node.op.name(), node.op.label());
+        lowered.push(if fusion.absorbed[k] || absorbed(k) {
             Lowering::Alias(node.op.operands()[0])
-        } else if let Some(q) = matched {
-            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q)
-                .map_err(|e| e.at(node.op.name(), node.op.label()))?
+        } else if let Some(q) = quantized.iter().find(|q| q.node == k) {
+            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q).map_err(at)?
+        } else if let Some(r) = rms.iter().find(|r| r.node == k) {
+            crate::lower::lower_rms_norm(graph, node, r).map_err(at)?
         } else {
             lower_fused(graph, node, fusion.clamp[k])
                 .map_err(|e| e.at(node.op.name(), node.op.label()))?

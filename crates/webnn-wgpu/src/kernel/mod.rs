@@ -101,10 +101,12 @@ pub enum KernelId {
     Softmax {
         lanes: u32,
     },
-    /// layerNormalization and instanceNormalization.
+    /// layerNormalization and instanceNormalization; `rms`: RMSNorm (no mean subtracted,
+    /// `webnn_core::fusion::RmsNorm`).
     Normalize {
         scale: bool,
         bias: bool,
+        rms: bool,
         lanes: u32,
     },
     CumSum,
@@ -185,7 +187,9 @@ impl KernelKey {
             (Reduce { op: a, .. }, Reduce { op: b, .. }) | (Pool { op: a, .. }, Pool { op: b, .. }) => a == b,
             (ArgReduce { max: a, .. }, ArgReduce { max: b, .. }) => a == b,
             (Softmax { .. }, Softmax { .. }) => true,
-            (Normalize { scale, bias, .. }, Normalize { scale: s, bias: b, .. }) => (scale, bias) == (s, b),
+            (Normalize { scale, bias, rms, .. }, Normalize { scale: s, bias: b, rms: r, .. }) => {
+                (scale, bias, rms) == (s, b, r)
+            }
             (Matmul { c, clamp, .. } | Gemv { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. } | Gemv { c: c2, clamp: k2, .. }) => {
                 (c, clamp) == (c2, k2)
             }
@@ -252,10 +256,11 @@ impl KernelKey {
                 c.push(("MAX_WANTED", flag(max)));
             }
             Softmax { lanes } => c.push(("LANES", lanes as f64)),
-            Normalize { scale, bias, lanes } => {
+            Normalize { scale, bias, rms, lanes } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_SCALE", flag(scale)));
                 c.push(("HAS_BIAS", flag(bias)));
+                c.push(("RMS", flag(rms)));
             }
             CumSum => c.push(("LANES", ROW_WORKGROUP as f64)),
             Matmul {
@@ -394,15 +399,9 @@ impl KernelKey {
                 for bias in [false, true] {
                     keys.push(key(BatchNorm { scale, bias }, t, t));
                     for l in lanes() {
-                        keys.push(key(
-                            Normalize {
-                                scale,
-                                bias,
-                                lanes: l,
-                            },
-                            t,
-                            t,
-                        ));
+                        for rms in [false, true] {
+                            keys.push(key(Normalize { scale, bias, rms, lanes: l }, t, t));
+                        }
                     }
                 }
             }

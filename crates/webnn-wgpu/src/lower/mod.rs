@@ -166,6 +166,11 @@ pub fn lower_quantized(
     products::quantized_linear(&Cx { graph, node, clamp }, q)
 }
 
+/// The final mul `node` of an `RmsNorm` match, as the normalize kernel without the mean.
+pub fn lower_rms_norm(graph: &Graph, node: &Node, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
+    rows::rms_norm(&Cx { graph, node, clamp: None }, r)
+}
+
 pub fn lower_fused(graph: &Graph, node: &Node, clamp: Option<[f32; 2]>) -> Result<Lowering> {
     use crate::kernel::{BinaryOp as B, UnaryOp as U};
     let cx = Cx { graph, node, clamp };

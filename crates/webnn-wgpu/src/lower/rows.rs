@@ -91,6 +91,7 @@ fn normalize(
     let kernel = KernelId::Normalize {
         scale: scale.is_some(),
         bias: bias.is_some(),
+        rms: false,
         lanes: lanes_for(rows.len),
     };
     let inputs = vec![input, optional(input, scale), optional(input, bias)];
@@ -194,4 +195,14 @@ pub fn pool(cx: &Cx, op: ReduceOp, args: &Pool2d) -> Result<Lowering> {
         lanes: lanes_for(p.len),
     };
     cx.one(kernel, vec![args.input], Uniform::Pool(p))
+}
+
+/// An RMSNorm match (`webnn_core::fusion::RmsNorm`) over the last axis: the normalize kernel
+/// without the mean. `cx.node` is the match's final mul.
+pub fn rms_norm(cx: &Cx, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
+    let rank = cx.shape(r.input)?.len();
+    let mut rows = rows_over(cx, r.input, &[rank - 1])?;
+    rows.f[0] = r.epsilon;
+    let kernel = KernelId::Normalize { scale: true, bias: false, rms: true, lanes: lanes_for(rows.len) };
+    cx.one(kernel, vec![r.input, r.weight, r.input], Uniform::Rows(rows))
 }
