@@ -16,6 +16,7 @@ cargo test --workspace --exclude webnn-browser-tests
 cargo test -p webnn --features ort,coreml   # the facade with every backend compiled in
 cargo test -p webnn-llm --features ort --test smollm whole_model   # SmolLM2's known answer on ONNX Runtime
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
+cargo run -q -p webnn-wpt -- --backend fast   # WPT on the fast CPU backend (webnn-fast)
 
 echo "== browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver

@@ -7,7 +7,7 @@ use webnn_core::Backend;
 use webnn_wpt::native::{default_expected_path, default_wpt_dir, load_dir, read_expectations};
 use webnn_wpt::{evaluate, run, to_json, Selection, Status};
 
-const USAGE: &str = "usage: webnn-wpt --backend cpu|wgpu|ort|browser-cpu|browser-webgpu [--json FILE] [--filter SUBSTR] \
+const USAGE: &str = "usage: webnn-wpt --backend cpu|fast|wgpu|ort|browser-cpu|browser-webgpu [--json FILE] [--filter SUBSTR] \
 [--suite conformance|validation] [--wpt DIR] [--expected FILE] [--verbose] [--list-failing]";
 
 struct Cli {
@@ -56,17 +56,18 @@ fn parse_args() -> Result<Cli, String> {
     Ok(cli)
 }
 
-/// The backends this binary can drive; `wgpu`, `ort` and `browser` get arms here.
+/// The backends this binary can drive; `fast`, `wgpu`, `ort` and `browser` get arms here.
 fn make_backend(name: &str) -> Result<Box<dyn Backend>, String> {
     match name {
         "cpu" => Ok(Box::new(webnn_cpu::CpuBackend)),
+        "fast" => Ok(Box::new(webnn_fast::FastBackend::default())),
         "wgpu" => webnn_wgpu::WgpuBackend::new()
             .map(|b| Box::new(b) as Box<dyn Backend>)
             .map_err(|e| format!("the wgpu backend cannot start: {e}")),
         "ort" => webnn_ort::OrtBackend::new()
             .map(|b| Box::new(b) as Box<dyn Backend>)
             .map_err(|e| format!("the ort backend cannot start: {e}")),
-        other => Err(format!("unknown backend '{other}' (available: cpu, wgpu, ort)")),
+        other => Err(format!("unknown backend '{other}' (available: cpu, fast, wgpu, ort)")),
     }
 }
 

@@ -1,0 +1,364 @@
+//! conv2d in NHWC, three ways:
+//! - 1x1, stride 1, no padding: a GEMM straight over the input's pixels (each pixel's
+//!   channels are a row of A), no copy at all;
+//! - any other dense (groups = 1) window: the GEMM over an im2col matrix built one tile of
+//!   output pixels at a time in a small per-thread buffer, so no whole-tensor im2col exists;
+//! - depthwise (one input channel per group, one output channel each): channel-vectorised
+//!   loops over the window (`depthwise`).
+//!
+//! Other grouped convolutions and non-float32 ones run on the reference kernel.
+
+use crate::buffers::Buf;
+use crate::depthwise::Depthwise;
+use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use crate::simd;
+use std::cell::RefCell;
+use webnn_core::ops::*;
+use webnn_core::Result;
+use webnn_gemm::{gemm, gemm_rows, PackedB};
+
+/// A planned convolution.
+pub(crate) struct Conv {
+    input: usize,
+    output: usize,
+    /// The input is a logical NCHW tensor (a graph input, a reference op's result): it is
+    /// transposed to NHWC when the step runs.
+    transpose_in: bool,
+    /// Batch, input height, width, channels.
+    n: usize,
+    h: usize,
+    w: usize,
+    c: usize,
+    /// Output height, width, channels.
+    oh: usize,
+    ow: usize,
+    oc: usize,
+    /// The output's shape as stored (NHWC).
+    out_shape: Vec<usize>,
+    kind: Kind,
+    post: Post,
+}
+
+enum Kind {
+    Pointwise(PackedB),
+    Im2col {
+        packed: PackedB,
+        window: Window,
+        tile: usize,
+    },
+    Depthwise(Depthwise),
+}
+
+/// The window geometry of a dense convolution.
+struct Window {
+    kh: usize,
+    kw: usize,
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    pad: [usize; 2],
+}
+
+/// Reorders a 4-D array: axis `k` of the result is axis `perm[k]` of `src`.
+fn permute4(src: &[f32], shape: [usize; 4], perm: [usize; 4]) -> Vec<f32> {
+    let st = [
+        shape[1] * shape[2] * shape[3],
+        shape[2] * shape[3],
+        shape[3],
+        1,
+    ];
+    let d = perm.map(|p| shape[p]);
+    let s = perm.map(|p| st[p]);
+    let mut out = Vec::with_capacity(src.len());
+    for a in 0..d[0] {
+        for b in 0..d[1] {
+            for c in 0..d[2] {
+                out.extend((0..d[3]).map(|e| src[a * s[0] + b * s[1] + c * s[2] + e * s[3]]));
+            }
+        }
+    }
+    out
+}
+
+fn four(v: &[usize]) -> [usize; 4] {
+    [v[0], v[1], v[2], v[3]]
+}
+
+/// The fast step for conv2d node `n`, or `None` for the reference kernel.
+pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
+    let o = &a.options;
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(a.input) || !p.is_f32(a.filter) || !p.is_f32(y) {
+        return None;
+    }
+    let filter = p.const_f32(a.filter)?;
+    let bias = match o.bias {
+        Some(b) => Some(p.const_f32(b)?),
+        None => None,
+    };
+    let axes = o.input_layout.nchw_axes();
+    let (xs, ys, fs) = (
+        four(&p.shape(a.input)),
+        four(&p.shape(y)),
+        four(&p.shape(a.filter)),
+    );
+    let [nb, c, h, w] = axes.map(|i| xs[i]);
+    let [_, oc, oh, ow] = axes.map(|i| ys[i]);
+    let oihw = permute4(&filter, fs, o.filter_layout.oihw_axes());
+    let [fo, fi, kh, kw] = o.filter_layout.oihw_axes().map(|i| fs[i]);
+    if nb * c * h * w * oc * oh * ow * kh * kw == 0 {
+        return None;
+    }
+    let groups = o.groups as usize;
+    let [sh, sw] = spatial_pair(&o.strides).map(|v| v as usize);
+    let [dh, dw] = spatial_pair(&o.dilations).map(|v| v as usize);
+    let [pt, pb, pl, pr] = spatial_padding(&o.padding).map(|v| v as usize);
+    let window = Window {
+        kh,
+        kw,
+        stride: [sh, sw],
+        dilation: [dh, dw],
+        pad: [pt, pl],
+    };
+    let kind = if groups == 1 && fi == c && fo == oc {
+        let k = kh * kw * c;
+        // B[(ky * kw + kx) * c + ic][oc]: the im2col row order, pixel-major like NHWC.
+        let mut b = vec![0.0f32; k * oc];
+        for (f, wf) in oihw.chunks_exact(fi * kh * kw).enumerate() {
+            for ic in 0..c {
+                for t in 0..kh * kw {
+                    b[(t * c + ic) * oc + f] = wf[ic * kh * kw + t];
+                }
+            }
+        }
+        let packed = PackedB::new(p.isa, k, oc, &b, bias.as_deref());
+        let pointwise = kh == 1
+            && kw == 1
+            && sh == 1
+            && sw == 1
+            && pt + pb + pl + pr == 0
+            && oh == h
+            && ow == w;
+        if pointwise {
+            Kind::Pointwise(packed)
+        } else {
+            let mr = packed.tile().0;
+            // Enough rows that each panel of B is reused across a GEMM row block (16 kernel
+            // tiles), few enough that the tile of A stays in L2.
+            let tile = unit_rows(nb * oh * ow, mr, k * oc).clamp(16 * mr, 64 * mr);
+            Kind::Im2col {
+                packed,
+                window,
+                tile,
+            }
+        }
+    } else if groups == c && fi == 1 && fo == c && oc == c {
+        let mut weights = vec![0.0f32; kh * kw * c];
+        for (ch, wf) in oihw.chunks_exact(kh * kw).enumerate() {
+            for (t, v) in wf.iter().enumerate() {
+                weights[t * c + ch] = *v;
+            }
+        }
+        Kind::Depthwise(Depthwise {
+            c,
+            h,
+            w,
+            ow,
+            kh,
+            kw,
+            stride: [sh, sw],
+            dilation: [dh, dw],
+            pad: [pt, pl],
+            weights,
+            bias: bias.unwrap_or_else(|| vec![0.0; c]),
+        })
+    } else {
+        return None;
+    };
+    let (input, transpose_in, stored_nhwc) = match o.input_layout {
+        InputLayout::Nchw => (a.input.index(), !p.nhwc[a.input.index()], true),
+        InputLayout::Nhwc => (p.logical(a.input), false, false),
+    };
+    let (post, out) = p.tail(n, y, true, stored_nhwc);
+    Some(Step::Conv(Box::new(Conv {
+        input,
+        output: out.index(),
+        transpose_in,
+        n: nb,
+        h,
+        w,
+        c,
+        oh,
+        ow,
+        oc,
+        out_shape: vec![nb, oh, ow, oc],
+        kind,
+        post,
+    })))
+}
+
+/// Slack after an im2col tile: copies of up to this many floats move a whole vector.
+const SPILL: usize = 16;
+
+/// `dst[..len] = src[..len]`. A run of a few floats (an RGB window row is 9) as a library
+/// `memcpy` call costs more than the data; where `overrun` allows it and both sides have
+/// room, a fixed 16-float copy (one or two vector moves) is made instead and the extra floats
+/// are left for the next segment to overwrite.
+#[inline(always)]
+fn copy(dst: &mut [f32], src: &[f32], len: usize, overrun: bool) {
+    if overrun && len <= SPILL && dst.len() >= SPILL && src.len() >= SPILL {
+        dst[..SPILL].copy_from_slice(&src[..SPILL]);
+    } else {
+        dst[..len].copy_from_slice(&src[..len]);
+    }
+}
+
+thread_local! {
+    /// Each thread's im2col tile, kept between ops so it is allocated once.
+    static TILE: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Conv {
+    pub(crate) fn describe(&self) -> String {
+        let kind = match &self.kind {
+            Kind::Pointwise(_) => "pointwise".to_owned(),
+            Kind::Im2col { window, .. } => {
+                format!("im2col {}x{}/{}", window.kh, window.kw, window.stride[0])
+            }
+            Kind::Depthwise(d) => format!("depthwise {}x{}/{}", d.kh, d.kw, d.stride[0]),
+        };
+        let residual = if self.post.residual.is_some() {
+            " +residual"
+        } else {
+            ""
+        };
+        format!(
+            "conv {kind} {}x{}x{} -> {}x{}x{}{residual} clamp[{}, {}]",
+            self.h, self.w, self.c, self.oh, self.ow, self.oc, self.post.lo, self.post.hi
+        )
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        std::iter::once(self.input)
+            .chain(self.post.residual)
+            .collect()
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (oc, m) = (self.oc, self.n * self.oh * self.ow);
+        let mut y = values.alloc(m * oc);
+        let mut transposed = match self.transpose_in {
+            true => values.alloc(self.n * self.c * self.h * self.w),
+            false => Buf::empty(),
+        };
+        {
+            let xin = values.f32(self.input)?;
+            let x = if self.transpose_in {
+                simd::nchw_to_nhwc(xin, &mut transposed, self.n, self.c, self.h * self.w);
+                &transposed[..]
+            } else {
+                xin
+            };
+            let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
+            let dst = SharedMut::new(&mut y);
+            let (post, simd) = (&self.post, ctx.simd);
+            match &self.kind {
+                Kind::Pointwise(packed) => {
+                    let unit = unit_rows(m, packed.tile().0, self.c * oc);
+                    ctx.pool.run(m.div_ceil(unit), &|u| {
+                        let rows = u * unit..(u * unit + unit).min(m);
+                        // SAFETY: each unit writes its own rows.
+                        let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
+                        gemm_rows(rows.clone(), x, self.c, packed, out, oc, post.epilogue());
+                        post.finish(simd, out, residual, rows.start * oc);
+                    });
+                }
+                Kind::Im2col {
+                    packed,
+                    window,
+                    tile,
+                } => {
+                    let (tile, k) = (*tile, packed.k());
+                    ctx.pool.run(m.div_ceil(tile), &|u| {
+                        let rows = u * tile..(u * tile + tile).min(m);
+                        // SAFETY: each unit writes its own rows.
+                        let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
+                        TILE.with_borrow_mut(|a| {
+                            // `SPILL` floats of slack for the short copies' overrun.
+                            a.resize(tile * k + SPILL, 0.0);
+                            self.im2col(x, window, rows.clone(), a);
+                            gemm(rows.len(), a, k, packed, out, oc, post.epilogue());
+                        });
+                        post.finish(simd, out, residual, rows.start * oc);
+                    });
+                }
+                Kind::Depthwise(d) => {
+                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
+                    let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
+                    let (lo, hi) = match post.residual {
+                        Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
+                        None => (post.lo, post.hi),
+                    };
+                    let image = self.h * self.w * self.c;
+                    ctx.pool.run(rows.div_ceil(unit), &|u| {
+                        for r in u * unit..(u * unit + unit).min(rows) {
+                            // SAFETY: each unit writes its own rows.
+                            let out = unsafe { dst.range(r * row_len, row_len) };
+                            let (b, oy) = (r / self.oh, r % self.oh);
+                            d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
+                            post.finish(simd, out, residual, r * row_len);
+                        }
+                    });
+                }
+            }
+        }
+        values.put(self.output, self.out_shape.clone(), y);
+        values.recycle(transposed);
+        Ok(())
+    }
+
+    /// Rows `rows` (output pixels) of the im2col matrix into `a`, `kh * kw * c` per row, zero
+    /// where the window leaves the image. Segments are written in increasing order, so the
+    /// overrun of a short copy is always overwritten by what follows it (or lands in the
+    /// tile's slack).
+    fn im2col(&self, x: &[f32], win: &Window, rows: std::ops::Range<usize>, a: &mut [f32]) {
+        let (c, k) = (self.c, win.kh * win.kw * self.c);
+        for (i, p) in rows.enumerate() {
+            let (b, rest) = (p / (self.oh * self.ow), p % (self.oh * self.ow));
+            let (oy, ox) = (rest / self.ow, rest % self.ow);
+            let iy0 = (oy * win.stride[0]) as isize - win.pad[0] as isize;
+            let ix0 = (ox * win.stride[1]) as isize - win.pad[1] as isize;
+            let kxs = simd::taps(ix0, win.dilation[1], self.w, win.kw);
+            // With dilation 1 the window row's taps are adjacent pixels: one copy of
+            // `kw * c` floats instead of `kw` copies of `c`.
+            let whole = win.dilation[1] == 1 && kxs == (0..win.kw);
+            let kys = simd::taps(iy0, win.dilation[0], self.h, win.kh);
+            // Inside the image every segment of the row is written, in order, so short copies
+            // may overrun; at the borders the zeros between segments must stay.
+            let inside = whole && kys == (0..win.kh);
+            if !inside {
+                a[i * k..][..k].fill(0.0);
+            }
+            for ky in kys {
+                let iy = (iy0 + (ky * win.dilation[0]) as isize) as usize;
+                let line = &x[(b * self.h + iy) * self.w * c..][..self.w * c];
+                let row = i * k;
+                if whole {
+                    let (src, seg) = (ix0 as usize * c, win.kw * c);
+                    copy(&mut a[row + ky * seg..], &line[src..], seg, inside);
+                    continue;
+                }
+                for kx in kxs.clone() {
+                    let ix = (ix0 + (kx * win.dilation[1]) as isize) as usize;
+                    copy(
+                        &mut a[row + (ky * win.kw + kx) * c..],
+                        &line[ix * c..],
+                        c,
+                        false,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Depthwise convolution over NHWC: each output channel reads one input channel, so the
+//! natural vector runs along channels. Four adjacent output pixels are computed together
+//! where their windows lie inside the image: each weight vector loaded feeds four FMAs, and
+//! four independent accumulator chains (times two vectors of channels) hide FMA latency.
+
+use crate::simd::{taps, Simd};
+use crate::vector::{F32s, Scalar};
+use std::ops::Range;
+
+/// A depthwise convolution over an NHWC image (one input channel per output channel).
+pub(crate) struct Depthwise {
+    pub c: usize,
+    pub h: usize,
+    pub w: usize,
+    pub ow: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub stride: [usize; 2],
+    pub dilation: [usize; 2],
+    pub pad: [usize; 2],
+    /// `[kh][kw][c]`: the taps of one channel block are contiguous.
+    pub weights: Vec<f32>,
+    /// `c` values (zeros without a bias).
+    pub bias: Vec<f32>,
+}
+
+impl Depthwise {
+    /// Output row `oy` (`ow * c` values) of the image `x` (`h * w * c` values), clamped to
+    /// `[lo, hi]`.
+    pub(crate) fn row(&self, simd: Simd, x: &[f32], oy: usize, out: &mut [f32], lo: f32, hi: f32) {
+        // The kernels index by pointer: these bounds are what they rely on.
+        assert!(x.len() >= self.h * self.w * self.c && out.len() >= self.ow * self.c);
+        assert!(self.weights.len() >= self.kh * self.kw * self.c && self.bias.len() >= self.c);
+        match simd {
+            // SAFETY: `Simd` comes from `Isa::detect`, which checked the features.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => unsafe { row_avx512(self, x, oy, out, lo, hi) },
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { row_avx2(self, x, oy, out, lo, hi) },
+            // SAFETY: the bounds were asserted above.
+            _ => unsafe { row_generic::<Scalar>(self, x, oy, out, lo, hi) },
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn row_avx512(d: &Depthwise, x: &[f32], oy: usize, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx512>(d, x, oy, out, lo, hi) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn row_avx2(d: &Depthwise, x: &[f32], oy: usize, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx2>(d, x, oy, out, lo, hi) }
+}
+
+/// The geometry of one output row, shared by its pixel blocks.
+struct Row {
+    iy0: isize,
+    kys: Range<usize>,
+    lo: f32,
+    hi: f32,
+}
+
+#[inline(always)]
+unsafe fn row_generic<V: F32s>(
+    d: &Depthwise,
+    x: &[f32],
+    oy: usize,
+    out: &mut [f32],
+    lo: f32,
+    hi: f32,
+) {
+    let iy0 = (oy * d.stride[0]) as isize - d.pad[0] as isize;
+    let row = Row {
+        iy0,
+        kys: taps(iy0, d.dilation[0], d.h, d.kh),
+        lo,
+        hi,
+    };
+    let ix = |ox: usize| (ox * d.stride[1]) as isize - d.pad[1] as isize;
+    let inside = |ox: usize| taps(ix(ox), d.dilation[1], d.w, d.kw) == (0..d.kw);
+    let first = (0..d.ow).find(|&ox| inside(ox)).unwrap_or(d.ow);
+    let end = (first..d.ow).find(|&ox| !inside(ox)).unwrap_or(d.ow);
+    let mut ox = 0;
+    while ox < d.ow {
+        if ox >= first && ox + 4 <= end {
+            unsafe { pixels::<V, 4>(d, x, &row, ox, out) };
+            ox += 4;
+        } else {
+            unsafe { pixels::<V, 1>(d, x, &row, ox, out) };
+            ox += 1;
+        }
+    }
+}
+
+/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then single
+/// lanes. With `P > 1` all their taps must lie inside the image.
+#[inline(always)]
+unsafe fn pixels<V: F32s, const P: usize>(
+    d: &Depthwise,
+    x: &[f32],
+    row: &Row,
+    ox: usize,
+    out: &mut [f32],
+) {
+    let (c, lanes) = (d.c, V::LANES);
+    let ix0 = (ox * d.stride[1]) as isize - d.pad[1] as isize;
+    let kxs = if P == 1 {
+        taps(ix0, d.dilation[1], d.w, d.kw)
+    } else {
+        0..d.kw
+    };
+    let out = out[ox * c..].as_mut_ptr();
+    let mut c0 = 0;
+    while c0 + 2 * lanes <= c {
+        unsafe { block::<V, 2, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        c0 += 2 * lanes;
+    }
+    while c0 + lanes <= c {
+        unsafe { block::<V, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        c0 += lanes;
+    }
+    while c0 < c {
+        unsafe { block::<Scalar, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        c0 += 1;
+    }
+}
+
+/// Channels `c0..c0 + R * LANES` of `P` pixels; `out` points at the first pixel's channel 0.
+#[inline(always)]
+unsafe fn block<V: F32s, const R: usize, const P: usize>(
+    d: &Depthwise,
+    x: &[f32],
+    row: &Row,
+    ix0: isize,
+    kxs: Range<usize>,
+    c0: usize,
+    out: *mut f32,
+) {
+    let (c, lanes, sx) = (d.c, V::LANES, d.stride[1] * d.c);
+    let (x, w, bias) = (x.as_ptr(), d.weights.as_ptr(), d.bias.as_ptr());
+    // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel of
+    // the block, channels stay below `c`, and `row` asserted the slices' lengths.
+    unsafe {
+        let mut acc = [[V::splat(0.0); R]; P];
+        for r in 0..R {
+            let b = V::load(bias.add(c0 + r * lanes));
+            for a in acc.iter_mut() {
+                a[r] = b;
+            }
+        }
+        for ky in row.kys.clone() {
+            let iy = (row.iy0 + (ky * d.dilation[0]) as isize) as usize;
+            for kx in kxs.clone() {
+                let ix = (ix0 + (kx * d.dilation[1]) as isize) as usize;
+                let xp = x.add((iy * d.w + ix) * c + c0);
+                let wp = w.add((ky * d.kw + kx) * c + c0);
+                for r in 0..R {
+                    let wv = V::load(wp.add(r * lanes));
+                    for (p, a) in acc.iter_mut().enumerate() {
+                        a[r] = V::load(xp.add(p * sx + r * lanes)).mul_add(wv, a[r]);
+                    }
+                }
+            }
+        }
+        let (lo, hi) = (V::splat(row.lo), V::splat(row.hi));
+        for (p, a) in acc.iter().enumerate() {
+            for (r, v) in a.iter().enumerate() {
+                v.clamp(lo, hi).store(out.add(p * c + c0 + r * lanes));
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! Running a plan: slots of values, the steps in order, buffers recycled between steps.
+
+use crate::buffers::{Buf, Spare};
+use crate::conv::Conv;
+use crate::matmul::{GemmStep, MatmulStep};
+use crate::plan::Plan;
+use crate::pool::{Pool, SharedMut};
+use crate::reduce::GlobalPool;
+use crate::simd::{self, BinaryKind, Simd};
+use std::collections::HashMap;
+use webnn_core::{DimBindings, Error, Result};
+use webnn_cpu::{eval, Data, Tensor};
+use webnn_gemm::Epilogue;
+
+/// One step of a plan.
+pub(crate) enum Step {
+    /// The reference interpreter evaluates node `node` of the plan's graph.
+    Reference {
+        node: usize,
+    },
+    Conv(Box<Conv>),
+    Gemm(Box<GemmStep>),
+    Matmul(Box<MatmulStep>),
+    GlobalPool(Box<GlobalPool>),
+    /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
+    Binary {
+        kind: Option<BinaryKind>,
+        a: usize,
+        b: usize,
+        out: usize,
+        post: Post,
+    },
+    /// The logical NCHW copy of a value stored NHWC (`shape` is the logical one).
+    ToNchw {
+        src: usize,
+        dst: usize,
+        shape: Vec<usize>,
+    },
+}
+
+/// What a fused step applies to its result: an optional residual addend (a slot with the
+/// output's shape and storage), then a clamp.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Post {
+    pub residual: Option<usize>,
+    pub lo: f32,
+    pub hi: f32,
+}
+
+impl Post {
+    /// The clamp a GEMM can apply in registers: all of it, unless a residual must be added
+    /// first.
+    pub(crate) fn epilogue(&self) -> Epilogue {
+        match self.residual {
+            Some(_) => Epilogue::NONE,
+            None => Epilogue::clamp(self.lo, self.hi),
+        }
+    }
+
+    /// Adds the residual to `out`, elements `offset..` of the output, and clamps, when the
+    /// epilogue could not do it.
+    pub(crate) fn finish(
+        &self,
+        simd: Simd,
+        out: &mut [f32],
+        residual: Option<&[f32]>,
+        offset: usize,
+    ) {
+        if let Some(r) = residual {
+            simd::add_clamp(simd, out, &r[offset..offset + out.len()], self.lo, self.hi);
+        }
+    }
+}
+
+impl Step {
+    /// A short description for profiles.
+    pub(crate) fn describe(&self, graph: &webnn_core::Graph) -> String {
+        match self {
+            Step::Reference { node } => format!("reference {}", graph.nodes[*node].op.name()),
+            Step::Conv(c) => c.describe(),
+            Step::Gemm(g) => g.describe(),
+            Step::Matmul(m) => m.describe(),
+            Step::GlobalPool(p) => p.describe(),
+            Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
+            Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
+        }
+    }
+
+    /// The slots a step reads (`graph`: the plan's, for reference nodes).
+    pub(crate) fn reads(&self, graph: &webnn_core::Graph) -> Vec<usize> {
+        match self {
+            Step::Reference { node } => graph.nodes[*node]
+                .op
+                .operands()
+                .iter()
+                .map(|o| o.index())
+                .collect(),
+            Step::Conv(c) => c.reads(),
+            Step::Gemm(g) => g.reads(),
+            Step::Matmul(m) => m.reads(),
+            Step::GlobalPool(p) => p.reads(),
+            Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
+            Step::ToNchw { src, .. } => vec![*src],
+        }
+    }
+}
+
+/// How the steps of one dispatch share the machine.
+pub(crate) struct Ctx<'a> {
+    pub pool: &'a Pool,
+    pub simd: Simd,
+}
+
+/// Rows per work unit when splitting `rows` (in tiles of `align`) whose rows cost `row_cost`
+/// multiply-adds each: at most about 48 units, none under ~16k multiply-adds. The split
+/// depends only on the shape, never on the thread count, so every thread count computes
+/// exactly the same unit calls and the results are bit-identical.
+pub(crate) fn unit_rows(rows: usize, align: usize, row_cost: usize) -> usize {
+    let align = align.max(1);
+    let tiles = rows.div_ceil(align).max(1);
+    let min_tiles = (16_384 / (row_cost.max(1) * align)).max(1);
+    tiles.div_ceil(48).max(min_tiles) * align
+}
+
+/// The values of one dispatch.
+pub(crate) struct Values<'p> {
+    pub slots: Vec<Option<Tensor>>,
+    /// Which slots hold a [`Buf`] from `spare` (the rest come from reference kernels).
+    ours: Vec<bool>,
+    constants: &'p HashMap<usize, Tensor>,
+    spare: &'p mut Spare,
+}
+
+impl<'p> Values<'p> {
+    pub(crate) fn get(&self, slot: usize) -> Result<&Tensor> {
+        self.slots[slot]
+            .as_ref()
+            .or_else(|| self.constants.get(&slot))
+            .ok_or_else(|| Error::operation_error(format!("slot {slot} has no value")))
+    }
+
+    pub(crate) fn f32(&self, slot: usize) -> Result<&[f32]> {
+        match &self.get(slot)?.data {
+            Data::F32(v) => Ok(v),
+            other => Err(Error::operation_error(format!(
+                "slot {slot} holds {}, not float32",
+                other.data_type()
+            ))),
+        }
+    }
+
+    /// A buffer of `len` floats from the spare ones; its contents are stale.
+    pub(crate) fn alloc(&mut self, len: usize) -> Buf {
+        self.spare.take(len)
+    }
+
+    pub(crate) fn put(&mut self, slot: usize, shape: Vec<usize>, b: Buf) {
+        self.slots[slot] = Some(Tensor::new(shape, Data::F32(b.into_vec())));
+        self.ours[slot] = true;
+    }
+
+    /// Stores a reference kernel's result.
+    fn put_tensor(&mut self, slot: usize, t: Tensor) {
+        self.slots[slot] = Some(t);
+        self.ours[slot] = false;
+    }
+
+    /// Takes a value out (an output), handing its buffer to the caller.
+    fn take(&mut self, slot: usize) -> Option<Tensor> {
+        self.ours[slot] = false;
+        self.slots[slot].take()
+    }
+
+    fn free(&mut self, slot: usize) {
+        let t = self.slots[slot].take();
+        if std::mem::take(&mut self.ours[slot]) {
+            if let Some(Tensor {
+                data: Data::F32(v), ..
+            }) = t
+            {
+                // The vector is the one `put` stored, never reallocated (values are only read).
+                self.spare.give(Buf::from_vec(v));
+            }
+        }
+    }
+
+    pub(crate) fn recycle(&mut self, b: Buf) {
+        self.spare.give(b);
+    }
+}
+
+impl Drop for Values<'_> {
+    /// Whatever is still held (after an error too) goes back to the spare buffers.
+    fn drop(&mut self) {
+        for slot in 0..self.slots.len() {
+            self.free(slot);
+        }
+    }
+}
+
+/// A graph input: a decoded tensor, or float32 bytes decoded straight into a reused buffer.
+pub(crate) enum Input<'a> {
+    Tensor(Tensor),
+    F32(&'a [u8], Vec<usize>),
+}
+
+/// Runs `plan` on `inputs` (already in their slots' order) and returns the output tensors.
+pub(crate) fn run(
+    plan: &Plan,
+    frees: &[Vec<usize>],
+    ctx: &Ctx,
+    spare: &mut Spare,
+    inputs: Vec<(usize, Input)>,
+    mut times: Option<&mut Vec<f64>>,
+) -> Result<Vec<(String, Tensor)>> {
+    let mut values = Values {
+        slots: vec![None; plan.graph.operands.len()],
+        ours: vec![false; plan.graph.operands.len()],
+        constants: &plan.constants,
+        spare,
+    };
+    for (slot, input) in inputs {
+        match input {
+            Input::Tensor(t) => values.put_tensor(slot, t),
+            Input::F32(bytes, shape) => {
+                let mut v = values.alloc(bytes.len() / 4);
+                for (x, b) in v.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
+                values.put(slot, shape, v);
+            }
+        }
+    }
+    let dims = DimBindings::default();
+    for (i, step) in plan.steps.iter().enumerate() {
+        let start = times.is_some().then(std::time::Instant::now);
+        match step {
+            Step::Reference { node } => {
+                let node = &plan.graph.nodes[*node];
+                let env = eval::Env {
+                    graph: &plan.graph,
+                    values: &values.slots,
+                    constants: &plan.constants,
+                    dims: &dims,
+                };
+                let outs =
+                    eval::eval(&env, node).map_err(|e| e.at(node.op.name(), node.op.label()))?;
+                for (o, t) in node.outputs.iter().zip(outs) {
+                    values.put_tensor(o.index(), t);
+                }
+            }
+            Step::Conv(c) => c.run(ctx, &mut values)?,
+            Step::Gemm(g) => g.run(ctx, &mut values)?,
+            Step::Matmul(m) => m.run(ctx, &mut values)?,
+            Step::GlobalPool(p) => p.run(&mut values)?,
+            Step::Binary {
+                kind,
+                a,
+                b,
+                out,
+                post,
+            } => binary(ctx, &mut values, *kind, *a, *b, *out, post)?,
+            Step::ToNchw { src, dst, shape } => {
+                let (n, c) = (shape[0], shape[1]);
+                let mut v = values.alloc(shape.iter().product());
+                simd::nhwc_to_nchw(values.f32(*src)?, &mut v, n, c, shape[2] * shape[3]);
+                values.put(*dst, shape.clone(), v);
+            }
+        }
+        for &slot in &frees[i] {
+            values.free(slot);
+        }
+        if let (Some(t), Some(start)) = (times.as_deref_mut(), start) {
+            t.push(start.elapsed().as_secs_f64());
+        }
+    }
+    let mut outputs = Vec::with_capacity(plan.outputs.len());
+    for (k, (name, slot)) in plan.outputs.iter().enumerate() {
+        // The last output naming a value takes it; earlier ones copy it.
+        let again = plan.outputs[k + 1..].iter().any(|(_, s)| s == slot);
+        let t = match again {
+            true => values.slots[*slot].clone(),
+            false => values.take(*slot),
+        };
+        let t = t.or_else(|| plan.constants.get(slot).cloned());
+        let t =
+            t.ok_or_else(|| Error::operation_error(format!("output '{name}' was not computed")))?;
+        outputs.push((name.clone(), t));
+    }
+    Ok(outputs)
+}
+
+/// The element-wise step, split into fixed chunks across the pool.
+#[allow(clippy::too_many_arguments)]
+fn binary(
+    ctx: &Ctx,
+    values: &mut Values,
+    kind: Option<BinaryKind>,
+    a: usize,
+    b: usize,
+    out: usize,
+    post: &Post,
+) -> Result<()> {
+    let shape = values.get(a)?.shape.clone();
+    let len = values.f32(a)?.len();
+    let mut y = values.alloc(len);
+    {
+        let (va, vb) = (values.f32(a)?, values.f32(b)?);
+        let residual = post.residual.map(|r| values.f32(r)).transpose()?;
+        const CHUNK: usize = 1 << 14;
+        let dst = SharedMut::new(&mut y);
+        let simd = ctx.simd;
+        ctx.pool.run(len.div_ceil(CHUNK), &|u| {
+            let r = u * CHUNK..(u * CHUNK + CHUNK).min(len);
+            // SAFETY: each unit writes its own chunk.
+            let o = unsafe { dst.range(r.start, r.len()) };
+            match kind {
+                Some(k) => {
+                    simd::binary(simd, k, &va[r.clone()], &vb[r.clone()], o, post.lo, post.hi)
+                }
+                None => va[r.clone()]
+                    .iter()
+                    .zip(o.iter_mut())
+                    .for_each(|(x, o)| *o = simd::clamp(*x, post.lo, post.hi)),
+            }
+            post.finish(simd, o, residual, r.start);
+        });
+    }
+    values.put(out, shape, y);
+    Ok(())
+}

@@ -1,0 +1,301 @@
+//! webnn-fast: the fast CPU backend.
+//!
+//! The reference interpreter (webnn-cpu) stays simple and exact; this backend is the one that
+//! is meant to be quick, and it is tested against that one. At `compile` it turns the graph
+//! into a plan (module `plan`): float32 conv2d, gemm and matmul become GEMMs on weights packed
+//! once (webnn-gemm) or channel-vectorised depthwise loops, with the bias, a following residual
+//! `add` and a following clamp/relu fused into them; convolutions work in NHWC and keep their
+//! results NHWC between ops, so layouts change only at the graph's edges. Same-shape add, sub,
+//! mul, div, max, min, clamp and relu and global average pooling have fast steps too; buffers
+//! are recycled between steps and dispatches (module `buffers`). Every other op (and
+//! every other data type) runs the reference kernel for that node, so the backend supports
+//! exactly what the reference does from the start.
+//!
+//! Threads: one persistent pool per backend ([`Pool`]); each op splits its rows into
+//! work units fixed by its shape alone, so the outputs are bit-identical for any thread count.
+//!
+//! Dynamic (flexible) dimensions: a graph with any is handed whole to the reference executor.
+//! Its sizes change per dispatch, while the point of this backend is planning (packing,
+//! tiling, buffer reuse) for fixed shapes; the models that use flexible inputs (decoders) are
+//! the GPU backend's business. Such graphs still run, correctly, just not faster.
+
+mod buffers;
+mod conv;
+mod depthwise;
+mod exec;
+mod matmul;
+mod plan;
+mod pool;
+mod reduce;
+mod simd;
+mod vector;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use webnn_core::{
+    Backend, Capabilities, DimBindings, Error, Executable, Graph, HostTensor, Result,
+};
+use webnn_cpu::{CpuGraph, Tensor};
+use webnn_gemm::Isa;
+
+pub use pool::Pool;
+
+/// The fast CPU backend.
+pub struct FastBackend {
+    pool: Arc<Pool>,
+    isa: Isa,
+}
+
+impl FastBackend {
+    /// A backend running each op on `threads` threads (the caller and `threads - 1` workers,
+    /// started now and kept for the backend's lifetime; 0 counts as 1).
+    pub fn new(threads: usize) -> FastBackend {
+        FastBackend::with_isa(threads, Isa::detect())
+    }
+
+    /// Like [`FastBackend::new`] with a given GEMM instruction set (for tests and
+    /// comparisons); panics if this machine lacks it.
+    pub fn with_isa(threads: usize, isa: Isa) -> FastBackend {
+        assert!(isa.is_supported(), "{isa} is not supported here");
+        FastBackend {
+            pool: Arc::new(Pool::new(threads.max(1))),
+            isa,
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.pool.threads()
+    }
+
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Compiles a graph without dynamic dimensions to the concrete type, which tells how
+    /// much of it runs on fast kernels ([`FastGraph::step_counts`]).
+    pub fn compile_static(&self, graph: &Graph) -> Result<FastGraph> {
+        if graph.is_dynamic() {
+            return Err(Error::not_supported(
+                "compile_static: the graph has dynamic dimensions",
+            ));
+        }
+        FastGraph::new(graph, self.pool.clone(), self.isa)
+    }
+}
+
+impl Default for FastBackend {
+    /// One thread per available core.
+    fn default() -> FastBackend {
+        FastBackend::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
+impl Backend for FastBackend {
+    fn name(&self) -> &'static str {
+        "fast"
+    }
+    fn dynamic_dimensions(&self) -> bool {
+        true
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
+    }
+    fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
+        if graph.is_dynamic() {
+            return Ok(Box::new(CpuGraph::new(graph.clone())?));
+        }
+        Ok(Box::new(self.compile_static(graph)?))
+    }
+}
+
+/// A compiled graph.
+pub struct FastGraph {
+    plan: plan::Plan,
+    /// For each step, the slots whose last reader it is.
+    frees: Vec<Vec<usize>>,
+    /// (name, slot) of each graph input.
+    inputs: Vec<(String, usize)>,
+    pool: Arc<Pool>,
+    simd: simd::Simd,
+    /// Buffers of freed values, reused by the next dispatch.
+    spare: Mutex<buffers::Spare>,
+}
+
+impl FastGraph {
+    fn new(graph: &Graph, pool: Arc<Pool>, isa: Isa) -> Result<FastGraph> {
+        let plan = plan::Planner::new(graph, isa).build()?;
+        let mut last = vec![usize::MAX; plan.graph.operands.len()];
+        for (i, step) in plan.steps.iter().enumerate() {
+            for slot in step.reads(&plan.graph) {
+                last[slot] = i;
+            }
+        }
+        for (_, slot) in &plan.outputs {
+            last[*slot] = usize::MAX;
+        }
+        let mut frees = vec![Vec::new(); plan.steps.len()];
+        for (slot, &i) in last.iter().enumerate() {
+            if i != usize::MAX && !plan.constants.contains_key(&slot) {
+                frees[i].push(slot);
+            }
+        }
+        let inputs = graph
+            .inputs
+            .iter()
+            .map(|(n, o)| (n.clone(), o.index()))
+            .collect();
+        Ok(FastGraph {
+            plan,
+            frees,
+            inputs,
+            pool,
+            simd: simd::Simd::for_isa(isa),
+            spare: Mutex::new(buffers::Spare::default()),
+        })
+    }
+
+    /// How many steps run on fast kernels, and how many on the reference interpreter (for
+    /// tests and reports).
+    pub fn step_counts(&self) -> (usize, usize) {
+        let reference = self
+            .plan
+            .steps
+            .iter()
+            .filter(|s| matches!(s, exec::Step::Reference { .. }))
+            .count();
+        (self.plan.steps.len() - reference, reference)
+    }
+
+    /// Runs the graph on named input tensors; returns the outputs in graph order.
+    pub fn run(&self, inputs: &HashMap<String, Tensor>) -> Result<Vec<(String, Tensor)>> {
+        self.run_timed(inputs, None)
+    }
+
+    /// Each step's description and its median seconds over `runs` runs (after one warm-up),
+    /// to see where the time goes.
+    pub fn profile(
+        &self,
+        inputs: &HashMap<String, Tensor>,
+        runs: usize,
+    ) -> Result<Vec<(String, f64)>> {
+        self.run(inputs)?;
+        let mut all = vec![Vec::new(); self.plan.steps.len()];
+        for _ in 0..runs.max(1) {
+            let mut t = Vec::new();
+            self.run_timed(inputs, Some(&mut t))?;
+            all.iter_mut().zip(t).for_each(|(a, t)| a.push(t));
+        }
+        Ok(self
+            .plan
+            .steps
+            .iter()
+            .zip(all)
+            .map(|(s, mut t)| {
+                t.sort_by(f64::total_cmp);
+                (s.describe(&self.plan.graph), t[t.len() / 2])
+            })
+            .collect())
+    }
+
+    fn run_timed(
+        &self,
+        inputs: &HashMap<String, Tensor>,
+        times: Option<&mut Vec<f64>>,
+    ) -> Result<Vec<(String, Tensor)>> {
+        let bound = self.bind(|name| {
+            let t = inputs.get(name)?;
+            Some((
+                t.data_type(),
+                t.shape.clone(),
+                exec::Input::Tensor(t.clone()),
+            ))
+        })?;
+        self.execute(bound, times)
+    }
+
+    /// Checks each graph input against what `get` gives for its name (data type and shape)
+    /// and pairs it with its slot.
+    fn bind<'a>(
+        &self,
+        mut get: impl FnMut(&str) -> Option<(webnn_core::DataType, Vec<usize>, exec::Input<'a>)>,
+    ) -> Result<Vec<(usize, exec::Input<'a>)>> {
+        let g = &self.plan.graph;
+        let mut bound = Vec::with_capacity(self.inputs.len());
+        let mut dims = DimBindings::default();
+        for (name, slot) in &self.inputs {
+            let (data_type, shape, input) = get(name)
+                .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
+            let want = &g.operands[*slot].desc;
+            if data_type != want.data_type {
+                return Err(Error::type_error(format!(
+                    "input '{name}' expects {want}, got {data_type}"
+                )));
+            }
+            let actual: Vec<u32> = shape
+                .iter()
+                .map(|&d| u32::try_from(d).unwrap_or(u32::MAX))
+                .collect();
+            dims.bind(name, want, &actual)?;
+            bound.push((*slot, input));
+        }
+        Ok(bound)
+    }
+
+    fn execute(
+        &self,
+        bound: Vec<(usize, exec::Input)>,
+        times: Option<&mut Vec<f64>>,
+    ) -> Result<Vec<(String, Tensor)>> {
+        let ctx = exec::Ctx {
+            pool: &self.pool,
+            simd: self.simd,
+        };
+        let mut spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|e| e.into_inner()));
+        let out = exec::run(&self.plan, &self.frees, &ctx, &mut spare, bound, times);
+        *self.spare.lock().unwrap_or_else(|e| e.into_inner()) = spare;
+        out
+    }
+}
+
+impl Executable for FastGraph {
+    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+        let mut decoded = HashMap::new();
+        for (name, t) in inputs {
+            // Well-formed float32 inputs are decoded into a reused buffer when the run binds
+            // them; the rest here (with from_bytes's checks and errors).
+            let elements = t
+                .desc
+                .static_shape()
+                .map(|s| s.iter().map(|&d| d as usize).product::<usize>());
+            let direct = t.desc.data_type == webnn_core::DataType::Float32
+                && elements.map(|e| 4 * e) == Some(t.bytes.len());
+            if !direct {
+                decoded.insert(*name, Tensor::from_bytes(&t.desc, &t.bytes)?);
+            }
+        }
+        let bound = self.bind(|name| {
+            let (_, host) = inputs.iter().find(|(n, _)| *n == name)?;
+            Some(match decoded.remove(name) {
+                Some(t) => (t.data_type(), t.shape.clone(), exec::Input::Tensor(t)),
+                None => {
+                    let shape: Vec<usize> = host
+                        .desc
+                        .static_shape()?
+                        .iter()
+                        .map(|&d| d as usize)
+                        .collect();
+                    (
+                        host.desc.data_type,
+                        shape.clone(),
+                        exec::Input::F32(&host.bytes, shape),
+                    )
+                }
+            })
+        })?;
+        Ok(self
+            .execute(bound, None)?
+            .into_iter()
+            .map(|(n, t)| (n, t.to_host()))
+            .collect())
+    }
+}

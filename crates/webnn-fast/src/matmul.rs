@@ -1,0 +1,290 @@
+//! gemm and matmul on the packed-B GEMM. Constant B (weights) is packed once at compile,
+//! with `alpha` folded into it and `beta * C` into the bias when C broadcasts along rows; a B
+//! computed by the graph is packed per dispatch, which costs one pass over it.
+
+use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use webnn_core::ops::*;
+use webnn_core::Result;
+use webnn_cpu::tensor::broadcast_map;
+use webnn_gemm::{gemm, gemm_rows, Isa, PackedB};
+
+/// `alpha * A·B + beta * C` with B and C constant.
+pub(crate) struct GemmStep {
+    a: usize,
+    out: usize,
+    a_transpose: bool,
+    m: usize,
+    k: usize,
+    /// B as `(first column, packed columns)` blocks: one block, or with a single row several
+    /// (see [`GEMV_COLUMNS`]).
+    blocks: Vec<(usize, PackedB)>,
+    n: usize,
+    post: Post,
+}
+
+/// With a single row (a fully connected layer at batch 1) there are no rows to share out,
+/// and reading B is the whole cost, so B is packed in blocks of this many columns, one
+/// task each. The split depends on N alone, so results do not depend on the thread count.
+const GEMV_COLUMNS: usize = 256;
+
+/// Row-major transpose of an `r` x `c` matrix.
+fn transpose(v: &[f32], r: usize, c: usize) -> Vec<f32> {
+    let mut t = vec![0.0; v.len()];
+    for i in 0..r {
+        for j in 0..c {
+            t[j * r + i] = v[i * c + j];
+        }
+    }
+    t
+}
+
+pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
+    let o = &g.options;
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(g.a) || !p.is_f32(g.b) || !p.is_f32(y) {
+        return None;
+    }
+    let (ys, bs) = (p.shape(y), p.shape(g.b));
+    let (m, nn) = (ys[0], ys[1]);
+    let k = if o.b_transpose { bs[1] } else { bs[0] };
+    if m * k * nn == 0 {
+        return None;
+    }
+    let mut b = p.const_f32(g.b)?;
+    if o.b_transpose {
+        b = transpose(&b, nn, k);
+    }
+    let alpha = o.alpha as f32;
+    if alpha != 1.0 {
+        b.iter_mut().for_each(|v| *v *= alpha);
+    }
+    let bias = match o.c {
+        None => None,
+        Some(c) => {
+            let (cv, cs) = (p.const_f32(c)?, p.shape(c));
+            // Only a C that is the same for every row becomes the bias.
+            let row: Vec<f32> = match cs.as_slice() {
+                [] | [1] | [1, 1] => vec![cv[0]; nn],
+                [x] | [1, x] if *x == nn => cv,
+                _ => return None,
+            };
+            let beta = o.beta as f32;
+            Some(row.iter().map(|v| beta * v).collect::<Vec<f32>>())
+        }
+    };
+    let width = if m == 1 { GEMV_COLUMNS } else { nn };
+    let blocks = (0..nn)
+        .step_by(width)
+        .map(|n0| {
+            let w = width.min(nn - n0);
+            let cols: Vec<f32> = b
+                .chunks_exact(nn)
+                .flat_map(|row| &row[n0..n0 + w])
+                .copied()
+                .collect();
+            let bias = bias.as_ref().map(|v| &v[n0..n0 + w]);
+            (n0, PackedB::new(p.isa, k, w, &cols, bias))
+        })
+        .collect();
+    let a = p.logical(g.a);
+    let (post, out) = p.tail(n, y, true, false);
+    Some(Step::Gemm(Box::new(GemmStep {
+        a,
+        out: out.index(),
+        a_transpose: o.a_transpose,
+        m,
+        k,
+        blocks,
+        n: nn,
+        post,
+    })))
+}
+
+impl GemmStep {
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "gemm {}x{}x{} in {} block(s)",
+            self.m,
+            self.k,
+            self.n,
+            self.blocks.len()
+        )
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        std::iter::once(self.a).chain(self.post.residual).collect()
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (m, k, n) = (self.m, self.k, self.n);
+        let mut y = values.alloc(m * n);
+        {
+            let a_in = values.f32(self.a)?;
+            let t;
+            let a = if self.a_transpose {
+                t = transpose(a_in, k, m);
+                &t[..]
+            } else {
+                a_in
+            };
+            let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
+            if let [(_, packed)] = self.blocks.as_slice() {
+                rows_on_pool(ctx, m, k, a, packed, &mut y, &self.post, residual);
+            } else {
+                let dst = SharedMut::new(&mut y);
+                let post = &self.post;
+                ctx.pool.run(self.blocks.len(), &|j| {
+                    let (n0, packed) = &self.blocks[j];
+                    // SAFETY: each task writes its own columns of the single row.
+                    let out = unsafe { dst.range(*n0, packed.n()) };
+                    gemm(1, a, k, packed, out, packed.n(), post.epilogue());
+                    post.finish(ctx.simd, out, residual, *n0);
+                });
+            }
+        }
+        values.put(self.out, vec![m, n], y);
+        Ok(())
+    }
+}
+
+/// `C = A·B` for one matrix, its rows split into shape-fixed units across the pool.
+#[allow(clippy::too_many_arguments)]
+fn rows_on_pool(
+    ctx: &Ctx,
+    m: usize,
+    k: usize,
+    a: &[f32],
+    packed: &PackedB,
+    c: &mut [f32],
+    post: &Post,
+    residual: Option<&[f32]>,
+) {
+    let n = packed.n();
+    let unit = unit_rows(m, packed.tile().0, k * n);
+    let dst = SharedMut::new(c);
+    ctx.pool.run(m.div_ceil(unit), &|u| {
+        let rows = u * unit..(u * unit + unit).min(m);
+        // SAFETY: each unit writes its own rows.
+        let out = unsafe { dst.range(rows.start * n, rows.len() * n) };
+        gemm_rows(rows.clone(), a, k, packed, out, n, post.epilogue());
+        post.finish(ctx.simd, out, residual, rows.start * n);
+    });
+}
+
+/// A stack of matrix products with broadcast batch dimensions.
+pub(crate) struct MatmulStep {
+    a: usize,
+    b: usize,
+    out: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+    /// For each output matrix, the index of its A and B matrices.
+    a_batches: Vec<usize>,
+    b_batches: Vec<usize>,
+    /// One packed B per B matrix when B is constant.
+    packed: Option<Vec<PackedB>>,
+    isa: Isa,
+    out_shape: Vec<usize>,
+    post: Post,
+}
+
+pub(crate) fn plan_matmul(p: &mut Planner, n: usize, mm: &Binary) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(mm.a) || !p.is_f32(mm.b) || !p.is_f32(y) {
+        return None;
+    }
+    let (sa, sb, out_shape) = (p.shape(mm.a), p.shape(mm.b), p.shape(y));
+    let (ra, rb, ro) = (sa.len(), sb.len(), out_shape.len());
+    let (m, k, nn) = (sa[ra - 2], sa[ra - 1], sb[rb - 1]);
+    if m * k * nn == 0 {
+        return None;
+    }
+    let out_batch = &out_shape[..ro - 2];
+    let a_batches = broadcast_map(&sa[..ra - 2], out_batch);
+    let b_batches = broadcast_map(&sb[..rb - 2], out_batch);
+    let packed = p.const_f32(mm.b).map(|b| {
+        let count = sb[..rb - 2].iter().product::<usize>();
+        (0..count)
+            .map(|i| PackedB::new(p.isa, k, nn, &b[i * k * nn..][..k * nn], None))
+            .collect()
+    });
+    let (a, b) = (p.logical(mm.a), p.logical(mm.b));
+    let (post, out) = p.tail(n, y, true, false);
+    Some(Step::Matmul(Box::new(MatmulStep {
+        a,
+        b,
+        out: out.index(),
+        m,
+        k,
+        n: nn,
+        a_batches,
+        b_batches,
+        packed,
+        isa: p.isa,
+        out_shape,
+        post,
+    })))
+}
+
+impl MatmulStep {
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "matmul {} x {}x{}x{}",
+            self.a_batches.len(),
+            self.m,
+            self.k,
+            self.n
+        )
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        let b = self.packed.is_none().then_some(self.b);
+        [self.a]
+            .into_iter()
+            .chain(b)
+            .chain(self.post.residual)
+            .collect()
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (m, k, n) = (self.m, self.k, self.n);
+        let batches = self.a_batches.len();
+        let mut y = values.alloc(batches * m * n);
+        {
+            let runtime: Vec<PackedB>;
+            let packed = match &self.packed {
+                Some(p) => p,
+                None => {
+                    let b = values.f32(self.b)?;
+                    runtime = b
+                        .chunks_exact((k * n).max(1))
+                        .map(|bm| PackedB::new(self.isa, k, n, bm, None))
+                        .collect();
+                    &runtime
+                }
+            };
+            let a = values.f32(self.a)?;
+            let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
+            let unit = unit_rows(m, packed.first().map_or(1, |p| p.tile().0), k * n);
+            let per = m.div_ceil(unit);
+            let dst = SharedMut::new(&mut y);
+            let post = &self.post;
+            ctx.pool.run(batches * per, &|u| {
+                let (batch, part) = (u / per, u % per);
+                let rows = part * unit..(part * unit + unit).min(m);
+                let base = batch * m * n;
+                // SAFETY: each unit writes its own rows of its own matrix.
+                let out = unsafe { dst.range(base + rows.start * n, rows.len() * n) };
+                let a_mat = &a[self.a_batches[batch] * m * k..][..m * k];
+                let pb = &packed[self.b_batches[batch]];
+                gemm_rows(rows.clone(), a_mat, k, pb, out, n, post.epilogue());
+                post.finish(ctx.simd, out, residual, base + rows.start * n);
+            });
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
+    }
+}

@@ -1,0 +1,412 @@
+//! Compilation: the graph's nodes become a list of steps, each either a fast kernel (with
+//! the nodes fused into it) or the reference interpreter's evaluation of one node.
+//!
+//! Layout: a conv2d on an NCHW tensor computes in NHWC, and its result stays NHWC ("stored
+//! NHWC", `nhwc[slot]`) for whatever reads it next: another conv, a fused or element-wise
+//! op. Only a reader that needs the logical NCHW tensor (a reference op, a graph output, an
+//! op whose inputs disagree) gets a converted copy, made once by a `ToNchw` step into an
+//! extra slot (the "twin"), with the reader's operand renumbered to it. So a convolutional
+//! network converts its input once and its features once, not around every op.
+
+use crate::conv;
+use crate::exec::{Post, Step};
+use crate::matmul;
+use crate::reduce;
+use crate::simd::BinaryKind;
+use std::collections::HashMap;
+use webnn_core::graph::{OperandInfo, Source};
+use webnn_core::ops::*;
+use webnn_core::{DataType, Graph, Operand, Result};
+use webnn_cpu::Tensor;
+use webnn_gemm::Isa;
+
+/// What compilation produces.
+pub(crate) struct Plan {
+    /// The graph with twins appended and reference nodes renumbered to read them.
+    pub graph: Graph,
+    pub steps: Vec<Step>,
+    /// Constants the steps read as tensors (reference ops, residuals), decoded once.
+    pub constants: HashMap<usize, Tensor>,
+    /// The slot holding each graph output (a twin where the value is stored NHWC).
+    pub outputs: Vec<(String, usize)>,
+}
+
+pub(crate) struct Planner<'g> {
+    pub orig: &'g Graph,
+    pub work: Graph,
+    pub isa: Isa,
+    /// Per slot: stored as NHWC while logically NCHW.
+    pub nhwc: Vec<bool>,
+    users: Vec<Vec<usize>>,
+    producer: Vec<Option<usize>>,
+    is_output: Vec<bool>,
+    absorbed: Vec<bool>,
+    twin: HashMap<usize, usize>,
+    steps: Vec<Step>,
+}
+
+impl<'g> Planner<'g> {
+    pub(crate) fn new(graph: &'g Graph, isa: Isa) -> Planner<'g> {
+        let count = graph.operands.len();
+        let mut users = vec![Vec::new(); count];
+        let mut producer = vec![None; count];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            for o in node.op.operands() {
+                users[o.index()].push(n);
+            }
+            for o in &node.outputs {
+                producer[o.index()] = Some(n);
+            }
+        }
+        let mut is_output = vec![false; count];
+        for (_, o) in &graph.outputs {
+            is_output[o.index()] = true;
+        }
+        Planner {
+            orig: graph,
+            work: graph.clone(),
+            isa,
+            nhwc: vec![false; count],
+            users,
+            producer,
+            is_output,
+            absorbed: vec![false; graph.nodes.len()],
+            twin: HashMap::new(),
+            steps: Vec::new(),
+        }
+    }
+
+    pub(crate) fn build(mut self) -> Result<Plan> {
+        for n in 0..self.orig.nodes.len() {
+            if self.absorbed[n] {
+                continue;
+            }
+            match self.fast(n) {
+                Some(step) => self.steps.push(step),
+                None => self.reference(n),
+            }
+        }
+        let outputs: Vec<(String, usize)> = self
+            .orig
+            .outputs
+            .iter()
+            .map(|(name, o)| (name.clone(), self.logical(*o)))
+            .collect();
+        let mut constants = HashMap::new();
+        let mut read: Vec<usize> = self
+            .steps
+            .iter()
+            .flat_map(|s| s.reads(&self.work))
+            .collect();
+        read.extend(outputs.iter().map(|(_, s)| *s));
+        for slot in read {
+            if let (Source::Constant(bytes), false) = (
+                &self.work.operands[slot].source,
+                constants.contains_key(&slot),
+            ) {
+                constants.insert(
+                    slot,
+                    Tensor::from_bytes(&self.work.operands[slot].desc, bytes)?,
+                );
+            }
+        }
+        Ok(Plan {
+            graph: self.work,
+            steps: self.steps,
+            constants,
+            outputs,
+        })
+    }
+
+    /// The fast step for node `n`, or `None` to run the reference kernel. Exhaustive on
+    /// purpose: a new op must be placed on one side or the other.
+    fn fast(&mut self, n: usize) -> Option<Step> {
+        let orig = self.orig;
+        match &orig.nodes[n].op {
+            Op::Conv2d(a) => conv::plan(self, n, a),
+            Op::Gemm(a) => matmul::plan_gemm(self, n, a),
+            Op::Matmul(a) => matmul::plan_matmul(self, n, a),
+            Op::AveragePool2d(a) => reduce::plan(self, n, a),
+            Op::Clamp(a) => {
+                let bound = |v: Option<MLNumber>, d: f32| v.map_or(d, |v| v.as_f64() as f32);
+                let (lo, hi) = (
+                    bound(a.options.min_value, f32::NEG_INFINITY),
+                    bound(a.options.max_value, f32::INFINITY),
+                );
+                self.plan_clamp(n, a.input, lo, hi)
+            }
+            Op::Relu(a) => self.plan_clamp(n, a.input, 0.0, f32::INFINITY),
+            Op::Add(b) => self.plan_binary(n, BinaryKind::Add, b.a, b.b),
+            Op::Sub(b) => self.plan_binary(n, BinaryKind::Sub, b.a, b.b),
+            Op::Mul(b) => self.plan_binary(n, BinaryKind::Mul, b.a, b.b),
+            Op::Div(b) => self.plan_binary(n, BinaryKind::Div, b.a, b.b),
+            Op::Max(b) => self.plan_binary(n, BinaryKind::Max, b.a, b.b),
+            Op::Min(b) => self.plan_binary(n, BinaryKind::Min, b.a, b.b),
+            Op::Pow(_)
+            | Op::Equal(_)
+            | Op::NotEqual(_)
+            | Op::Greater(_)
+            | Op::GreaterOrEqual(_)
+            | Op::Lesser(_)
+            | Op::LesserOrEqual(_)
+            | Op::LogicalNot(_)
+            | Op::LogicalAnd(_)
+            | Op::LogicalOr(_)
+            | Op::LogicalXor(_)
+            | Op::IsNaN(_)
+            | Op::IsInfinite(_)
+            | Op::Abs(_)
+            | Op::Ceil(_)
+            | Op::Cos(_)
+            | Op::Erf(_)
+            | Op::Exp(_)
+            | Op::Floor(_)
+            | Op::Identity(_)
+            | Op::Log(_)
+            | Op::Neg(_)
+            | Op::Reciprocal(_)
+            | Op::RoundEven(_)
+            | Op::Sin(_)
+            | Op::Sign(_)
+            | Op::Sqrt(_)
+            | Op::Tan(_)
+            | Op::Cast(_)
+            | Op::Elu(_)
+            | Op::Gelu(_)
+            | Op::HardSigmoid(_)
+            | Op::HardSwish(_)
+            | Op::LeakyRelu(_)
+            | Op::Linear(_)
+            | Op::Prelu(_)
+            | Op::Sigmoid(_)
+            | Op::Softmax(_)
+            | Op::Softplus(_)
+            | Op::Softsign(_)
+            | Op::Tanh(_)
+            | Op::ArgMin(_)
+            | Op::ArgMax(_)
+            | Op::CumulativeSum(_)
+            | Op::ReduceL1(_)
+            | Op::ReduceL2(_)
+            | Op::ReduceLogSum(_)
+            | Op::ReduceLogSumExp(_)
+            | Op::ReduceMax(_)
+            | Op::ReduceMean(_)
+            | Op::ReduceMin(_)
+            | Op::ReduceProduct(_)
+            | Op::ReduceSum(_)
+            | Op::ReduceSumSquare(_)
+            | Op::ConvTranspose2d(_)
+            | Op::L2Pool2d(_)
+            | Op::MaxPool2d(_)
+            | Op::Resample2d(_)
+            | Op::BatchNormalization(_)
+            | Op::InstanceNormalization(_)
+            | Op::LayerNormalization(_)
+            | Op::Gru(_)
+            | Op::GruCell(_)
+            | Op::Lstm(_)
+            | Op::LstmCell(_)
+            | Op::Gather(_)
+            | Op::GatherElements(_)
+            | Op::GatherNd(_)
+            | Op::ScatterElements(_)
+            | Op::ScatterNd(_)
+            | Op::Concat(_)
+            | Op::Expand(_)
+            | Op::Pad(_)
+            | Op::Reshape(_)
+            | Op::Reverse(_)
+            | Op::Slice(_)
+            | Op::Split(_)
+            | Op::Tile(_)
+            | Op::Transpose(_)
+            | Op::Triangular(_)
+            | Op::Where(_)
+            | Op::QuantizeLinear(_)
+            | Op::DequantizeLinear(_) => None,
+        }
+    }
+
+    /// Node `n` on the reference interpreter, its NHWC-stored operands read through twins.
+    fn reference(&mut self, n: usize) {
+        let mut op = self.orig.nodes[n].op.clone();
+        let mut map: HashMap<usize, usize> = HashMap::new();
+        for o in op.operands() {
+            if self.nhwc[o.index()] {
+                map.insert(o.index(), self.logical(o));
+            }
+        }
+        if !map.is_empty() {
+            op.remap_operands(&|o| match map.get(&o.index()) {
+                Some(&t) => slot_operand(o, t),
+                None => o,
+            });
+        }
+        self.work.nodes[n].op = op;
+        self.steps.push(Step::Reference { node: n });
+    }
+
+    /// The slot holding `o` in its logical layout, converting once if it is stored NHWC.
+    pub(crate) fn logical(&mut self, o: Operand) -> usize {
+        let i = o.index();
+        if !self.nhwc[i] {
+            return i;
+        }
+        if let Some(&t) = self.twin.get(&i) {
+            return t;
+        }
+        let t = self.work.operands.len();
+        let desc = self.work.operands[i].desc.clone();
+        let source = Source::Node {
+            node: usize::MAX,
+            index: 0,
+        };
+        self.work.operands.push(OperandInfo { desc, source });
+        self.nhwc.push(false);
+        self.twin.insert(i, t);
+        self.steps.push(Step::ToNchw {
+            src: i,
+            dst: t,
+            shape: self.shape(o),
+        });
+        t
+    }
+
+    pub(crate) fn is_f32(&self, o: Operand) -> bool {
+        self.orig.desc(o).data_type == DataType::Float32
+    }
+
+    /// The operand's static shape (dynamic graphs never reach the planner).
+    pub(crate) fn shape(&self, o: Operand) -> Vec<usize> {
+        self.orig
+            .desc(o)
+            .max_shape()
+            .iter()
+            .map(|&d| d as usize)
+            .collect()
+    }
+
+    /// A float32 constant's values.
+    pub(crate) fn const_f32(&self, o: Operand) -> Option<Vec<f32>> {
+        let bytes = self.orig.constant_data(o)?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        )
+    }
+
+    /// The one reader of `o` when fusing into it is safe: exactly one use, not an output.
+    fn sole_user(&self, o: Operand) -> Option<usize> {
+        match self.users[o.index()].as_slice() {
+            [u] if !self.is_output[o.index()] => Some(*u),
+            _ => None,
+        }
+    }
+
+    /// Fuses what follows node `n`'s output `y`: a residual `add` (when `residual` allows it
+    /// and the other addend is computed before `n`, stored like `y`, of `y`'s shape), then a
+    /// clamp or relu. Returns the epilogue and the operand the fused step produces.
+    pub(crate) fn tail(
+        &mut self,
+        n: usize,
+        y: Operand,
+        residual: bool,
+        y_nhwc: bool,
+    ) -> (Post, Operand) {
+        let mut post = Post {
+            residual: None,
+            lo: f32::NEG_INFINITY,
+            hi: f32::INFINITY,
+        };
+        let mut out = y;
+        if let (true, Some(u)) = (residual, self.sole_user(out)) {
+            if let Op::Add(b) = &self.orig.nodes[u].op {
+                let other = if b.a == out { b.b } else { b.a };
+                let ready = self.producer[other.index()].is_none_or(|p| p < n);
+                let out2 = self.orig.nodes[u].outputs[0];
+                if other != out
+                    && ready
+                    && self.is_f32(other)
+                    && self.nhwc[other.index()] == y_nhwc
+                    && self.shape(other) == self.shape(out)
+                    && self.shape(out2) == self.shape(out)
+                {
+                    post.residual = Some(other.index());
+                    self.absorbed[u] = true;
+                    out = out2;
+                }
+            }
+        }
+        if let Some(u) = self.sole_user(out) {
+            let bounds = match &self.orig.nodes[u].op {
+                Op::Relu(_) => Some((0.0, f32::INFINITY)),
+                Op::Clamp(c) => {
+                    let b = |v: Option<MLNumber>, d: f32| v.map_or(d, |v| v.as_f64() as f32);
+                    Some((
+                        b(c.options.min_value, f32::NEG_INFINITY),
+                        b(c.options.max_value, f32::INFINITY),
+                    ))
+                }
+                _ => None,
+            };
+            if let Some((lo, hi)) = bounds.filter(|(lo, hi)| lo <= hi) {
+                post.lo = lo;
+                post.hi = hi;
+                self.absorbed[u] = true;
+                out = self.orig.nodes[u].outputs[0];
+            }
+        }
+        self.nhwc[out.index()] = y_nhwc;
+        (post, out)
+    }
+
+    fn plan_clamp(&mut self, n: usize, x: Operand, lo: f32, hi: f32) -> Option<Step> {
+        let y = self.orig.nodes[n].outputs[0];
+        if !self.is_f32(x) || lo.is_nan() || hi.is_nan() || lo > hi {
+            return None;
+        }
+        let flag = self.nhwc[x.index()];
+        self.nhwc[y.index()] = flag;
+        let post = Post {
+            residual: None,
+            lo,
+            hi,
+        };
+        Some(Step::Binary {
+            kind: None,
+            a: x.index(),
+            b: x.index(),
+            out: y.index(),
+            post,
+        })
+    }
+
+    fn plan_binary(&mut self, n: usize, kind: BinaryKind, a: Operand, b: Operand) -> Option<Step> {
+        let y = self.orig.nodes[n].outputs[0];
+        let shape = self.shape(y);
+        if !self.is_f32(a) || !self.is_f32(b) || self.shape(a) != shape || self.shape(b) != shape {
+            return None;
+        }
+        let (sa, sb, flag) = if self.nhwc[a.index()] == self.nhwc[b.index()] {
+            (a.index(), b.index(), self.nhwc[a.index()])
+        } else {
+            (self.logical(a), self.logical(b), false)
+        };
+        let (post, out) = self.tail(n, y, false, flag);
+        Some(Step::Binary {
+            kind: Some(kind),
+            a: sa,
+            b: sb,
+            out: out.index(),
+            post,
+        })
+    }
+}
+
+/// An operand handle naming slot `slot` of the same builder.
+fn slot_operand(o: Operand, slot: usize) -> Operand {
+    Operand::from_raw(o.to_raw().0, slot as u32)
+}

@@ -1,0 +1,313 @@
+//! A small persistent thread pool (std only).
+//!
+//! A network runs dozens of ops of a few hundred microseconds each, so starting threads per op
+//! (or going through a general-purpose scheduler) would cost as much as the work. The workers
+//! here live as long as the backend; for each op the caller publishes a job (a closure over
+//! task indices) and everyone, the caller included, claims task indices until none are left.
+//! Between ops the workers spin briefly, so the next op starts them in well under a
+//! microsecond; after [`SPIN`] idle rounds they park on a condition variable and cost nothing
+//! until the next job wakes them.
+//!
+//! The caller waits only for tasks that were claimed, never for a worker to show up: if a
+//! worker is asleep or the OS has given its core to another process, the caller simply runs
+//! that worker's share. A job's epoch, task count and next index share one atomic word, so a
+//! claim (a compare-and-swap on it) succeeds only for a task of the job being run.
+//!
+//! Which thread runs which task never changes a result: callers make each task's arithmetic
+//! depend only on its index (see `exec::unit_rows`), which is what makes outputs
+//! bit-identical for every thread count.
+
+use std::cell::UnsafeCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+/// Idle rounds (each a `spin_loop` hint) before a worker parks: about 100 µs, longer than the
+/// gap between two ops of a network and far shorter than the gap between two inferences.
+const SPIN: u32 = 20_000;
+
+/// Bits of the state word: epoch (20) | tasks (22) | next task (22).
+const IDX_BITS: u32 = 22;
+const IDX_MASK: u64 = (1 << IDX_BITS) - 1;
+/// The most tasks one job may have.
+pub const MAX_TASKS: usize = IDX_MASK as usize;
+
+fn pack(epoch: u64, tasks: usize, next: usize) -> u64 {
+    (epoch << (2 * IDX_BITS)) | ((tasks as u64) << IDX_BITS) | next as u64
+}
+
+fn epoch_of(s: u64) -> u64 {
+    s >> (2 * IDX_BITS)
+}
+
+type Job = &'static (dyn Fn(usize) + Sync);
+
+struct Shared {
+    state: AtomicU64,
+    /// The current job: written by the caller before it publishes the state, read by a
+    /// worker only after it claimed a task of that state, while the caller still waits for
+    /// that task.
+    job: UnsafeCell<Option<Job>>,
+    /// Tasks of the current job finished.
+    done: AtomicUsize,
+    panicked: AtomicBool,
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+    shutdown: AtomicBool,
+}
+
+// SAFETY: `job` is only accessed under the protocol described on the field.
+unsafe impl Sync for Shared {}
+
+/// A pool of `threads - 1` workers plus the calling thread.
+pub struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+    /// One job at a time: executables compiled by one backend share its pool.
+    busy: Mutex<()>,
+}
+
+impl Pool {
+    /// A pool that runs jobs on `threads` threads in all (at least 1, the caller).
+    pub fn new(threads: usize) -> Pool {
+        let shared = Arc::new(Shared {
+            state: AtomicU64::new(0),
+            job: UnsafeCell::new(None),
+            done: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+            shutdown: AtomicBool::new(false),
+        });
+        let workers = (1..threads.max(1))
+            .map(|i| {
+                let s = shared.clone();
+                std::thread::Builder::new()
+                    .name(format!("webnn-fast-{i}"))
+                    .spawn(move || worker(&s))
+                    .expect("cannot start a webnn-fast worker thread")
+            })
+            .collect();
+        Pool {
+            shared,
+            workers,
+            busy: Mutex::new(()),
+        }
+    }
+
+    /// Threads that run a job, the caller included.
+    pub fn threads(&self) -> usize {
+        self.workers.len() + 1
+    }
+
+    /// Runs `f(0)`, ..., `f(tasks - 1)` across the pool and returns when all have finished.
+    /// A panic in any task is re-raised here after every task has finished.
+    pub fn run(&self, tasks: usize, f: &(dyn Fn(usize) + Sync)) {
+        if self.workers.is_empty() || tasks <= 1 || tasks > MAX_TASKS {
+            (0..tasks).for_each(f);
+            return;
+        }
+        let _guard = self.busy.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &*self.shared;
+        // SAFETY: the reference is used only by claims of this job's tasks, and we return (or
+        // unwind) only after every claimed task has finished.
+        let job: Job = unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), Job>(f) };
+        // SAFETY: no task of an earlier job is running (its caller waited for all of them),
+        // and none of this job can be claimed before the state below is published.
+        unsafe { *s.job.get() = Some(job) };
+        s.done.store(0, Relaxed);
+        let epoch = (epoch_of(s.state.load(Relaxed)) + 1) & ((1 << 20) - 1);
+        s.state.store(pack(epoch, tasks, 0), SeqCst);
+        if s.sleepers.load(SeqCst) > 0 {
+            let _l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
+            s.wake.notify_all();
+        }
+        let mine = panic::catch_unwind(AssertUnwindSafe(|| while claim(s, job) {}));
+        let mut spins = 0u32;
+        while s.done.load(Acquire) < tasks {
+            spins += 1;
+            if spins.is_multiple_of(1024) {
+                // A worker holding a task may have lost its core to another process.
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        if let Err(e) = mine {
+            panic::resume_unwind(e);
+        }
+        if s.panicked.swap(false, Relaxed) {
+            panic!("a webnn-fast worker panicked");
+        }
+    }
+}
+
+/// Claims and runs one task of the current job; false when none is left.
+fn claim(s: &Shared, job: Job) -> bool {
+    let mut cur = s.state.load(Acquire);
+    loop {
+        let (tasks, next) = (
+            ((cur >> IDX_BITS) & IDX_MASK) as usize,
+            (cur & IDX_MASK) as usize,
+        );
+        if next >= tasks {
+            return false;
+        }
+        match s.state.compare_exchange_weak(cur, cur + 1, AcqRel, Acquire) {
+            Ok(_) => {
+                // Count the task as finished even when it panics, so the wait below ends.
+                let r = panic::catch_unwind(AssertUnwindSafe(|| job(next)));
+                s.done.fetch_add(1, Release);
+                if let Err(e) = r {
+                    panic::resume_unwind(e);
+                }
+                return true;
+            }
+            Err(now) => cur = now,
+        }
+    }
+}
+
+fn worker(s: &Shared) {
+    let mut seen = 0;
+    loop {
+        let mut spins = 0;
+        loop {
+            let e = epoch_of(s.state.load(SeqCst));
+            if e != seen {
+                seen = e;
+                break;
+            }
+            if s.shutdown.load(Relaxed) {
+                return;
+            }
+            if spins < SPIN {
+                spins += 1;
+                std::hint::spin_loop();
+                continue;
+            }
+            let mut l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
+            s.sleepers.fetch_add(1, SeqCst);
+            while epoch_of(s.state.load(SeqCst)) == seen && !s.shutdown.load(SeqCst) {
+                l = s.wake.wait(l).unwrap_or_else(|e| e.into_inner());
+            }
+            s.sleepers.fetch_sub(1, SeqCst);
+            drop(l);
+            spins = 0;
+        }
+        // Claim tasks until the job is exhausted. The job is read only after a successful
+        // claim: the caller is then still waiting for that task, so the job is alive.
+        loop {
+            let cur = s.state.load(Acquire);
+            let (tasks, next) = (
+                ((cur >> IDX_BITS) & IDX_MASK) as usize,
+                (cur & IDX_MASK) as usize,
+            );
+            if next >= tasks {
+                break;
+            }
+            if s.state
+                .compare_exchange_weak(cur, cur + 1, AcqRel, Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            // SAFETY: see above; the caller wrote the job before publishing this state.
+            let job = unsafe { *s.job.get() };
+            let ok =
+                job.is_some_and(|job| panic::catch_unwind(AssertUnwindSafe(|| job(next))).is_ok());
+            if !ok {
+                s.panicked.store(true, Relaxed);
+            }
+            s.done.fetch_add(1, Release);
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.shutdown.store(true, SeqCst);
+        {
+            let _l = self.shared.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.shared.wake.notify_all();
+        }
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// A mutable slice shared by the tasks of one job, each writing a disjoint range.
+pub(crate) struct SharedMut<'a> {
+    ptr: *mut f32,
+    len: usize,
+    _life: std::marker::PhantomData<&'a mut [f32]>,
+}
+
+// SAFETY: tasks only touch disjoint ranges (the contract of `range`).
+unsafe impl Send for SharedMut<'_> {}
+unsafe impl Sync for SharedMut<'_> {}
+
+impl<'a> SharedMut<'a> {
+    pub(crate) fn new(v: &'a mut [f32]) -> Self {
+        SharedMut {
+            ptr: v.as_mut_ptr(),
+            len: v.len(),
+            _life: std::marker::PhantomData,
+        }
+    }
+
+    /// Elements `start..start + len`.
+    ///
+    /// # Safety
+    /// No two live results may overlap: each task of a job asks for its own range.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn range(&self, start: usize, len: usize) -> &mut [f32] {
+        assert!(
+            start <= self.len && len <= self.len - start,
+            "range out of bounds"
+        );
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_every_task_once() {
+        for threads in 1..=4 {
+            let pool = Pool::new(threads);
+            for tasks in [0, 1, 2, 7, 100] {
+                let hits: Vec<AtomicUsize> = (0..tasks).map(|_| AtomicUsize::new(0)).collect();
+                pool.run(tasks, &|i| {
+                    hits[i].fetch_add(1, Relaxed);
+                });
+                assert!(hits.iter().all(|h| h.load(Relaxed) == 1));
+            }
+        }
+    }
+
+    #[test]
+    fn wakes_parked_workers() {
+        let pool = Pool::new(3);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let sum = AtomicUsize::new(0);
+        pool.run(64, &|i| {
+            sum.fetch_add(i, Relaxed);
+        });
+        assert_eq!(sum.load(Relaxed), 64 * 63 / 2);
+    }
+
+    #[test]
+    fn a_panicking_task_reaches_the_caller() {
+        let pool = Pool::new(2);
+        let r = panic::catch_unwind(AssertUnwindSafe(|| pool.run(8, &|i| assert!(i != 5))));
+        assert!(r.is_err());
+        pool.run(4, &|_| {});
+    }
+}

@@ -1,0 +1,241 @@
+//! The loops outside GEMM and depthwise: the residual-add-and-clamp epilogue and
+//! element-wise binary ops, written as plain Rust over fixed-size channel blocks so that LLVM
+//! vectorises them, and compiled three times (AVX-512, AVX2+FMA, the build's baseline) with
+//! the variant chosen at run time. One binary then uses the widest vectors the machine has
+//! without per-element dispatch, and no intrinsics are needed.
+
+use webnn_gemm::Isa;
+
+/// Which compiled variant of the loops to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Simd {
+    Avx512,
+    Avx2,
+    Base,
+}
+
+impl Simd {
+    /// The variant matching the GEMM kernels' ISA, so one machine runs one family throughout.
+    pub(crate) fn for_isa(isa: Isa) -> Simd {
+        match isa {
+            Isa::Avx512 => Simd::Avx512,
+            Isa::Avx2Fma => Simd::Avx2,
+            Isa::Scalar | Isa::Simd128 | Isa::RelaxedSimd | Isa::Neon => Simd::Base,
+        }
+    }
+}
+
+/// Calls `$generic::<true>(args)` inside a function compiled for the variant's features,
+/// `$generic::<false>` (separate multiply and add, no libm `fma` calls) for the baseline.
+macro_rules! dispatch {
+    ($simd:expr, $generic:ident ( $($arg:expr),* )) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            fn avx512(f: impl FnOnce()) { f() }
+            #[target_feature(enable = "avx2,fma")]
+            fn avx2(f: impl FnOnce()) { f() }
+            match $simd {
+                // SAFETY: `Simd` comes from `Isa::detect`, which checked these features.
+                Simd::Avx512 => unsafe { avx512(#[inline(always)] || $generic::<true>($($arg),*)) },
+                Simd::Avx2 => unsafe { avx2(#[inline(always)] || $generic::<true>($($arg),*)) },
+                Simd::Base => $generic::<false>($($arg),*),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = $simd;
+            $generic::<false>($($arg),*)
+        }
+    }};
+}
+
+/// The epilogue's clamp; NaN passes through, as in the reference clamp and relu.
+#[inline(always)]
+pub(crate) fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
+/// The `k` in `0..count` for which `k * stride + offset` lies in `0..limit`: the taps of a
+/// window that fall inside the image, so the inner loops need no bounds test.
+pub(crate) fn taps(
+    offset: isize,
+    stride: usize,
+    limit: usize,
+    count: usize,
+) -> std::ops::Range<usize> {
+    let s = stride.max(1) as isize;
+    let lo = if offset >= 0 {
+        0
+    } else {
+        (-offset + s - 1) / s
+    };
+    let hi = if (limit as isize) <= offset {
+        0
+    } else {
+        (limit as isize - 1 - offset) / s + 1
+    };
+    let (lo, hi) = (
+        lo.clamp(0, count as isize) as usize,
+        hi.clamp(0, count as isize) as usize,
+    );
+    lo..hi.max(lo)
+}
+
+/// `out = clamp(out + residual)`: a residual add fused into the op that produced `out`,
+/// applied while its rows are still in cache.
+pub(crate) fn add_clamp(simd: Simd, out: &mut [f32], residual: &[f32], lo: f32, hi: f32) {
+    dispatch!(simd, add_clamp_generic(out, residual, lo, hi))
+}
+
+#[inline(always)]
+fn add_clamp_generic<const FMA: bool>(out: &mut [f32], residual: &[f32], lo: f32, hi: f32) {
+    for (o, r) in out.iter_mut().zip(residual) {
+        *o = clamp(*o + r, lo, hi);
+    }
+}
+
+/// The element-wise binary ops with a fast path; results equal the reference's (an f32 op
+/// equals the f64 op rounded once for these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinaryKind {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+}
+
+/// `out = clamp(a op b)` over equal-length slices.
+pub(crate) fn binary(
+    simd: Simd,
+    kind: BinaryKind,
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    lo: f32,
+    hi: f32,
+) {
+    match kind {
+        BinaryKind::Add => dispatch!(simd, zip(a, b, out, lo, hi, |x, y| x + y)),
+        BinaryKind::Sub => dispatch!(simd, zip(a, b, out, lo, hi, |x, y| x - y)),
+        BinaryKind::Mul => dispatch!(simd, zip(a, b, out, lo, hi, |x, y| x * y)),
+        BinaryKind::Div => dispatch!(simd, zip(a, b, out, lo, hi, |x, y| x / y)),
+        // The reference's max and min return NaN when either side is NaN.
+        BinaryKind::Max => dispatch!(
+            simd,
+            zip(a, b, out, lo, hi, |x, y| if x.is_nan() || y.is_nan() {
+                f32::NAN
+            } else {
+                x.max(y)
+            })
+        ),
+        BinaryKind::Min => dispatch!(
+            simd,
+            zip(a, b, out, lo, hi, |x, y| if x.is_nan() || y.is_nan() {
+                f32::NAN
+            } else {
+                x.min(y)
+            })
+        ),
+    }
+}
+
+#[inline(always)]
+fn zip<const FMA: bool>(
+    a: &[f32],
+    b: &[f32],
+    out: &mut [f32],
+    lo: f32,
+    hi: f32,
+    f: impl Fn(f32, f32) -> f32,
+) {
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = clamp(f(*x, *y), lo, hi);
+    }
+}
+
+/// `[n][c][hw]` to `[n][hw][c]`, the one layout change at a graph's edge.
+pub(crate) fn nchw_to_nhwc(src: &[f32], dst: &mut [f32], n: usize, c: usize, hw: usize) {
+    for b in 0..n {
+        let (s, d) = (
+            &src[b * c * hw..][..c * hw],
+            &mut dst[b * c * hw..][..c * hw],
+        );
+        if c <= 16 {
+            // Few channels (an image): write each pixel whole, reading `c` streams.
+            for (p, px) in d.chunks_exact_mut(c).enumerate() {
+                for (ch, v) in px.iter_mut().enumerate() {
+                    *v = s[ch * hw + p];
+                }
+            }
+            continue;
+        }
+        for ch in 0..c {
+            for (p, v) in s[ch * hw..][..hw].iter().enumerate() {
+                d[p * c + ch] = *v;
+            }
+        }
+    }
+}
+
+/// `[n][hw][c]` to `[n][c][hw]`.
+pub(crate) fn nhwc_to_nchw(src: &[f32], dst: &mut [f32], n: usize, c: usize, hw: usize) {
+    for b in 0..n {
+        let (s, d) = (
+            &src[b * c * hw..][..c * hw],
+            &mut dst[b * c * hw..][..c * hw],
+        );
+        for p in 0..hw {
+            for (ch, v) in s[p * c..][..c].iter().enumerate() {
+                d[ch * hw + p] = *v;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taps_stay_inside() {
+        for offset in -5..8isize {
+            for stride in 1..4 {
+                for count in 0..5 {
+                    let r = taps(offset, stride, 6, count);
+                    for k in 0..count {
+                        let p = offset + (k * stride) as isize;
+                        assert_eq!(
+                            r.contains(&k),
+                            (0..6).contains(&p),
+                            "{offset} {stride} {count} {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn transposes_round_trip() {
+        let v: Vec<f32> = (0..2 * 3 * 5).map(|i| i as f32).collect();
+        let (mut t, mut back) = (vec![0.0; v.len()], vec![0.0; v.len()]);
+        nchw_to_nhwc(&v, &mut t, 2, 3, 5);
+        assert_eq!(t[1], 5.0);
+        nhwc_to_nchw(&t, &mut back, 2, 3, 5);
+        assert_eq!(back, v);
+        let v: Vec<f32> = (0..40 * 6).map(|i| i as f32).collect();
+        let (mut t, mut back) = (vec![0.0; v.len()], vec![0.0; v.len()]);
+        nchw_to_nhwc(&v, &mut t, 1, 40, 6);
+        nhwc_to_nchw(&t, &mut back, 1, 40, 6);
+        assert_eq!(back, v);
+    }
+}

@@ -1,0 +1,115 @@
+//! A minimal f32 vector abstraction for the depthwise kernel: one type per register width
+//! (AVX-512, AVX2, scalar), so the kernel is written once and instantiated per ISA.
+//!
+//! Plain loops over `[f32; N]` blocks vectorise only as long as LLVM's SLP vectoriser agrees
+//! (it gave up once four pixels' accumulators were live at a time, spilling them all to the
+//! stack), so the depthwise kernel names its registers explicitly instead.
+//!
+//! Every method is `#[inline(always)]` and `unsafe`: callers run them only inside functions
+//! compiled for the matching features, after `Isa::detect` checked the CPU has them, and only
+//! on pointers with `LANES` readable (or writable) floats.
+
+/// An f32 vector of `LANES` lanes.
+pub(crate) trait F32s: Copy {
+    const LANES: usize;
+    unsafe fn splat(v: f32) -> Self;
+    unsafe fn load(p: *const f32) -> Self;
+    unsafe fn store(self, p: *mut f32);
+    /// `self * b + c`.
+    unsafe fn mul_add(self, b: Self, c: Self) -> Self;
+    /// Clamped to `[lo, hi]`; NaN lanes stay NaN, as in the reference clamp.
+    unsafe fn clamp(self, lo: Self, hi: Self) -> Self;
+}
+
+/// One lane: the portable fallback and the channel tail of the wide types.
+#[derive(Clone, Copy)]
+pub(crate) struct Scalar(f32);
+
+impl F32s for Scalar {
+    const LANES: usize = 1;
+    #[inline(always)]
+    unsafe fn splat(v: f32) -> Self {
+        Scalar(v)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        Scalar(unsafe { *p })
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        unsafe { *p = self.0 }
+    }
+    #[inline(always)]
+    unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+        // Separate multiply and add: without FMA hardware `mul_add` is a slow libm call.
+        Scalar(self.0 * b.0 + c.0)
+    }
+    #[inline(always)]
+    unsafe fn clamp(self, lo: Self, hi: Self) -> Self {
+        Scalar(crate::simd::clamp(self.0, lo.0, hi.0))
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::{Avx2, Avx512};
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::F32s;
+    use std::arch::x86_64::*;
+
+    #[derive(Clone, Copy)]
+    pub(crate) struct Avx2(__m256);
+
+    impl F32s for Avx2 {
+        const LANES: usize = 8;
+        #[inline(always)]
+        unsafe fn splat(v: f32) -> Self {
+            Avx2(unsafe { _mm256_set1_ps(v) })
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> Self {
+            Avx2(unsafe { _mm256_loadu_ps(p) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            unsafe { _mm256_storeu_ps(p, self.0) }
+        }
+        #[inline(always)]
+        unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+            Avx2(unsafe { _mm256_fmadd_ps(self.0, b.0, c.0) })
+        }
+        #[inline(always)]
+        unsafe fn clamp(self, lo: Self, hi: Self) -> Self {
+            // max/min return their second operand when either is NaN: x stays NaN.
+            Avx2(unsafe { _mm256_min_ps(hi.0, _mm256_max_ps(lo.0, self.0)) })
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    pub(crate) struct Avx512(__m512);
+
+    impl F32s for Avx512 {
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn splat(v: f32) -> Self {
+            Avx512(unsafe { _mm512_set1_ps(v) })
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> Self {
+            Avx512(unsafe { _mm512_loadu_ps(p) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            unsafe { _mm512_storeu_ps(p, self.0) }
+        }
+        #[inline(always)]
+        unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+            Avx512(unsafe { _mm512_fmadd_ps(self.0, b.0, c.0) })
+        }
+        #[inline(always)]
+        unsafe fn clamp(self, lo: Self, hi: Self) -> Self {
+            Avx512(unsafe { _mm512_min_ps(hi.0, _mm512_max_ps(lo.0, self.0)) })
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! conv2d on the fast backend against the reference: every input and filter layout, dense
+//! and depthwise windows with odd sizes, strides, dilations and asymmetric padding, with and
+//! without bias, each fused activation and a fused residual add.
+
+mod common;
+
+use common::{check, G};
+use webnn_core::ops::*;
+use webnn_core::Operand;
+
+#[derive(Clone, Copy, Debug)]
+enum Act {
+    None,
+    Relu,
+    Relu6,
+    Clamp,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    n: u32,
+    c: u32,
+    h: u32,
+    w: u32,
+    oc: u32,
+    k: [u32; 2],
+    strides: [u32; 2],
+    dilations: [u32; 2],
+    padding: [u32; 4],
+    groups: u32,
+    bias: bool,
+    act: Act,
+    residual: bool,
+}
+
+fn base(c: u32, oc: u32, k: u32) -> Case {
+    Case {
+        n: 1,
+        c,
+        h: 9,
+        w: 11,
+        oc,
+        k: [k, k],
+        strides: [1, 1],
+        dilations: [1, 1],
+        padding: [k / 2; 4],
+        groups: 1,
+        bias: true,
+        act: Act::None,
+        residual: false,
+    }
+}
+
+fn activate(g: &mut G, y: Operand, act: Act) -> Operand {
+    let clamp = |lo: f64, hi: f64| ClampOptions {
+        min_value: Some(MLNumber::Double(lo)),
+        max_value: Some(MLNumber::Double(hi)),
+        ..Default::default()
+    };
+    match act {
+        Act::None => y,
+        Act::Relu => g.b.relu(y, OpOptions::default()).unwrap(),
+        Act::Relu6 => g.b.clamp(y, clamp(0.0, 6.0)).unwrap(),
+        Act::Clamp => g.b.clamp(y, clamp(-0.5, 0.25)).unwrap(),
+    }
+}
+
+/// Builds and checks one case in one layout pair; returns (fast, reference) step counts.
+fn run_case(case: &Case, layout: InputLayout, filter_layout: Conv2dFilterLayout) -> (usize, usize) {
+    let mut g = G::new(u64::from(case.c * 131 + case.oc * 7 + case.h));
+    let in_shape = match layout {
+        InputLayout::Nchw => [case.n, case.c, case.h, case.w],
+        InputLayout::Nhwc => [case.n, case.h, case.w, case.c],
+    };
+    let x = g.input("x", &in_shape);
+    let (o, i, [kh, kw]) = (case.oc, case.c / case.groups, case.k);
+    let f_shape = match filter_layout {
+        Conv2dFilterLayout::Oihw => [o, i, kh, kw],
+        Conv2dFilterLayout::Hwio => [kh, kw, i, o],
+        Conv2dFilterLayout::Ohwi => [o, kh, kw, i],
+        Conv2dFilterLayout::Ihwo => [i, kh, kw, o],
+    };
+    let filter = g.constant(&f_shape);
+    let bias = case.bias.then(|| g.constant(&[o]));
+    let options = Conv2dOptions {
+        padding: Some(case.padding.to_vec()),
+        strides: Some(case.strides.to_vec()),
+        dilations: Some(case.dilations.to_vec()),
+        groups: case.groups,
+        input_layout: layout,
+        filter_layout,
+        bias,
+        ..Default::default()
+    };
+    let mut y = g.b.conv2d(x, filter, options).unwrap();
+    if case.residual {
+        y = g.b.add(y, x, OpOptions::default()).unwrap();
+    }
+    y = activate(&mut g, y, case.act);
+    let graph = g.build(&[("y", y)]);
+    check(&graph, &g.inputs, 1e-4)
+}
+
+const LAYOUTS: [InputLayout; 2] = [InputLayout::Nchw, InputLayout::Nhwc];
+const FILTERS: [Conv2dFilterLayout; 4] = [
+    Conv2dFilterLayout::Oihw,
+    Conv2dFilterLayout::Hwio,
+    Conv2dFilterLayout::Ohwi,
+    Conv2dFilterLayout::Ihwo,
+];
+
+fn all_layouts(case: &Case, fast: bool) {
+    for layout in LAYOUTS {
+        for filter in FILTERS {
+            let (f, r) = run_case(case, layout, filter);
+            if fast {
+                assert_eq!(
+                    r, 0,
+                    "{case:?} {layout:?} {filter:?} fell back to the reference"
+                );
+                assert!(f >= 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn pointwise() {
+    all_layouts(
+        &Case {
+            padding: [0; 4],
+            ..base(13, 37, 1)
+        },
+        true,
+    );
+    all_layouts(
+        &Case {
+            padding: [0; 4],
+            n: 2,
+            act: Act::Relu6,
+            bias: false,
+            ..base(40, 9, 1)
+        },
+        true,
+    );
+}
+
+#[test]
+fn pointwise_with_residual() {
+    for act in [Act::None, Act::Relu, Act::Clamp] {
+        all_layouts(
+            &Case {
+                padding: [0; 4],
+                residual: true,
+                act,
+                ..base(24, 24, 1)
+            },
+            true,
+        );
+    }
+}
+
+#[test]
+fn one_by_one_strided_and_padded() {
+    all_layouts(
+        &Case {
+            padding: [1, 0, 0, 2],
+            strides: [2, 3],
+            ..base(5, 17, 1)
+        },
+        true,
+    );
+}
+
+#[test]
+fn dense_windows() {
+    for act in [Act::None, Act::Relu, Act::Relu6, Act::Clamp] {
+        all_layouts(
+            &Case {
+                act,
+                ..base(3, 32, 3)
+            },
+            true,
+        );
+    }
+    all_layouts(
+        &Case {
+            strides: [2, 2],
+            padding: [0, 1, 0, 1],
+            ..base(7, 19, 3)
+        },
+        true,
+    );
+    all_layouts(
+        &Case {
+            k: [2, 3],
+            dilations: [2, 1],
+            padding: [2, 1, 0, 3],
+            bias: false,
+            ..base(6, 11, 3)
+        },
+        true,
+    );
+    all_layouts(
+        &Case {
+            n: 2,
+            h: 20,
+            w: 17,
+            strides: [2, 1],
+            ..base(4, 70, 5)
+        },
+        true,
+    );
+}
+
+#[test]
+fn dense_with_residual() {
+    all_layouts(
+        &Case {
+            residual: true,
+            act: Act::Relu,
+            ..base(16, 16, 3)
+        },
+        true,
+    );
+}
+
+#[test]
+fn depthwise() {
+    for act in [Act::None, Act::Relu, Act::Relu6, Act::Clamp] {
+        all_layouts(
+            &Case {
+                groups: 45,
+                act,
+                ..base(45, 45, 3)
+            },
+            true,
+        );
+    }
+    all_layouts(
+        &Case {
+            groups: 37,
+            strides: [2, 2],
+            padding: [0, 1, 1, 0],
+            bias: false,
+            ..base(37, 37, 3)
+        },
+        true,
+    );
+    all_layouts(
+        &Case {
+            groups: 64,
+            dilations: [2, 3],
+            k: [3, 2],
+            padding: [2, 2, 1, 3],
+            ..base(64, 64, 3)
+        },
+        true,
+    );
+    all_layouts(
+        &Case {
+            groups: 8,
+            n: 2,
+            h: 14,
+            w: 5,
+            strides: [1, 2],
+            ..base(8, 8, 5)
+        },
+        true,
+    );
+    all_layouts(
+        &Case {
+            groups: 33,
+            residual: true,
+            act: Act::Relu6,
+            ..base(33, 33, 3)
+        },
+        true,
+    );
+}
+
+#[test]
+fn other_groupings_fall_back_correctly() {
+    // Two groups, and a depthwise channel multiplier of 2: reference kernel, same results.
+    all_layouts(
+        &Case {
+            groups: 2,
+            ..base(6, 10, 3)
+        },
+        false,
+    );
+    all_layouts(
+        &Case {
+            groups: 4,
+            ..base(4, 8, 3)
+        },
+        false,
+    );
+}
+
+/// A conv whose output is also a graph output is not fused with the relu after it, and an
+/// NCHW conv's NHWC result feeds a reference op (reshape) through one conversion.
+#[test]
+fn outputs_and_reference_readers_see_nchw() {
+    let mut g = G::new(5);
+    let x = g.input("x", &[1, 6, 7, 8]);
+    let f = g.constant(&[10, 6, 3, 3]);
+    let options = Conv2dOptions {
+        padding: Some(vec![1; 4]),
+        ..Default::default()
+    };
+    let y = g.b.conv2d(x, f, options).unwrap();
+    let r = g.b.relu(y, OpOptions::default()).unwrap();
+    let flat =
+        g.b.reshape(r, vec![10.into(), 56.into()], OpOptions::default())
+            .unwrap();
+    let f2 = g.constant(&[4, 10, 1, 1]);
+    let z = g.b.conv2d(r, f2, Conv2dOptions::default()).unwrap();
+    let graph = g.build(&[("y", y), ("flat", flat), ("z", z)]);
+    let (fast, reference) = check(&graph, &g.inputs, 1e-4);
+    assert_eq!(reference, 1, "only the reshape runs on the reference");
+    assert!(fast >= 3);
+}
