@@ -209,3 +209,106 @@ fn rms_norm(g: &Graph, node: usize, normed: Operand, weight: Operand) -> Option<
         RmsNorm { node, absorbed, input: x, weight, epsilon: eps }
     })
 }
+
+/// Rotary embedding on adjacent pairs: with `x` of shape `[..., half, 2]` and `cos`, `sin`
+/// broadcastable to `[..., half, 1]`,
+///
+/// ```text
+/// even = slice(x, [0, .., 0], [.., 1]); odd = slice(x, [0, .., 1], [.., 1])
+/// y = concat([sub(mul(even, cos), mul(odd, sin)), add(mul(even, sin), mul(odd, cos))], last)
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rope {
+    /// The concat (its output is the match's output, of `x`'s shape).
+    pub node: usize,
+    /// The slices, multiplications, sub and add.
+    pub absorbed: Vec<usize>,
+    pub input: Operand,
+    pub cos: Operand,
+    pub sin: Operand,
+}
+
+/// Every `Rope` of the graph.
+pub fn ropes(g: &Graph) -> Vec<Rope> {
+    g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
+        Op::Concat(c) => rope(g, n, c),
+        _ => None,
+    })
+    .collect()
+}
+
+/// The two operands of a node's mul, in either order, as (one of `pick`, the other).
+fn mul_of(g: &Graph, o: Operand, pick: &[Operand; 2]) -> Option<(usize, Operand, Operand)> {
+    let n = producer(g, o)?;
+    let Op::Mul(m) = &g.nodes[n].op else { return None };
+    if pick.contains(&m.a) {
+        Some((n, m.a, m.b))
+    } else if pick.contains(&m.b) {
+        Some((n, m.b, m.a))
+    } else {
+        None
+    }
+}
+
+fn rope(g: &Graph, node: usize, c: &crate::ops::Concat) -> Option<Rope> {
+    let [first, second] = c.inputs[..] else { return None };
+    let rank = g.desc(first).rank();
+    if rank < 2 || c.axis as usize != rank - 1 || g.desc(first).data_type != DataType::Float32 {
+        return None;
+    }
+    let sub = producer(g, first)?;
+    let Op::Sub(s) = &g.nodes[sub].op else { return None };
+    let add = producer(g, second)?;
+    let Op::Add(a) = &g.nodes[add].op else { return None };
+    // The halves: even and odd, slices of one x at the last axis' 0 and 1.
+    let half = |o: Operand| -> Option<(usize, Operand, u32)> {
+        let n = producer(g, o)?;
+        let Op::Slice(sl) = &g.nodes[n].op else { return None };
+        let shape = &g.desc(sl.input).shape;
+        let r = shape.len();
+        let last = *sl.starts.last()?;
+        let whole = sl.starts[..r - 1].iter().all(|&s| s == 0)
+            && sl.sizes[..r - 1] == shape[..r - 1]
+            && sl.sizes[r - 1] == Dim::Static(1)
+            && shape[r - 1] == Dim::Static(2)
+            && sl.options.strides.as_ref().is_none_or(|s| s.iter().all(|&x| x == 1));
+        whole.then_some((n, sl.input, last))
+    };
+    // sub(mul(even, cos), mul(odd, sin)): find the slices through the muls' operands.
+    let slices_of = |m: usize| -> Vec<Operand> {
+        let Op::Mul(x) = &g.nodes[m].op else { return Vec::new() };
+        [x.a, x.b].into_iter().filter(|o| half(*o).is_some()).collect()
+    };
+    let m0 = producer(g, s.a)?;
+    let m1 = producer(g, s.b)?;
+    let even = *slices_of(m0).first()?;
+    let odd = *slices_of(m1).first()?;
+    let (se, x, e0) = half(even)?;
+    let (so, x1, e1) = half(odd)?;
+    if x != x1 || (e0, e1) != (0, 1) {
+        return None;
+    }
+    let pair = [even, odd];
+    let (_, _, cos) = mul_of(g, s.a, &[even, even])?;
+    let (_, _, sin) = mul_of(g, s.b, &[odd, odd])?;
+    // add(mul(even, sin), mul(odd, cos)), in either order.
+    let (ma, p, q) = (mul_of(g, a.a, &pair)?, a.a, a.b);
+    let mb = mul_of(g, q, &pair)?;
+    let _ = p;
+    let (es, oc) = if ma.1 == even { (ma, mb) } else { (mb, ma) };
+    if es.1 != even || es.2 != sin || oc.1 != odd || oc.2 != cos {
+        return None;
+    }
+    let single = |o: Operand| readers(g, o) == 1;
+    let reads = |o: Operand| readers(g, o) == 2;
+    let shape_ok = g.desc(first).shape.last() == Some(&Dim::Static(1));
+    let ok = shape_ok
+        && [first, second, s.a, s.b, a.a, a.b].into_iter().all(single)
+        && [even, odd].into_iter().all(reads)
+        && [cos, sin].iter().all(|o| g.desc(*o).data_type == DataType::Float32);
+    ok.then(|| {
+        let mut absorbed = vec![se, so, m0, m1, es.0, oc.0, sub, add];
+        absorbed.sort_unstable();
+        Rope { node, absorbed, input: x, cos, sin }
+    })
+}

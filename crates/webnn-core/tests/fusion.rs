@@ -100,3 +100,33 @@ fn rms_norm_pattern() {
         assert!(webnn_core::fusion::rms_norms(&rms_graph(tweak)).is_empty(), "{tweak}");
     }
 }
+
+/// Rotary embedding on adjacent pairs as webnn-llm writes it; `tweak` breaks one part.
+fn rope_graph(tweak: &str) -> Graph {
+    use webnn_core::ops::SliceOptions;
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let x = b.input("x", OperandDescriptor::new(F, &[3, 2, 4, 2])).unwrap();
+    let cos = b.input("cos", OperandDescriptor::new(F, &[3, 1, 4, 1])).unwrap();
+    let sin = b.input("sin", OperandDescriptor::new(F, &[3, 1, 4, 1])).unwrap();
+    let part = |b: &mut GraphBuilder, k: u32| b.slice(x, vec![0, 0, 0, k], vec![3, 2, 4, 1], SliceOptions::default()).unwrap();
+    let (even, odd) = (part(&mut b, 0), part(&mut b, if tweak == "same half" { 0 } else { 1 }));
+    let ec = b.mul(even, cos, none()).unwrap();
+    let os = b.mul(odd, sin, none()).unwrap();
+    let es = b.mul(sin, even, none()).unwrap();
+    let oc = b.mul(odd, cos, none()).unwrap();
+    let first = if tweak == "add" { b.add(ec, os, none()).unwrap() } else { b.sub(ec, os, none()).unwrap() };
+    let second = b.add(oc, es, none()).unwrap();
+    let y = b.concat(&[first, second], 3, none()).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+#[test]
+fn rope_pattern() {
+    let found = webnn_core::fusion::ropes(&rope_graph(""));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].absorbed.len(), 8);
+    for tweak in ["same half", "add"] {
+        assert!(webnn_core::fusion::ropes(&rope_graph(tweak)).is_empty(), "{tweak}");
+    }
+}

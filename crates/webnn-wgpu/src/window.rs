@@ -26,6 +26,7 @@ fn same_index(call: &KernelCall) -> bool {
         | Remap(_)
         | Where
         | Triangular
+        | Rope
         | Gather { .. }
         | GatherNd { .. }
         | Place

@@ -252,8 +252,12 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
     quantized.retain(|q| fuse_patterns && q.block % 8 == 0);
     let mut rms = webnn_core::fusion::rms_norms(graph);
     rms.retain(|_| fuse_patterns);
+    let mut ropes = webnn_core::fusion::ropes(graph);
+    ropes.retain(|_| fuse_patterns);
     let absorbed = |k: usize| {
-        quantized.iter().any(|q| q.absorbed.contains(&k)) || rms.iter().any(|r| r.absorbed.contains(&k))
+        quantized.iter().any(|q| q.absorbed.contains(&k))
+            || rms.iter().any(|r| r.absorbed.contains(&k))
+            || ropes.iter().any(|r| r.absorbed.contains(&k))
     };
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
@@ -264,6 +268,8 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
             crate::lower::lower_quantized(graph, node, fusion.clamp[k], q).map_err(at)?
         } else if let Some(r) = rms.iter().find(|r| r.node == k) {
             crate::lower::lower_rms_norm(graph, node, r).map_err(at)?
+        } else if let Some(r) = ropes.iter().find(|r| r.node == k) {
+            crate::lower::lower_rope(graph, node, r).map_err(at)?
         } else {
             lower_fused(graph, node, fusion.clamp[k])
                 .map_err(|e| e.at(node.op.name(), node.op.label()))?

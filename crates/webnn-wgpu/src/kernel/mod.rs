@@ -68,6 +68,8 @@ pub enum KernelId {
     Remap(RemapMode),
     Where,
     Triangular,
+    /// Rotary embedding on adjacent pairs (`webnn_core::fusion::Rope`).
+    Rope,
     /// gather and gatherElements, with indices of type `index`.
     Gather {
         index: DataType,
@@ -240,7 +242,7 @@ impl KernelKey {
                 c.push(("OP", op.code() as f64));
                 c.push(("BROADCAST", flag(self.broadcast)));
             }
-            Where => c.push(("BROADCAST", flag(self.broadcast))),
+            Where | Rope => c.push(("BROADCAST", flag(self.broadcast))),
             Remap(mode) => c.push(("MODE", mode as u32 as f64)),
             Resample(mode) => c.push(("MODE", mode as u32 as f64)),
             BatchNorm { scale, bias } => {
@@ -415,6 +417,9 @@ impl KernelKey {
                     }
                     for l in lanes() {
                         keys.push(key(Gemv { c, clamp, lanes: l }, t, t));
+                    }
+                    if t == DataType::Float32 && !c && !clamp {
+                        keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];
                     for q in weights.into_iter().filter(|_| t == DataType::Float32) {

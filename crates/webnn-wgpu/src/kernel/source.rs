@@ -33,6 +33,7 @@ pub enum Body {
     Remap,
     Where,
     Triangular,
+    Rope,
     Gather(DataType),
     GatherNd(DataType),
     Place,
@@ -106,7 +107,7 @@ mod src {
         ARG_REDUCE = "arg_reduce.wgsl"; SOFTMAX = "softmax.wgsl"; NORMALIZE = "normalize.wgsl";
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
-        QGEMV = "qgemv.wgsl";
+        QGEMV = "qgemv.wgsl"; ROPE = "rope.wgsl";
     }
 }
 
@@ -137,6 +138,7 @@ impl Body {
             K::Remap(_) => Body::Remap,
             K::Where => Body::Where,
             K::Triangular => Body::Triangular,
+            K::Rope => Body::Rope,
             K::Gather { index } => Body::Gather(index),
             K::GatherNd { index } => Body::GatherNd(index),
             K::Place => Body::Place,
@@ -163,7 +165,7 @@ impl Body {
     pub fn frame(self) -> Frame {
         use Body::*;
         match self {
-            Unary | Predicate | Binary | Compare | Cast | Strided | Remap | Where | Triangular
+            Unary | Predicate | Binary | Compare | Cast | Strided | Remap | Where | Triangular | Rope
             | Gather(_) | GatherNd(_) | BatchNorm | Quantize | Dequantize | Resample => {
                 Frame::Elementwise
             }
@@ -186,6 +188,7 @@ impl Body {
             Remap => src::REMAP,
             Where => src::WHERE,
             Triangular => src::TRIANGULAR,
+            Rope => src::ROPE,
             Gather(_) => src::GATHER,
             GatherNd(_) => src::GATHER_ND,
             Place => src::PLACE,
@@ -217,7 +220,7 @@ impl Body {
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
             Softmax | Normalize | Gemv | QGemv(_) => Ops::FloatFold,
-            Cast | Strided | Remap | Where | Triangular | Gather(_) | GatherNd(_) | Place
+            Cast | Strided | Remap | Where | Triangular | Rope | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise => Ops::None,
         }
@@ -240,6 +243,7 @@ impl Body {
             Unary | Predicate | Cast | Strided | Remap | Triangular | Place | Resample | Reduce
             | ArgReduce | Softmax | CumSum | Pool => vec![dtype],
             Binary | Compare => vec![dtype, dtype],
+            Rope => vec![dtype; 3],
             Where => vec![DataType::Uint8, dtype, dtype],
             Gather(ix) | GatherNd(ix) => vec![dtype, ix],
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],

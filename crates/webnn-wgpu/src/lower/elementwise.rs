@@ -108,6 +108,18 @@ pub fn where_(cx: &Cx, args: &Where) -> Result<Lowering> {
     )]))
 }
 
+/// A `Rope` match (`webnn_core::fusion`): the input's pairs turned by cos and sin, which
+/// broadcast to the output. `cx.node` is the match's concat.
+pub fn rope(cx: &Cx, r: &webnn_core::fusion::Rope) -> Result<Lowering> {
+    let so = cx.shape(cx.out())?;
+    let mut params = cx.output_params(cx.out())?;
+    params.a_strides = Params::broadcast_strides(&cx.shape(r.input)?, &so)?;
+    params.b_strides = Params::broadcast_strides(&cx.shape(r.cos)?, &so)?;
+    params.c_strides = Params::broadcast_strides(&cx.shape(r.sin)?, &so)?;
+    let key = KernelKey { broadcast: true, ..KernelKey::new(KernelId::Rope, cx.dtype(r.input), cx.dtype(cx.out())) };
+    Ok(Lowering::Kernels(vec![cx.call(key, vec![r.input, r.cos, r.sin], Uniform::Params(params))]))
+}
+
 /// The element-wise block of a (de)quantization: the input's shape, the scale's strides
 /// and block sizes per input dimension (a lower-rank scale aligned to the trailing axes).
 fn quantization_params(cx: &Cx, args: &QuantizeLinear) -> Result<Params> {

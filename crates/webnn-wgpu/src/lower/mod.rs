@@ -166,6 +166,11 @@ pub fn lower_quantized(
     products::quantized_linear(&Cx { graph, node, clamp }, q)
 }
 
+/// The concat `node` of a `Rope` match, as the rotary-embedding kernel.
+pub fn lower_rope(graph: &Graph, node: &Node, r: &webnn_core::fusion::Rope) -> Result<Lowering> {
+    elementwise::rope(&Cx { graph, node, clamp: None }, r)
+}
+
 /// The final mul `node` of an `RmsNorm` match, as the normalize kernel without the mean.
 pub fn lower_rms_norm(graph: &Graph, node: &Node, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
     rows::rms_norm(&Cx { graph, node, clamp: None }, r)
