@@ -49,7 +49,32 @@ fn block_part(s: u32, xq: f32, xs: f32) -> f32 {
     return part;
 }
 
-// One row of x (decode steps): one accumulator.
+// The four bytes of a word as floats, signed when W_SIGNED (8-bit weights).
+fn bytes4(w: u32) -> vec4<f32> {
+    let u = vec4<u32>(w & 255u, (w >> 8u) & 255u, (w >> 16u) & 255u, w >> 24u);
+    let v = vec4<f32>(u);
+    if (W_SIGNED) {
+        return v - 256.0 * vec4<f32>(u >= vec4<u32>(128u));
+    }
+    return v;
+}
+
+// The even (0, 2, 4, 6) or odd (1, 3, 5, 7) nibbles of a word (4-bit weights) as floats.
+fn nibbles4(w: u32) -> vec4<f32> {
+    let m = w & 0x0f0f0f0fu;
+    let u = vec4<u32>(m & 255u, (m >> 8u) & 255u, (m >> 16u) & 255u, m >> 24u);
+    let v = vec4<f32>(u);
+    if (W_SIGNED) {
+        return v - 16.0 * vec4<f32>(u >= vec4<u32>(8u));
+    }
+    return v;
+}
+
+fn x4(i: u32, step: u32) -> vec4<f32> {
+    return vec4<f32>(load_a(i), load_a(i + step), load_a(i + 2u * step), load_a(i + 3u * step));
+}
+
+// One row of x (decode steps): a word of weights at a time as vec4 dot products.
 fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     var acc = 0.0;
     if (live) {
@@ -60,17 +85,22 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
             let at = bk * block;
             let word0 = (n * M.k + at) / per_word;
             var xq = 0.0;
-            var xs = 0.0;
+            var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
                 let word = b[word0 + w];
                 let i = at + w * per_word;
-                for (var e = 0u; e < per_word; e++) {
-                    let x = load_a(i + e);
-                    xq += x * weight_value(word, e);
-                    xs += x;
+                if (W_BITS == 4u) {
+                    let xe = x4(i, 2u);
+                    let xo = x4(i + 1u, 2u);
+                    xq += dot(xe, nibbles4(word)) + dot(xo, nibbles4(word >> 4u));
+                    xs += xe + xo;
+                } else {
+                    let xv = x4(i, 1u);
+                    xq += dot(xv, bytes4(word));
+                    xs += xv;
                 }
             }
-            acc += block_part(n * blocks + bk, xq, xs);
+            acc += block_part(n * blocks + bk, xq, dot(xs, vec4<f32>(1.0)));
         }
     }
     acc = lanes_reduce(OP_REDUCE_SUM, acc, slot, lane);

@@ -1,0 +1,58 @@
+//! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries): where a
+//! token's time goes.
+//!
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--unfused]
+
+use std::collections::BTreeMap;
+use webnn_core::{DataType, HostTensor, OperandDescriptor};
+use webnn_llm::gguf::Gguf;
+use webnn_llm::model::{build_graph, Config};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let context: u32 = args.iter().position(|a| a == "--context").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(64);
+    let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
+    let config = Config::from_gguf(&gguf, 256, 64)?;
+    let graph = build_graph(&gguf, config)?;
+    let mut backend = webnn_wgpu::WgpuBackend::new()?;
+    if args.iter().any(|a| a == "--unfused") {
+        backend = backend.unfused();
+    }
+    let mut g = backend.compile_graph(&graph)?;
+    let host = |t: DataType, shape: &[u32], bytes: Vec<u8>| HostTensor { desc: OperandDescriptor::new(t, shape), bytes };
+    let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let cache = (config.capacity * config.kv_dim() * 4) as usize;
+    let mut named = vec![
+        ("tokens".to_owned(), host(DataType::Int32, &[1], i32s(&[42]))),
+        ("positions".to_owned(), host(DataType::Int32, &[1, 1], i32s(&[context as i32 - 1]))),
+        ("mask".to_owned(), host(DataType::Uint8, &[1, context], vec![1; context as usize])),
+        ("last".to_owned(), host(DataType::Int32, &[1], i32s(&[0]))),
+    ];
+    for l in 0..config.layers {
+        for k in ["k", "v"] {
+            named.push((format!("{k}{l}"), host(DataType::Float32, &[config.capacity, config.kv_dim()], vec![0; cache])));
+        }
+    }
+    let inputs: Vec<(&str, &HostTensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    webnn_core::Executable::dispatch(&mut g, &inputs)?;
+    let Some(steps) = g.profile(&inputs)? else {
+        return Err("the adapter has no timestamp queries".into());
+    };
+    let mut by: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    for s in &steps {
+        let kind = s.kernel.split(' ').next().unwrap_or("").split(['{', '(']).next().unwrap_or("").to_owned();
+        let e = by.entry(format!("{} {kind}", s.op.name())).or_default();
+        e.0 += 1;
+        e.1 += s.nanos;
+    }
+    let total: f64 = steps.iter().map(|s| s.nanos).sum();
+    let mut rows: Vec<_> = by.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
+    println!("one decode step at context {context}: {} dispatches, {:.1} ms of GPU time", steps.len(), total / 1e6);
+    println!("| op kernel | dispatches | ms | share |");
+    println!("|---|---|---|---|");
+    for (k, (n, ns)) in rows.iter().take(14) {
+        println!("| {k} | {n} | {:.2} | {:.0}% |", ns / 1e6, 100.0 * ns / total);
+    }
+    Ok(())
+}
