@@ -312,3 +312,96 @@ fn rope(g: &Graph, node: usize, c: &crate::ops::Concat) -> Option<Rope> {
         Rope { node, absorbed, input: x, cos, sin }
     })
 }
+
+/// Grouped-query attention over a key/value cache laid out `[total, kv_heads * head_dim]`:
+///
+/// ```text
+/// kh = transpose(reshape(keys, [total, kv_heads, 1, head_dim]), [1, 2, 3, 0])
+/// vh = transpose(reshape(values, [total, kv_heads, 1, head_dim]), [1, 2, 0, 3])
+/// p  = softmax(where(mask, mul(matmul(q, kh), scale), masked), 3)
+/// y  = matmul(p, vh)
+/// ```
+///
+/// with `q` `[kv_heads, group, seq, head_dim]`, `mask` uint8 `[seq, total]`, and `scale`,
+/// `masked` float32 constant scalars; `y` is `[kv_heads, group, seq, head_dim]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attention {
+    /// The final matmul (its output is the match's output).
+    pub node: usize,
+    /// The reshapes and transposes of the keys and values, the first matmul, mul, where and
+    /// softmax.
+    pub absorbed: Vec<usize>,
+    pub query: Operand,
+    pub keys: Operand,
+    pub values: Operand,
+    pub mask: Operand,
+    pub scale: f32,
+    pub masked: f32,
+}
+
+/// Every `Attention` of the graph.
+pub fn attentions(g: &Graph) -> Vec<Attention> {
+    g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
+        Op::Matmul(m) => attention(g, n, m.a, m.b),
+        _ => None,
+    })
+    .collect()
+}
+
+/// `t = transpose(reshape(x, [total, heads, 1, hd]), perm)`: x, the nodes, (heads, hd).
+fn cache_view(g: &Graph, t: Operand, perm: [u32; 4]) -> Option<(Operand, [usize; 2], [u32; 2])> {
+    let tn = producer(g, t)?;
+    let Op::Transpose(tr) = &g.nodes[tn].op else { return None };
+    if tr.options.permutation.as_deref() != Some(&perm[..]) {
+        return None;
+    }
+    let rn = producer(g, tr.input)?;
+    let Op::Reshape(r) = &g.nodes[rn].op else { return None };
+    let x = g.desc(r.input);
+    let [total, heads, one, hd] = &r.new_shape[..] else { return None };
+    let width = heads.as_static()? * hd.as_static()?;
+    let ok = *one == Dim::Static(1)
+        && x.rank() == 2
+        && x.shape[0] == *total
+        && x.shape[1] == Dim::Static(width)
+        && readers(g, tr.input) == 1
+        && readers(g, t) == 1;
+    ok.then_some((r.input, [tn, rn], [heads.as_static()?, hd.as_static()?]))
+}
+
+fn attention(g: &Graph, node: usize, probs: Operand, vh: Operand) -> Option<Attention> {
+    let (values, [vt, vr], vdims) = cache_view(g, vh, [1, 2, 0, 3])?;
+    let sm = producer(g, probs)?;
+    let Op::Softmax(s) = &g.nodes[sm].op else { return None };
+    let wn = producer(g, s.input)?;
+    let Op::Where(w) = &g.nodes[wn].op else { return None };
+    let masked = scalar(g, w.false_value)?;
+    let mn = producer(g, w.true_value)?;
+    let Op::Mul(m) = &g.nodes[mn].op else { return None };
+    let (scores, scale) = match (scalar(g, m.b), scalar(g, m.a)) {
+        (Some(s), _) => (m.a, s),
+        (None, Some(s)) => (m.b, s),
+        (None, None) => return None,
+    };
+    let qn = producer(g, scores)?;
+    let Op::Matmul(qk) = &g.nodes[qn].op else { return None };
+    let (keys, [kt, kr], kdims) = cache_view(g, qk.b, [1, 2, 3, 0])?;
+    let (q, mask) = (g.desc(qk.a), g.desc(w.condition));
+    let total = &g.desc(keys).shape[0];
+    let ok = s.axis == 3
+        && q.rank() == 4
+        && vdims == kdims
+        && q.shape[0] == Dim::Static(kdims[0])
+        && q.shape[3] == Dim::Static(kdims[1])
+        && q.data_type == DataType::Float32
+        && mask.rank() == 2
+        && mask.shape[0] == q.shape[2]
+        && mask.shape[1] == *total
+        && g.desc(values).shape == g.desc(keys).shape
+        && [scores, s.input, w.true_value, probs].into_iter().all(|o| readers(g, o) == 1);
+    ok.then(|| {
+        let mut absorbed = vec![vt, vr, kt, kr, qn, mn, wn, sm];
+        absorbed.sort_unstable();
+        Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scale, masked }
+    })
+}

@@ -130,3 +130,36 @@ fn rope_pattern() {
         assert!(webnn_core::fusion::ropes(&rope_graph(tweak)).is_empty(), "{tweak}");
     }
 }
+
+/// Grouped-query attention over a [total, kv_heads * head_dim] cache, as webnn-llm writes it.
+fn attention_graph(tweak: &str) -> Graph {
+    use webnn_core::ops::{MLNumber, TransposeOptions};
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let q = b.input("q", OperandDescriptor::new(F, &[2, 3, 4, 8])).unwrap();
+    let keys = b.input("keys", OperandDescriptor::new(F, &[5, 16])).unwrap();
+    let values = b.input("values", OperandDescriptor::new(F, &[5, 16])).unwrap();
+    let mask = b.input("mask", OperandDescriptor::new(DataType::Uint8, &[4, 5])).unwrap();
+    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
+        let r = b.reshape(x, vec![5.into(), 2.into(), 1.into(), 8.into()], OpOptions::default()).unwrap();
+        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
+    };
+    let kh = view(&mut b, keys, vec![1, 2, 3, 0]);
+    let vh = view(&mut b, values, vec![1, 2, 0, 3]);
+    let scale = b.constant_scalar(F, MLNumber::Double(0.125)).unwrap();
+    let masked = b.constant_scalar(F, MLNumber::Double(-1e30)).unwrap();
+    let s = b.matmul(q, kh, none()).unwrap();
+    let s = b.mul(s, scale, none()).unwrap();
+    let s = b.where_(mask, s, masked, none()).unwrap();
+    let p = b.softmax(s, if tweak == "axis" { 2 } else { 3 }, none()).unwrap();
+    let y = b.matmul(p, vh, none()).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+#[test]
+fn attention_pattern() {
+    let found = webnn_core::fusion::attentions(&attention_graph(""));
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].absorbed.len(), found[0].scale, found[0].masked), (8, 0.125, -1e30));
+    assert!(webnn_core::fusion::attentions(&attention_graph("axis")).is_empty());
+}

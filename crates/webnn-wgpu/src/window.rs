@@ -27,6 +27,7 @@ fn same_index(call: &KernelCall) -> bool {
         | Where
         | Triangular
         | Rope
+        | Attention
         | Gather { .. }
         | GatherNd { .. }
         | Place

@@ -70,6 +70,9 @@ pub enum KernelId {
     Triangular,
     /// Rotary embedding on adjacent pairs (`webnn_core::fusion::Rope`).
     Rope,
+    /// Attention of one query row over a key/value cache (`webnn_core::fusion::Attention`),
+    /// on the row frame with 64 lanes.
+    Attention,
     /// gather and gatherElements, with indices of type `index`.
     Gather {
         index: DataType,
@@ -258,6 +261,7 @@ impl KernelKey {
                 c.push(("MAX_WANTED", flag(max)));
             }
             Softmax { lanes } => c.push(("LANES", lanes as f64)),
+            Attention => c.push(("LANES", ROW_WORKGROUP as f64)),
             Normalize { scale, bias, rms, lanes } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_SCALE", flag(scale)));
@@ -420,6 +424,7 @@ impl KernelKey {
                     }
                     if t == DataType::Float32 && !c && !clamp {
                         keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
+                        keys.push(key(Attention, t, t));
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];
                     for q in weights.into_iter().filter(|_| t == DataType::Float32) {

@@ -53,6 +53,7 @@ pub enum Body {
     Conv,
     Depthwise,
     Gemv,
+    Attention,
     /// With the weight's type.
     QGemv(DataType),
 }
@@ -107,7 +108,7 @@ mod src {
         ARG_REDUCE = "arg_reduce.wgsl"; SOFTMAX = "softmax.wgsl"; NORMALIZE = "normalize.wgsl";
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
-        QGEMV = "qgemv.wgsl"; ROPE = "rope.wgsl";
+        QGEMV = "qgemv.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
     }
 }
 
@@ -139,6 +140,7 @@ impl Body {
             K::Where => Body::Where,
             K::Triangular => Body::Triangular,
             K::Rope => Body::Rope,
+            K::Attention => Body::Attention,
             K::Gather { index } => Body::Gather(index),
             K::GatherNd { index } => Body::GatherNd(index),
             K::Place => Body::Place,
@@ -170,7 +172,8 @@ impl Body {
                 Frame::Elementwise
             }
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
-            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_) => Frame::Rows,
+            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_)
+            | Attention => Frame::Rows,
             Matmul | Conv => Frame::Gemm,
             Depthwise => Frame::Own,
         }
@@ -189,6 +192,7 @@ impl Body {
             Where => src::WHERE,
             Triangular => src::TRIANGULAR,
             Rope => src::ROPE,
+            Attention => src::ATTENTION,
             Gather(_) => src::GATHER,
             GatherNd(_) => src::GATHER_ND,
             Place => src::PLACE,
@@ -219,7 +223,7 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv | QGemv(_) => Ops::FloatFold,
+            Softmax | Normalize | Gemv | QGemv(_) | Attention => Ops::FloatFold,
             Cast | Strided | Remap | Where | Triangular | Rope | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise => Ops::None,
@@ -244,6 +248,8 @@ impl Body {
             | ArgReduce | Softmax | CumSum | Pool => vec![dtype],
             Binary | Compare => vec![dtype, dtype],
             Rope => vec![dtype; 3],
+            // q, keys, values, the uint8 mask.
+            Attention => vec![dtype, dtype, dtype, DataType::Uint8],
             Where => vec![DataType::Uint8, dtype, dtype],
             Gather(ix) | GatherNd(ix) => vec![dtype, ix],
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],

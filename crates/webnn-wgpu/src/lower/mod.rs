@@ -166,6 +166,11 @@ pub fn lower_quantized(
     products::quantized_linear(&Cx { graph, node, clamp }, q)
 }
 
+/// The final matmul `node` of an `Attention` match, as the attention kernel.
+pub fn lower_attention(graph: &Graph, node: &Node, a: &webnn_core::fusion::Attention) -> Result<Lowering> {
+    rows::attention(&Cx { graph, node, clamp: None }, a)
+}
+
 /// The concat `node` of a `Rope` match, as the rotary-embedding kernel.
 pub fn lower_rope(graph: &Graph, node: &Node, r: &webnn_core::fusion::Rope) -> Result<Lowering> {
     elementwise::rope(&Cx { graph, node, clamp: None }, r)

@@ -206,3 +206,19 @@ pub fn rms_norm(cx: &Cx, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
     let kernel = KernelId::Normalize { scale: true, bias: false, rms: true, lanes: lanes_for(rows.len) };
     cx.one(kernel, vec![r.input, r.weight, r.input], Uniform::Rows(rows))
 }
+
+/// An `Attention` match (`webnn_core::fusion`): one row per (kv head, group member, query),
+/// over `total` keys read from the cache layout. `cx.node` is the match's final matmul.
+pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention) -> Result<Lowering> {
+    let q = cx.shape(a.query)?;
+    let keys = cx.shape(a.keys)?;
+    let [kv_heads, group, seq, hd] = q[..] else {
+        return Err(webnn_core::Error::operation_error("attention: q must have rank 4"));
+    };
+    let mut r = Rows::zeroed();
+    r.rows = u32_of(elements(&[kv_heads, group, seq]))?;
+    r.len = keys[0];
+    r.i = [seq, hd, group, kv_heads];
+    r.f = [a.scale, a.masked, 0.0, 0.0];
+    cx.one(KernelId::Attention, vec![a.query, a.keys, a.values, a.mask], Uniform::Rows(r))
+}

@@ -1,0 +1,56 @@
+// Attention of one query row (a fused pattern, `webnn_core::fusion::Attention`, not a WebNN
+// op) on the row frame with LANES = 64: one workgroup per row (kv head, group member, query).
+// The keys and values are read where the cache keeps them, [total, kv_heads * head_dim], so
+// nothing is transposed or materialised per head. Three phases:
+//   1. each lane scores every 64th key: mask ? q·k * scale : masked, kept in workgroup memory;
+//   2. the row's maximum and the sum of exp(score - max) (the probabilities kept in place);
+//   3. each lane writes every 64th output dimension: sum_t p[t] * v[t] / sum.
+// Rows block: rows, len = total; i = (seq, head_dim, group, kv_heads); f = (scale, masked).
+// Inputs: a = q [kv_heads, group, seq, head_dim], b = keys, c = values, d = mask [seq, total].
+const MAX_KEYS: u32 = 2048u;
+var<workgroup> probs: array<f32, 2048>;
+
+fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
+    let seq = R.i.x;
+    let hd = R.i.y;
+    let width = R.i.w * hd;
+    let total = R.len;
+    let s = row % seq;
+    let h = row / (R.i.z * seq);
+    var top = -3.4028235e38;
+    if (live) {
+        for (var t = lane; t < total; t += LANES) {
+            var score = R.f.y;
+            if (load_d(s * total + t) != 0u) {
+                var dot = 0.0;
+                for (var d = 0u; d < hd; d++) {
+                    dot += load_a(row * hd + d) * load_b(t * width + h * hd + d);
+                }
+                score = dot * R.f.x;
+            }
+            probs[t] = score;
+            top = max(top, score);
+        }
+    }
+    top = lanes_reduce(OP_REDUCE_MAX, top, slot, lane);
+    var sum = 0.0;
+    if (live) {
+        for (var t = lane; t < total; t += LANES) {
+            let p = exp_f(probs[t] - top);
+            probs[t] = p;
+            sum += p;
+        }
+    }
+    sum = lanes_reduce(OP_REDUCE_SUM, sum, slot, lane);
+    workgroupBarrier();
+    if (live) {
+        for (var d = lane; d < hd; d += LANES) {
+            var acc = 0.0;
+            for (var t = 0u; t < total; t++) {
+                acc += probs[t] * load_c(t * width + h * hd + d);
+            }
+            store_elem(row * hd + d, acc / sum);
+        }
+    }
+    workgroupBarrier();
+}
