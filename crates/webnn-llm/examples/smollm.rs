@@ -11,7 +11,7 @@ use std::time::Instant;
 use webnn::{BackendKind, ContextOptions, Ml};
 use webnn_llm::gguf::Gguf;
 use webnn_llm::model::Config;
-use webnn_llm::session::{argmax, Session};
+use webnn_llm::session::Session;
 use webnn_llm::tokenizer::{StreamDecoder, Tokenizer};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,21 +47,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut s = pollster::block_on(Session::new(ctx, &gguf, config))?;
     println!("built on {} in {:.1} s ({} layers, capacity {capacity})", s.ctx.device_name(), t0.elapsed().as_secs_f64(), config.layers);
     println!("graph: {} ops, {fused} quantized matmuls matched", graph.nodes.len());
+    // Greedy decoding with the token chosen on the device (4 bytes read back per step).
     let t1 = Instant::now();
-    let mut logits = pollster::block_on(s.feed(&prompt))?;
+    let mut next = pollster::block_on(s.feed_greedy(&prompt))?;
     let first = t1.elapsed();
     let mut out = Vec::new();
     let mut stream = StreamDecoder::new();
     let t2 = Instant::now();
     for _ in 0..new_tokens {
-        let next = argmax(&logits);
         out.push(next);
         if next == tokenizer.eos {
             break;
         }
         print!("{}", stream.push(&tokenizer, next));
         std::io::Write::flush(&mut std::io::stdout())?;
-        logits = pollster::block_on(s.feed(&[next]))?;
+        next = pollster::block_on(s.feed_greedy(&[next]))?;
     }
     let decode = t2.elapsed();
     println!("{}", stream.finish());

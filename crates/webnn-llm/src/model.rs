@@ -15,7 +15,8 @@
 //! `[seq]`, `positions` int32 `[seq, 1]`, `mask` uint8 `[seq, total]` (1 where a query may see
 //! a key), `last` int32 `[1]` (the row whose logits are wanted), and per layer `k{l}`/`v{l}`
 //! float32 `[capacity, kv_dim]`, each bound in place to its output `k{l}_out`/`v{l}_out`.
-//! Output `logits` is float32 `[1, vocab]`.
+//! Outputs: `logits` float32 `[1, vocab]` and `next` int32 `[1]`, its argmax (the greedy
+//! token, chosen on the device).
 
 use crate::gguf::{Gguf, GgufError, TensorInfo, TensorType};
 use webnn_core::ops::*;
@@ -285,7 +286,9 @@ pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
     // The head is the embedding (tied), dequantized whole.
     let head = m.b.dequantize_linear(eq, ed, ez, none())?;
     let logits = m.b.gemm(x, head, GemmOptions { b_transpose: true, ..Default::default() })?;
-    let mut outputs = vec![("logits".to_owned(), logits)];
+    // The greedy choice on the device: a decode step need read back only this token id.
+    let next = m.b.arg_max(logits, 1, ArgMinMaxOptions { output_data_type: DataType::Int32, ..Default::default() })?;
+    let mut outputs = vec![("logits".to_owned(), logits), ("next".to_owned(), next)];
     outputs.extend(caches);
     let named: Vec<(&str, Operand)> = outputs.iter().map(|(n, o)| (n.as_str(), *o)).collect();
     m.b.build(&named)

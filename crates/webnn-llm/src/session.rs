@@ -57,12 +57,24 @@ impl Session {
     pub async fn feed(&mut self, tokens: &[u32]) -> Result<Vec<f32>> {
         let mut logits = Vec::new();
         for chunk in tokens.chunks(self.config.max_seq as usize) {
-            logits = self.step(chunk).await?;
+            let (l, _) = self.step(chunk, true).await?;
+            logits = l;
         }
         Ok(logits)
     }
 
-    async fn step(&mut self, chunk: &[u32]) -> Result<Vec<f32>> {
+    /// Runs `tokens` and returns the greedy next token, chosen on the device: only its 4
+    /// bytes are read back.
+    pub async fn feed_greedy(&mut self, tokens: &[u32]) -> Result<u32> {
+        let mut next = 0;
+        for chunk in tokens.chunks(self.config.max_seq as usize) {
+            next = self.step(chunk, false).await?.1;
+        }
+        Ok(next)
+    }
+
+    /// One dispatch; reads the logits when `logits`, else only the greedy token.
+    async fn step(&mut self, chunk: &[u32], read_logits: bool) -> Result<(Vec<f32>, u32)> {
         let (seq, past) = (chunk.len() as u32, self.past);
         let total = past + seq;
         if seq == 0 || total > self.config.capacity {
@@ -75,17 +87,23 @@ impl Session {
         let last = self.tensor("last", DataType::Int32, &[1], &bytes_i32([seq as i32 - 1]), true)?;
         let desc = OperandDescriptor::new(DataType::Float32, &[1, self.config.vocab]);
         let logits = self.ctx.create_tensor(TensorDescriptor::new(desc, true, false))?;
+        let next = self.ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Int32, &[1]), true, false))?;
         let mut inputs: Vec<(&str, &Tensor)> = vec![("tokens", &tok), ("positions", &pos), ("mask", &mask), ("last", &last)];
         let outs: Vec<String> = self.caches.iter().map(|(n, _)| format!("{n}_out")).collect();
-        let mut outputs: Vec<(&str, &Tensor)> = vec![("logits", &logits)];
+        let mut outputs: Vec<(&str, &Tensor)> = vec![("logits", &logits), ("next", &next)];
         for ((name, t), out) in self.caches.iter().zip(&outs) {
             inputs.push((name, t));
             outputs.push((out, t));
         }
         self.ctx.dispatch(&self.graph, &inputs, &outputs)?;
         self.past = total;
-        let bytes = self.ctx.read_tensor(&logits).await?;
-        Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+        if read_logits {
+            let bytes = self.ctx.read_tensor(&logits).await?;
+            let values = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            return Ok((values, 0));
+        }
+        let id = self.ctx.read_tensor(&next).await?;
+        Ok((Vec::new(), u32::from_le_bytes([id[0], id[1], id[2], id[3]])))
     }
 }
 
