@@ -10,8 +10,9 @@ mkdir -p "$dist"
 wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_web.wasm"
 # binaryen's wasm-opt from npm (setup.sh installs it; Debian's is too old for reference types).
+# SIMD: .cargo/config.toml builds every wasm with simd128 (the fast CPU backend's kernels).
 "$WEBNN_TOOLS/node_modules/.bin/wasm-opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
   "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
 node scripts/web/bundle.mjs
 

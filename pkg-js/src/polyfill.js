@@ -281,6 +281,11 @@ class MLContext {
     return this.#self().#raw.backend();
   }
 
+  // Extension: what runs it, e.g. 'fast cpu (simd128, 1 thread)' or the WebGPU adapter's name.
+  get deviceName() {
+    return this.#self().#raw.deviceName();
+  }
+
   opSupportLimits() {
     const c = this.#self();
     return c.#inst.call(() => JSON.parse(c.#raw.opSupportLimits()));

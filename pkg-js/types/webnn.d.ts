@@ -131,6 +131,12 @@ interface MLContext {
      * @extension
      */
     readonly backend?: MLContextBackend;
+    /**
+     * What runs the context's work, for logs: e.g. `"fast cpu (simd128, 1 thread)"` or the
+     * WebGPU adapter's name. Only the polyfill has it.
+     * @extension
+     */
+    readonly deviceName?: string;
 }
 
 declare var MLContext: {

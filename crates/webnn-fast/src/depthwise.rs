@@ -37,7 +37,11 @@ impl Depthwise {
             Simd::Avx512 => unsafe { row_avx512(self, x, oy, out, lo, hi) },
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { row_avx2(self, x, oy, out, lo, hi) },
+            // SAFETY: the bounds were asserted above (simd128 is a build-time feature).
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            _ => unsafe { row_generic::<crate::vector::Simd128>(self, x, oy, out, lo, hi) },
             // SAFETY: the bounds were asserted above.
+            #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
             _ => unsafe { row_generic::<Scalar>(self, x, oy, out, lo, hi) },
         }
     }

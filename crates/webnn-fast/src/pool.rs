@@ -27,6 +27,10 @@ use std::thread::JoinHandle;
 /// gap between two ops of a network and far shorter than the gap between two inferences.
 const SPIN: u32 = 20_000;
 
+/// Whether this target lacks threads: a wasm module is single-threaded unless built with
+/// shared memory and atomics (which the browser polyfill is not).
+const NO_THREADS: bool = cfg!(all(target_family = "wasm", not(target_feature = "atomics")));
+
 /// Bits of the state word: epoch (20) | tasks (22) | next task (22).
 const IDX_BITS: u32 = 22;
 const IDX_MASK: u64 = (1 << IDX_BITS) - 1;
@@ -70,8 +74,11 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool that runs jobs on `threads` threads in all (at least 1, the caller).
+    /// A pool that runs jobs on `threads` threads in all (at least 1, the caller). Where
+    /// the target has no threads (wasm32 without the atomics feature, where std's spawn
+    /// fails) it is always 1: every job runs inline on the caller.
     pub fn new(threads: usize) -> Pool {
+        let threads = if NO_THREADS { 1 } else { threads };
         let shared = Arc::new(Shared {
             state: AtomicU64::new(0),
             job: UnsafeCell::new(None),

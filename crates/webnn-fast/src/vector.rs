@@ -1,5 +1,6 @@
 //! A minimal f32 vector abstraction for the depthwise kernel: one type per register width
-//! (AVX-512, AVX2, scalar), so the kernel is written once and instantiated per ISA.
+//! (AVX-512, AVX2, wasm simd128, scalar), so the kernel is written once and instantiated per
+//! ISA.
 //!
 //! Plain loops over `[f32; N]` blocks vectorise only as long as LLVM's SLP vectoriser agrees
 //! (it gave up once four pixels' accumulators were live at a time, spilling them all to the
@@ -110,6 +111,49 @@ mod x86 {
         #[inline(always)]
         unsafe fn clamp(self, lo: Self, hi: Self) -> Self {
             Avx512(unsafe { _mm512_min_ps(hi.0, _mm512_max_ps(lo.0, self.0)) })
+        }
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) use wasm::Simd128;
+
+/// WebAssembly SIMD. Unlike the x86 types it needs no run-time check: the build enables
+/// simd128 for the whole module (`.cargo/config.toml`), and a module with SIMD instructions
+/// loads only where they run.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm {
+    use super::F32s;
+    use std::arch::wasm32::*;
+
+    #[derive(Clone, Copy)]
+    pub(crate) struct Simd128(v128);
+
+    impl F32s for Simd128 {
+        const LANES: usize = 4;
+        #[inline(always)]
+        unsafe fn splat(v: f32) -> Self {
+            Simd128(f32x4_splat(v))
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> Self {
+            // v128.load takes any alignment.
+            Simd128(unsafe { v128_load(p.cast()) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            unsafe { v128_store(p.cast(), self.0) }
+        }
+        #[inline(always)]
+        unsafe fn mul_add(self, b: Self, c: Self) -> Self {
+            // simd128 has no fused multiply-add (relaxed-simd's is not in every browser).
+            Simd128(f32x4_add(f32x4_mul(self.0, b.0), c.0))
+        }
+        #[inline(always)]
+        unsafe fn clamp(self, lo: Self, hi: Self) -> Self {
+            // pmax(x, lo) is `x < lo ? lo : x` and pmin(y, hi) is `hi < y ? hi : y`: a NaN x
+            // fails both tests and stays NaN.
+            Simd128(f32x4_pmin(f32x4_pmax(self.0, lo.0), hi.0))
         }
     }
 }

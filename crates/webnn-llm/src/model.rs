@@ -13,10 +13,10 @@
 //!
 //! One graph serves the prompt and every decode step (flexible inputs): `tokens` int32
 //! `[seq]`, `positions` int32 `[seq, 1]`, `mask` uint8 `[seq, total]` (1 where a query may see
-//! a key), `last` int32 `[1]` (the row whose logits are wanted), and per layer `k{l}`/`v{l}`
+//! a key), `last` int32 `[picked]` (the rows whose logits are wanted), and per layer `k{l}`/`v{l}`
 //! float32 `[capacity, kv_dim]`, each bound in place to its output `k{l}_out`/`v{l}_out`.
-//! Outputs: `logits` float32 `[1, vocab]` and `next` int32 `[1]`, its argmax (the greedy
-//! token, chosen on the device).
+//! Outputs: `logits` float32 `[picked, vocab]` and `next` int32 `[picked]`, their argmax (the
+//! greedy token, chosen on the device).
 
 use crate::gguf::{Gguf, GgufError, TensorInfo, TensorType};
 use webnn_core::ops::*;
@@ -206,7 +206,10 @@ pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
     let tokens = m.b.input("tokens", int(vec![seq.clone()]))?;
     let positions = m.b.input("positions", int(vec![seq.clone(), 1.into()]))?;
     let mask = m.b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.clone(), total.clone()]))?;
-    let last = m.b.input("last", OperandDescriptor::new(DataType::Int32, &[1]))?;
+    // The rows whose logits are wanted: the last one while generating, every one to compare
+    // positions (teacher forcing).
+    let picked = Dim::Dynamic { name: "picked".into(), max_size: c.max_seq };
+    let last = m.b.input("last", int(vec![picked]))?;
 
     // Embedding: gather the tokens' int8 rows and scales, then dequantize only those.
     let (eq, ed, ez) = m.q8_0("token_embd.weight")?;

@@ -57,10 +57,19 @@ impl Session {
     pub async fn feed(&mut self, tokens: &[u32]) -> Result<Vec<f32>> {
         let mut logits = Vec::new();
         for chunk in tokens.chunks(self.config.max_seq as usize) {
-            let (l, _) = self.step(chunk, true).await?;
-            logits = l;
+            logits = self.step(chunk, Read::Last).await?.0;
         }
         Ok(logits)
+    }
+
+    /// Runs `tokens` and returns the logits after each of them (teacher forcing).
+    pub async fn feed_all(&mut self, tokens: &[u32]) -> Result<Vec<Vec<f32>>> {
+        let mut rows = Vec::new();
+        for chunk in tokens.chunks(self.config.max_seq as usize) {
+            let logits = self.step(chunk, Read::All).await?.0;
+            rows.extend(logits.chunks_exact(self.config.vocab as usize).map(<[f32]>::to_vec));
+        }
+        Ok(rows)
     }
 
     /// Runs `tokens` and returns the greedy next token, chosen on the device: only its 4
@@ -68,13 +77,13 @@ impl Session {
     pub async fn feed_greedy(&mut self, tokens: &[u32]) -> Result<u32> {
         let mut next = 0;
         for chunk in tokens.chunks(self.config.max_seq as usize) {
-            next = self.step(chunk, false).await?.1;
+            next = self.step(chunk, Read::Token).await?.1;
         }
         Ok(next)
     }
 
-    /// One dispatch; reads the logits when `logits`, else only the greedy token.
-    async fn step(&mut self, chunk: &[u32], read_logits: bool) -> Result<(Vec<f32>, u32)> {
+    /// One dispatch, reading back what `read` asks for.
+    async fn step(&mut self, chunk: &[u32], read: Read) -> Result<(Vec<f32>, u32)> {
         let (seq, past) = (chunk.len() as u32, self.past);
         let total = past + seq;
         if seq == 0 || total > self.config.capacity {
@@ -84,10 +93,15 @@ impl Session {
         let tok = self.tensor("tokens", DataType::Int32, &[seq], &bytes_i32(chunk.iter().map(|&t| t as i32)), true)?;
         let pos = self.tensor("positions", DataType::Int32, &[seq, 1], &bytes_i32((past..total).map(|p| p as i32)), true)?;
         let mask = self.tensor("mask", DataType::Uint8, &[seq, total], &mask, false)?;
-        let last = self.tensor("last", DataType::Int32, &[1], &bytes_i32([seq as i32 - 1]), true)?;
-        let desc = OperandDescriptor::new(DataType::Float32, &[1, self.config.vocab]);
+        let picked: Vec<i32> = match read {
+            Read::All => (0..seq as i32).collect(),
+            Read::Last | Read::Token => vec![seq as i32 - 1],
+        };
+        let rows = picked.len() as u32;
+        let last = self.tensor("last", DataType::Int32, &[rows], &bytes_i32(picked), true)?;
+        let desc = OperandDescriptor::new(DataType::Float32, &[rows, self.config.vocab]);
         let logits = self.ctx.create_tensor(TensorDescriptor::new(desc, true, false))?;
-        let next = self.ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Int32, &[1]), true, false))?;
+        let next = self.ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Int32, &[rows]), true, false))?;
         let mut inputs: Vec<(&str, &Tensor)> = vec![("tokens", &tok), ("positions", &pos), ("mask", &mask), ("last", &last)];
         let outs: Vec<String> = self.caches.iter().map(|(n, _)| format!("{n}_out")).collect();
         let mut outputs: Vec<(&str, &Tensor)> = vec![("logits", &logits), ("next", &next)];
@@ -97,7 +111,7 @@ impl Session {
         }
         self.ctx.dispatch(&self.graph, &inputs, &outputs)?;
         self.past = total;
-        if read_logits {
+        if read != Read::Token {
             let bytes = self.ctx.read_tensor(&logits).await?;
             let values = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             return Ok((values, 0));
@@ -105,6 +119,16 @@ impl Session {
         let id = self.ctx.read_tensor(&next).await?;
         Ok((Vec::new(), u32::from_le_bytes([id[0], id[1], id[2], id[3]])))
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// The last token's logits.
+    Last,
+    /// Every token's logits.
+    All,
+    /// Only the greedy token of the last one.
+    Token,
 }
 
 /// The index of the largest logit (the first on ties).

@@ -90,12 +90,14 @@ fn demo(port: u16, screenshot: Option<PathBuf>) -> Result<(), String> {
 fn print_result(sample: &str, r: &Value) {
     let f = |k: &str| r.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     println!(
-        "{sample} on {} ({}, accelerated {}): build {:.0} ms, inference {:.1} ms (first {:.0} ms)",
+        "{sample} on {} [{}] ({}, accelerated {}): build {:.0} ms, inference {:.1} ms (median of {} runs; first {:.0} ms)",
         r["backend"].as_str().unwrap_or("?"),
+        r["deviceName"].as_str().unwrap_or("?"),
         r["layout"].as_str().unwrap_or("?"),
         r["accelerated"],
         f("buildMs"),
         f("inferenceMs"),
+        f("runs") - 1.0,
         f("firstRunMs")
     );
     for t in r["top5"].as_array().into_iter().flatten() {

@@ -1,5 +1,6 @@
 //! MobileNetV2 (seeded weights) through the `webnn` object model on every backend this build
-//! has: the reference cpu interpreter, wgpu, and ONNX Runtime with `--features ort`.
+//! has: the reference cpu interpreter, the fast cpu backend, wgpu, and ONNX Runtime with
+//! `--features ort`.
 //!
 //!     cargo run --release -p webnn --example mobilenet --features ort,coreml [runs]
 
@@ -10,7 +11,7 @@ fn main() -> Result<(), webnn::Error> {
     let runs: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(5);
     let graph = webnn_models::mobilenet_v2(7)?;
     let image = webnn_models::sample_image(7);
-    let mut kinds = vec![BackendKind::Cpu, BackendKind::Wgpu];
+    let mut kinds = vec![BackendKind::Reference, BackendKind::Cpu, BackendKind::Wgpu];
     if cfg!(feature = "ort") {
         kinds.push(BackendKind::Ort);
     }
@@ -61,7 +62,7 @@ fn main() -> Result<(), webnn::Error> {
             .map(|r| r.iter().zip(&values).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max))
             .unwrap_or(0.0);
         println!(
-            "{:<12} {:<40} compile {compile_ms:7.1} ms, median {:7.1} ms, top class {top}, max |diff| vs cpu {diff:.2e}",
+            "{:<12} {:<40} compile {compile_ms:7.1} ms, median {:7.1} ms, top class {top}, max |diff| vs reference {diff:.2e}",
             kind.name(),
             ctx.device_name(),
             times[times.len() / 2]

@@ -8,8 +8,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use webnn_core::{op_support_limits, Backend, DimBindings, Error, Graph as CoreGraph, OpSupportLimits, Result};
 use webnn_cpu::CpuBackend;
+use webnn_fast::FastBackend;
 use webnn_wgpu::WgpuBackend;
 
 /// `MLPowerPreference`.
@@ -48,8 +50,13 @@ impl Default for ContextOptions {
 /// The backend a context runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {
-    /// The reference interpreter.
+    /// The fast CPU backend (`webnn-fast`): SIMD microkernels, weights packed at build, a
+    /// thread pool (one thread in the browser); the reference kernels for what it does not
+    /// accelerate, and the reference executor for graphs with dynamic dimensions.
     Cpu,
+    /// The reference interpreter (`webnn-cpu`): simple and exact, the oracle the other
+    /// backends are tested against; only when named outright.
+    Reference,
     /// WGSL compute pipelines on WebGPU (wgpu natively, the page's WebGPU in the browser).
     Wgpu,
     /// ONNX Runtime (feature `ort`, native targets).
@@ -63,6 +70,7 @@ impl BackendKind {
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Cpu => "cpu",
+            BackendKind::Reference => "reference",
             BackendKind::Wgpu => "webgpu",
             BackendKind::Ort => "onnxruntime",
             BackendKind::CoreMl => "coreml",
@@ -73,8 +81,9 @@ impl BackendKind {
 /// Which backend `options` get, given whether a WebGPU adapter exists and whether it is a
 /// software (fallback) one, and whether ONNX Runtime is compiled in (`ort`). A software
 /// adapter runs kernels one to two orders of magnitude slower than the CPU, so "accelerated"
-/// (the fastest path) means the CPU there; on the CPU, ONNX Runtime's kernels beat the
-/// reference interpreter, which stays the fallback. `deviceType` and `backend` override.
+/// (the fastest path) means the CPU there. On the CPU, ONNX Runtime when the build has it (a
+/// build asks for it by enabling the feature), otherwise the fast CPU backend; the reference
+/// interpreter only when named. `deviceType` and `backend` override.
 pub fn choose(options: &ContextOptions, adapter: Option<bool /* software */>, ort: bool) -> BackendKind {
     let cpu = if ort { BackendKind::Ort } else { BackendKind::Cpu };
     if let Some(b) = options.backend {
@@ -91,7 +100,9 @@ pub fn choose(options: &ContextOptions, adapter: Option<bool /* software */>, or
 }
 
 pub(crate) enum Engine {
-    Cpu(CpuBackend),
+    /// Shared by the process's CPU contexts ([`shared_fast`]) unless given one.
+    Fast(Arc<FastBackend>),
+    Reference(CpuBackend),
     Wgpu(WgpuBackend),
     #[cfg(feature = "ort")]
     Ort(webnn_ort::OrtBackend),
@@ -100,6 +111,14 @@ pub(crate) enum Engine {
 }
 
 const HAS_ORT: bool = cfg!(feature = "ort");
+
+/// The fast CPU backend the process's CPU contexts share: its pool has one thread per core
+/// (one in the browser), and a pool per context would put several threads on each core as
+/// soon as contexts on different threads run at once; the shared pool runs their ops in turn.
+fn shared_fast() -> Arc<FastBackend> {
+    static FAST: OnceLock<Arc<FastBackend>> = OnceLock::new();
+    FAST.get_or_init(|| Arc::new(FastBackend::default())).clone()
+}
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -147,16 +166,27 @@ impl Context {
             (BackendKind::CoreMl, _) => {
                 return Err(Error::not_supported("createContext: built without CoreML (feature coreml)"))
             }
-            (BackendKind::Cpu, _) => Engine::Cpu(CpuBackend),
+            (BackendKind::Cpu, _) => Engine::Fast(shared_fast()),
+            (BackendKind::Reference, _) => Engine::Reference(CpuBackend),
         };
         let ctx = Context::with_engine(engine);
         eprintln!("webnn: context on {} ({})", ctx.backend().name(), ctx.device_name());
         Ok(ctx)
     }
 
-    /// A context on the CPU backend, created without waiting.
+    /// A context on the fast CPU backend (the process's shared one), created without waiting.
     pub fn cpu() -> Context {
-        Context::with_engine(Engine::Cpu(CpuBackend))
+        Context::with_engine(Engine::Fast(shared_fast()))
+    }
+
+    /// A context on a fast CPU backend of its own (a given thread count or instruction set).
+    pub fn fast(backend: FastBackend) -> Context {
+        Context::with_engine(Engine::Fast(Arc::new(backend)))
+    }
+
+    /// A context on the reference interpreter, the oracle for tests.
+    pub fn reference() -> Context {
+        Context::with_engine(Engine::Reference(CpuBackend))
     }
 
     /// A context on an already opened wgpu backend.
@@ -166,7 +196,8 @@ impl Context {
 
     fn with_engine(engine: Engine) -> Context {
         let kind = match engine {
-            Engine::Cpu(_) => BackendKind::Cpu,
+            Engine::Fast(_) => BackendKind::Cpu,
+            Engine::Reference(_) => BackendKind::Reference,
             Engine::Wgpu(_) => BackendKind::Wgpu,
             #[cfg(feature = "ort")]
             Engine::Ort(_) => BackendKind::Ort,
@@ -192,8 +223,16 @@ impl Context {
     /// A description of the device (adapter name for WebGPU).
     pub fn device_name(&self) -> String {
         match &self.0.engine {
-            Engine::Cpu(_) => "reference cpu interpreter".into(),
-            Engine::Wgpu(b) => format!("{} ({:?})", b.gpu().info.name, b.gpu().info.backend),
+            Engine::Fast(b) => {
+                let threads = b.threads();
+                format!("fast cpu ({}, {threads} thread{})", b.isa().name(), if threads == 1 { "" } else { "s" })
+            }
+            Engine::Reference(_) => "reference cpu interpreter".into(),
+            // A browser's WebGPU adapter reports no name.
+            Engine::Wgpu(b) => match &b.gpu().info {
+                i if i.name.is_empty() => format!("{:?}", i.backend),
+                i => format!("{} ({:?})", i.name, i.backend),
+            },
             #[cfg(feature = "ort")]
             Engine::Ort(b) => format!("ONNX Runtime, {:?} provider", b.provider()),
             #[cfg(feature = "coreml")]
@@ -204,7 +243,7 @@ impl Context {
     /// `MLContext.accelerated`: whether work runs on a GPU (a hardware adapter).
     pub fn accelerated(&self) -> bool {
         match &self.0.engine {
-            Engine::Cpu(_) => false,
+            Engine::Fast(_) | Engine::Reference(_) => false,
             Engine::Wgpu(b) => b.gpu().info.device_type != wgpu::DeviceType::Cpu,
             #[cfg(feature = "ort")]
             Engine::Ort(_) => false,
@@ -220,7 +259,8 @@ impl Context {
     /// Whether graphs with bounded dynamic input dimensions run here (flexible inputs).
     pub fn dynamic_dimensions(&self) -> bool {
         match &self.0.engine {
-            Engine::Cpu(b) => b.dynamic_dimensions(),
+            Engine::Fast(b) => b.dynamic_dimensions(),
+            Engine::Reference(b) => b.dynamic_dimensions(),
             Engine::Wgpu(b) => b.dynamic_dimensions(),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => b.dynamic_dimensions(),
@@ -265,7 +305,8 @@ impl Context {
     /// `MLContext.opSupportLimits()`.
     pub fn op_support_limits(&self) -> OpSupportLimits {
         let caps = match &self.0.engine {
-            Engine::Cpu(b) => b.capabilities(),
+            Engine::Fast(b) => b.capabilities(),
+            Engine::Reference(b) => b.capabilities(),
             Engine::Wgpu(b) => b.capabilities(),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => b.capabilities(),
@@ -286,7 +327,8 @@ impl Context {
             )));
         }
         let compiled = match &self.0.engine {
-            Engine::Cpu(_) => Compiled::Cpu(webnn_cpu::CpuGraph::new(graph.clone())?),
+            Engine::Fast(b) => Compiled::Host(b.compile(graph)?),
+            Engine::Reference(_) => Compiled::Reference(webnn_cpu::CpuGraph::new(graph.clone())?),
             Engine::Wgpu(b) => Compiled::Wgpu(Box::new(b.compile_graph_async(graph).await?)),
             #[cfg(feature = "ort")]
             Engine::Ort(b) => Compiled::Host(b.compile(graph)?),

@@ -12,10 +12,9 @@ use webnn_cpu::CpuGraph;
 use webnn_wgpu::WgpuGraph;
 
 pub(crate) enum Compiled {
-    Cpu(CpuGraph),
+    Reference(CpuGraph),
     Wgpu(Box<WgpuGraph>),
-    /// A backend that computes on host tensors (ONNX Runtime).
-    #[cfg_attr(not(any(feature = "ort", feature = "coreml")), allow(dead_code))]
+    /// A backend that computes on host tensors (the fast CPU backend, ONNX Runtime, CoreML).
     Host(Box<dyn webnn_core::Executable>),
 }
 
@@ -114,7 +113,7 @@ impl Graph {
         let mut compiled = self.0.compiled.borrow_mut();
         match compiled.as_mut() {
             None => Err(Error::invalid_state("dispatch: the graph is destroyed")),
-            Some(Compiled::Cpu(g)) => {
+            Some(Compiled::Reference(g)) => {
                 let mut feeds = HashMap::new();
                 for (name, t) in inputs {
                     let storage = t.0.storage.borrow();

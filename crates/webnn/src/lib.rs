@@ -6,6 +6,9 @@
 //!   spec's context, lifetime and binding rules;
 //! * [`Graph`] and [`Tensor`] are handles that `destroy()` frees at once.
 //!
+//! CPU contexts run the fast backend ([`FastBackend`]); the reference interpreter is
+//! [`BackendKind::Reference`] / [`Context::reference`].
+//!
 //! Graphs are built with [`webnn_core::GraphBuilder`], which validates every op.
 
 mod context;
@@ -13,6 +16,7 @@ mod graph;
 mod tensor;
 
 pub use context::{choose, BackendKind, Context, ContextOptions, DeviceType, PowerPreference};
+pub use webnn_fast::FastBackend;
 pub use graph::Graph;
 pub use tensor::{Tensor, TensorDescriptor};
 pub use webnn_core::{

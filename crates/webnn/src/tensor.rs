@@ -57,7 +57,7 @@ impl Tensor {
             Engine::Ort(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
             #[cfg(feature = "coreml")]
             Engine::CoreMl(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
-            Engine::Cpu(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
+            Engine::Fast(_) | Engine::Reference(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
             Engine::Wgpu(b) => {
                 let t = b.create_tensor(desc.desc.clone())?;
                 if let Some(d) = data {

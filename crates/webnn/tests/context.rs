@@ -93,3 +93,35 @@ fn flexible_inputs_on_the_cpu_context() {
     assert!(err.kind == ErrorKind::TypeError && err.rule.contains("'seq'"), "above the bound: {err}");
     drop(nine);
 }
+
+/// CPU contexts run the fast backend, which must agree with the reference interpreter (still
+/// reachable by name) on a network of its accelerated ops.
+#[test]
+fn cpu_context_runs_the_fast_backend() {
+    let ctx = Context::cpu();
+    assert_eq!(ctx.backend(), BackendKind::Cpu);
+    assert!(ctx.device_name().starts_with("fast cpu ("), "{}", ctx.device_name());
+    let named = ContextOptions { backend: Some(BackendKind::Reference), ..ContextOptions::default() };
+    let reference = pollster::block_on(webnn::Ml.create_context(named)).unwrap();
+    assert_eq!((reference.backend().name(), reference.device_name().as_str()), ("reference", "reference cpu interpreter"));
+    let graph = webnn_models::mobilenet_v2(3).unwrap();
+    let image = webnn_models::sample_image(3);
+    let run = |ctx: &Context| -> Vec<f32> {
+        let g = pollster::block_on(ctx.compile(&graph)).unwrap();
+        let (name, desc) = g.inputs()[0].clone();
+        let input = ctx.create_tensor(TensorDescriptor::new(desc, false, true)).unwrap();
+        let outputs: Vec<_> = g
+            .outputs()
+            .iter()
+            .map(|(n, d)| (n.as_str(), ctx.create_tensor(TensorDescriptor::new(d.clone(), true, false)).unwrap()))
+            .collect();
+        let bound: Vec<(&str, &webnn::Tensor)> = outputs.iter().map(|(n, t)| (*n, t)).collect();
+        ctx.write_tensor(&input, &image.bytes).unwrap();
+        ctx.dispatch(&g, &[(&name, &input)], &bound).unwrap();
+        let bytes = pollster::block_on(ctx.read_tensor(&outputs[0].1)).unwrap();
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    };
+    let (fast, want) = (run(&ctx), run(&reference));
+    let worst = fast.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    assert!(worst < 1e-4, "MobileNetV2 outputs differ from the reference by {worst}");
+}

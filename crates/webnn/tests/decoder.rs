@@ -14,7 +14,7 @@ const PROMPT: [i32; 5] = [3, 14, 15, 92, 65];
 #[test]
 fn decoder_64_steps_on_wgpu_match_cpu_token_by_token() {
     let config = DecoderConfig::TOY;
-    let mut cpu = Decoder::new(Context::cpu(), config, 7).unwrap();
+    let mut cpu = Decoder::new(Context::reference(), config, 7).unwrap();
     let mut gpu = Decoder::new(Context::wgpu(WgpuBackend::new().unwrap()), config, 7).unwrap();
     let (want, want_logits) = cpu.generate(&PROMPT, 64).unwrap();
     let pipelines = gpu.ctx.pipelines().unwrap();
@@ -85,7 +85,7 @@ fn decoder_on_onnx_runtime_matches_cpu() {
     let config = DecoderConfig { capacity: 128, ..DecoderConfig::TOY };
     let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
     let ort = pollster::block_on(webnn::Ml.create_context(options)).unwrap();
-    let mut cpu = Decoder::new(Context::cpu(), config, 11).unwrap();
+    let mut cpu = Decoder::new(Context::reference(), config, 11).unwrap();
     let mut ort = Decoder::new(ort, config, 11).unwrap();
     let (want, want_logits) = cpu.generate(&PROMPT, 24).unwrap();
     let (got, got_logits) = ort.generate(&PROMPT, 24).unwrap();
