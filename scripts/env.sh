@@ -1,5 +1,9 @@
 # Sourced by the scripts: one cargo target directory outside the clone, reused across runs.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/webnn-rs/target}"
+# This clone: binaries read the repository's files from here, not from the path they were
+# compiled at (cargo reuses a binary built in another clone with the same sources).
+WEBNN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export WEBNN_ROOT
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export PATH="$HOME/.cargo/bin:$PATH"
 # Mesa's Vulkan drivers want a runtime directory; a private one keeps them quiet.

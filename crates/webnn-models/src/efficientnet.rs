@@ -47,7 +47,12 @@ impl From<webnn_core::Error> for ModelError {
 pub fn efficientnet_dir() -> PathBuf {
     match std::env::var_os("WEBNN_MODELS_DIR") {
         Some(d) => PathBuf::from(d).join("efficientnet-lite0"),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../www/models/efficientnet-lite0"),
+        // $WEBNN_ROOT (scripts/env.sh) first: clones sharing a target directory may run a
+        // binary compiled in another clone.
+        None => std::env::var_os("WEBNN_ROOT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .join("www/models/efficientnet-lite0"),
     }
 }
 

@@ -4,14 +4,22 @@ use crate::{Expectations, Sources};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The workspace root: `$WEBNN_ROOT` (scripts/env.sh sets it; clones sharing a target
+/// directory may run a binary compiled in another clone), else where this crate was compiled.
+fn workspace_root() -> PathBuf {
+    std::env::var_os("WEBNN_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
 /// `tests/wpt` of this workspace.
 pub fn default_wpt_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/wpt")
+    workspace_root().join("tests/wpt")
 }
 
 /// `crates/webnn-wpt/expected/<backend>.txt`.
 pub fn default_expected_path(backend: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("expected").join(format!("{backend}.txt"))
+    workspace_root().join("crates/webnn-wpt/expected").join(format!("{backend}.txt"))
 }
 
 /// The JSON files of both suites, read into memory.

@@ -10,7 +10,15 @@ pub use webdriver::Browser;
 
 use std::path::PathBuf;
 
-/// The workspace root (this crate lives in `crates/webnn-www`).
+/// The workspace root: `$WEBNN_ROOT` (scripts/env.sh sets it), else where this crate was
+/// compiled (`crates/webnn-www`). The variable matters when clones share one target
+/// directory: cargo may reuse a binary compiled in another clone, whose compile-time path
+/// would serve that clone's files.
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap_or_else(|_| ".".into())
+    match std::env::var_os("WEBNN_ROOT") {
+        Some(root) => PathBuf::from(root),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."),
+    }
+    .canonicalize()
+    .unwrap_or_else(|_| ".".into())
 }
