@@ -405,3 +405,49 @@ fn attention(g: &Graph, node: usize, probs: Operand, vh: Operand) -> Option<Atte
         Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scale, masked }
     })
 }
+
+/// The SiLU-gated product of a gated MLP: `mul(mul(g, sigmoid(g)), u)`, operands of each mul
+/// in either order, `g` and `u` float32 of one shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiluGate {
+    /// The outer mul (its output is the match's output).
+    pub node: usize,
+    /// The sigmoid and the inner mul.
+    pub absorbed: Vec<usize>,
+    pub gate: Operand,
+    pub up: Operand,
+}
+
+/// Every `SiluGate` of the graph.
+pub fn silu_gates(g: &Graph) -> Vec<SiluGate> {
+    g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
+        Op::Mul(m) => silu_gate(g, n, m.a, m.b).or_else(|| silu_gate(g, n, m.b, m.a)),
+        _ => None,
+    })
+    .collect()
+}
+
+fn silu_gate(g: &Graph, node: usize, silu: Operand, up: Operand) -> Option<SiluGate> {
+    let inner = producer(g, silu)?;
+    let Op::Mul(m) = &g.nodes[inner].op else { return None };
+    let sigmoid_of = |o: Operand| -> Option<(usize, Operand)> {
+        let s = producer(g, o)?;
+        match &g.nodes[s].op {
+            Op::Sigmoid(x) => Some((s, x.input)),
+            _ => None,
+        }
+    };
+    let (sig, gate) = match (sigmoid_of(m.b), sigmoid_of(m.a)) {
+        (Some((s, x)), _) if x == m.a => (s, m.a),
+        (_, Some((s, x))) if x == m.b => (s, m.b),
+        _ => return None,
+    };
+    let (dg, du) = (g.desc(gate), g.desc(up));
+    let sig_out = g.nodes[sig].outputs[0];
+    let ok = dg.data_type == DataType::Float32
+        && dg == du
+        && g.desc(silu) == dg
+        && readers(g, silu) == 1
+        && readers(g, sig_out) == 1;
+    ok.then(|| SiluGate { node, absorbed: vec![sig.min(inner), sig.max(inner)], gate, up })
+}

@@ -163,3 +163,22 @@ fn attention_pattern() {
     assert_eq!((found[0].absorbed.len(), found[0].scale, found[0].masked), (8, 0.125, -1e30));
     assert!(webnn_core::fusion::attentions(&attention_graph("axis")).is_empty());
 }
+
+#[test]
+fn silu_gate_pattern() {
+    let build = |tweak: &str| {
+        let mut b = GraphBuilder::new();
+        let none = OpOptions::default;
+        let gate = b.input("g", OperandDescriptor::new(F, &[2, 6])).unwrap();
+        let up = b.input("u", OperandDescriptor::new(F, &[2, 6])).unwrap();
+        let other = b.input("o", OperandDescriptor::new(F, &[2, 6])).unwrap();
+        let s = b.sigmoid(gate, none()).unwrap();
+        let silu = b.mul(if tweak == "other" { other } else { gate }, s, none()).unwrap();
+        let y = b.mul(up, silu, none()).unwrap();
+        b.build(&[("y", y)]).unwrap()
+    };
+    let found = webnn_core::fusion::silu_gates(&build(""));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].absorbed.len(), 2);
+    assert!(webnn_core::fusion::silu_gates(&build("other")).is_empty(), "x * sigmoid(g) is not SiLU");
+}

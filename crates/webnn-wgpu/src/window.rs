@@ -27,6 +27,7 @@ fn same_index(call: &KernelCall) -> bool {
         | Where
         | Triangular
         | Rope
+        | SiluMul
         | Attention
         | Gather { .. }
         | GatherNd { .. }

@@ -255,6 +255,8 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
     let mut ropes = webnn_core::fusion::ropes(graph);
     ropes.retain(|_| fuse_patterns);
     // The kernel keeps a row's scores in workgroup memory: at most 2,048 keys.
+    let mut silu = webnn_core::fusion::silu_gates(graph);
+    silu.retain(|_| fuse_patterns);
     let mut attention = webnn_core::fusion::attentions(graph);
     attention.retain(|a| fuse_patterns && graph.desc(a.keys).shape[0].max_size() <= 2048);
     let absorbed = |k: usize| {
@@ -262,6 +264,7 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
             || rms.iter().any(|r| r.absorbed.contains(&k))
             || ropes.iter().any(|r| r.absorbed.contains(&k))
             || attention.iter().any(|a| a.absorbed.contains(&k))
+            || silu.iter().any(|s| s.absorbed.contains(&k))
     };
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
@@ -274,6 +277,8 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
             crate::lower::lower_rms_norm(graph, node, r).map_err(at)?
         } else if let Some(r) = ropes.iter().find(|r| r.node == k) {
             crate::lower::lower_rope(graph, node, r).map_err(at)?
+        } else if let Some(s) = silu.iter().find(|s| s.node == k) {
+            crate::lower::lower_silu_gate(graph, node, s).map_err(at)?
         } else if let Some(a) = attention.iter().find(|a| a.node == k) {
             crate::lower::lower_attention(graph, node, a).map_err(at)?
         } else {

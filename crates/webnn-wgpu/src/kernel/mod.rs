@@ -70,6 +70,8 @@ pub enum KernelId {
     Triangular,
     /// Rotary embedding on adjacent pairs (`webnn_core::fusion::Rope`).
     Rope,
+    /// g * sigmoid(g) * u (`webnn_core::fusion::SiluGate`).
+    SiluMul,
     /// Attention of one query row over a key/value cache (`webnn_core::fusion::Attention`),
     /// on the row frame with 64 lanes.
     Attention,
@@ -313,6 +315,7 @@ impl KernelKey {
             Cast
             | Strided
             | Triangular
+            | SiluMul
             | Gather { .. }
             | GatherNd { .. }
             | Place
@@ -425,6 +428,7 @@ impl KernelKey {
                     if t == DataType::Float32 && !c && !clamp {
                         keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
                         keys.push(key(Attention, t, t));
+                        keys.push(key(SiluMul, t, t));
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];
                     for q in weights.into_iter().filter(|_| t == DataType::Float32) {

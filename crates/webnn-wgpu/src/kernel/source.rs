@@ -34,6 +34,7 @@ pub enum Body {
     Where,
     Triangular,
     Rope,
+    SiluMul,
     Gather(DataType),
     GatherNd(DataType),
     Place,
@@ -109,6 +110,7 @@ mod src {
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
         QGEMV = "qgemv.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
+        SILU_MUL = "silu_mul.wgsl";
     }
 }
 
@@ -140,6 +142,7 @@ impl Body {
             K::Where => Body::Where,
             K::Triangular => Body::Triangular,
             K::Rope => Body::Rope,
+            K::SiluMul => Body::SiluMul,
             K::Attention => Body::Attention,
             K::Gather { index } => Body::Gather(index),
             K::GatherNd { index } => Body::GatherNd(index),
@@ -168,7 +171,7 @@ impl Body {
         use Body::*;
         match self {
             Unary | Predicate | Binary | Compare | Cast | Strided | Remap | Where | Triangular | Rope
-            | Gather(_) | GatherNd(_) | BatchNorm | Quantize | Dequantize | Resample => {
+            | SiluMul | Gather(_) | GatherNd(_) | BatchNorm | Quantize | Dequantize | Resample => {
                 Frame::Elementwise
             }
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
@@ -192,6 +195,7 @@ impl Body {
             Where => src::WHERE,
             Triangular => src::TRIANGULAR,
             Rope => src::ROPE,
+            SiluMul => src::SILU_MUL,
             Attention => src::ATTENTION,
             Gather(_) => src::GATHER,
             GatherNd(_) => src::GATHER_ND,
@@ -224,7 +228,7 @@ impl Body {
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
             Softmax | Normalize | Gemv | QGemv(_) | Attention => Ops::FloatFold,
-            Cast | Strided | Remap | Where | Triangular | Rope | Gather(_) | GatherNd(_) | Place
+            Cast | Strided | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise => Ops::None,
         }
@@ -246,7 +250,7 @@ impl Body {
         match self {
             Unary | Predicate | Cast | Strided | Remap | Triangular | Place | Resample | Reduce
             | ArgReduce | Softmax | CumSum | Pool => vec![dtype],
-            Binary | Compare => vec![dtype, dtype],
+            Binary | Compare | SiluMul => vec![dtype, dtype],
             Rope => vec![dtype; 3],
             // q, keys, values, the uint8 mask.
             Attention => vec![dtype, dtype, dtype, DataType::Uint8],
@@ -314,7 +318,8 @@ impl ModuleKey {
         let frame = body.frame();
         let ops = body.ops();
         let op_file = domain_file(ops, Domain::of(self.dtype));
-        let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT);
+        let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT)
+            || body == Body::SiluMul;
         let mut parts: Vec<String> = Vec::new();
         if self.f16 == F16::Native {
             parts.push("enable f16;".into());

@@ -120,6 +120,14 @@ pub fn rope(cx: &Cx, r: &webnn_core::fusion::Rope) -> Result<Lowering> {
     Ok(Lowering::Kernels(vec![cx.call(key, vec![r.input, r.cos, r.sin], Uniform::Params(params))]))
 }
 
+/// A `SiluGate` match (`webnn_core::fusion`): g * sigmoid(g) * u in one pass. `cx.node` is
+/// the match's outer mul.
+pub fn silu_gate(cx: &Cx, s: &webnn_core::fusion::SiluGate) -> Result<Lowering> {
+    let params = cx.output_params(cx.out())?;
+    let key = KernelKey::new(KernelId::SiluMul, cx.dtype(s.gate), cx.dtype(cx.out()));
+    Ok(Lowering::Kernels(vec![cx.call(key, vec![s.gate, s.up], Uniform::Params(params))]))
+}
+
 /// The element-wise block of a (de)quantization: the input's shape, the scale's strides
 /// and block sizes per input dimension (a lower-rank scale aligned to the trailing axes).
 fn quantization_params(cx: &Cx, args: &QuantizeLinear) -> Result<Params> {

@@ -171,6 +171,11 @@ pub fn lower_attention(graph: &Graph, node: &Node, a: &webnn_core::fusion::Atten
     rows::attention(&Cx { graph, node, clamp: None }, a)
 }
 
+/// The outer mul `node` of a `SiluGate` match.
+pub fn lower_silu_gate(graph: &Graph, node: &Node, s: &webnn_core::fusion::SiluGate) -> Result<Lowering> {
+    elementwise::silu_gate(&Cx { graph, node, clamp: None }, s)
+}
+
 /// The concat `node` of a `Rope` match, as the rotary-embedding kernel.
 pub fn lower_rope(graph: &Graph, node: &Node, r: &webnn_core::fusion::Rope) -> Result<Lowering> {
     elementwise::rope(&Cx { graph, node, clamp: None }, r)
