@@ -266,6 +266,9 @@ fn rope(g: &Graph, node: usize, c: &crate::ops::Concat) -> Option<Rope> {
         let Op::Slice(sl) = &g.nodes[n].op else { return None };
         let shape = &g.desc(sl.input).shape;
         let r = shape.len();
+        if r == 0 {
+            return None;
+        }
         let last = *sl.starts.last()?;
         let whole = sl.starts[..r - 1].iter().all(|&s| s == 0)
             && sl.sizes[..r - 1] == shape[..r - 1]
