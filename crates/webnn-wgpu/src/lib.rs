@@ -38,9 +38,13 @@ pub struct Options {
     /// Decomposed patterns run as fused kernels (`webnn_core::fusion`); off to measure or
     /// compare against the ops one by one.
     pub fuse: bool,
+    /// The adapter is a CPU (lavapipe, SwiftShader): workgroup barriers cost more than the
+    /// parallelism they buy, so the quantized gemv gives each output one invocation.
+    pub cpu_adapter: bool,
 }
 
-/// The wgpu backend: one device and the pipelines compiled on it.
+/// The wgpu backend: one device and the pipelines compiled on it. A clone shares both.
+#[derive(Clone)]
 pub struct WgpuBackend {
     gpu: Arc<Gpu>,
     cache: Arc<cache::PipelineCache>,
@@ -63,6 +67,7 @@ impl WgpuBackend {
             max_binding: gpu.max_binding(),
             native_f16: gpu.shader_f16,
             fuse: true,
+            cpu_adapter: gpu.info.device_type == wgpu::DeviceType::Cpu,
         };
         WgpuBackend {
             gpu,
@@ -82,6 +87,12 @@ impl WgpuBackend {
     /// devices without it), for comparisons.
     pub fn with_packed_f16(mut self) -> WgpuBackend {
         self.options.native_f16 = false;
+        self
+    }
+
+    /// Kernels tuned as for a hardware GPU even on a CPU adapter (tests cover both variants).
+    pub fn tuned_for_gpu(mut self) -> WgpuBackend {
+        self.options.cpu_adapter = false;
         self
     }
 

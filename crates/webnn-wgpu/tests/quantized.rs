@@ -40,7 +40,15 @@ fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
 
 #[test]
 fn fused_quantized_gemv_matches_the_ops_one_by_one() {
+    // Both variants: one invocation per output (as on a CPU adapter) and lanes splitting the
+    // blocks (as on a GPU).
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for backend in [backend.clone(), backend.tuned_for_gpu()] {
+        check_every_variant(&backend);
+    }
+}
+
+fn check_every_variant(backend: &webnn_wgpu::WgpuBackend) {
     let mut rng = Rng::new(5);
     for t in [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8] {
         for (block, offset) in [(32, false), (32, true), (16, true)] {

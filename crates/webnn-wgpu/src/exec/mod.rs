@@ -238,11 +238,13 @@ fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
 
 /// What each node of `graph` runs: its fused activations absorbed, every other node lowered.
 pub fn lower_graph(graph: &Graph) -> Result<Vec<Lowering>> {
-    lower_graph_with(graph, true)
+    lower_graph_with(graph, true, false)
 }
 
 /// `lower_graph`, with the fused patterns of `webnn_core::fusion` when `fuse`.
-pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Lowering>> {
+/// `lower_graph`, with the fused patterns of `webnn_core::fusion` when `fuse_patterns`, tuned
+/// for a CPU adapter when `cpu_adapter`.
+pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool, cpu_adapter: bool) -> Result<Vec<Lowering>> {
     check_support(graph)?;
     let fusion = fuse(graph);
     // Blockwise-dequantized weights feeding a gemm run as one quantized kernel; the nodes
@@ -272,7 +274,7 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool) -> Result<Vec<Loweri
         lowered.push(if fusion.absorbed[k] || absorbed(k) {
             Lowering::Alias(node.op.operands()[0])
         } else if let Some(q) = quantized.iter().find(|q| q.node == k) {
-            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q).map_err(at)?
+            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, cpu_adapter).map_err(at)?
         } else if let Some(r) = rms.iter().find(|r| r.node == k) {
             crate::lower::lower_rms_norm(graph, node, r).map_err(at)?
         } else if let Some(r) = ropes.iter().find(|r| r.node == k) {
@@ -311,7 +313,7 @@ impl WgpuGraph {
     ) -> Result<WgpuGraph> {
         // Dynamic dimensions: buffers are planned, and the first shape built, at the bounds.
         let bound = graph.resolved(&DimBindings::default());
-        let lowered = lower_graph_with(&bound, options.fuse)?;
+        let lowered = lower_graph_with(&bound, options.fuse, options.cpu_adapter)?;
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
         let keys = kernel_keys(&lowered);
@@ -378,7 +380,7 @@ impl WgpuGraph {
             Some(i) => self.others.remove(i).1,
             None => {
                 let g = dynamic.graph.resolved(&dims);
-                let mut lowered = lower_graph_with(&g, dynamic.options.fuse)?;
+                let mut lowered = lower_graph_with(&g, dynamic.options.fuse, dynamic.options.cpu_adapter)?;
                 keep_kernels(&mut lowered, &dynamic.keys);
                 if aliases(&lowered) != dynamic.alias {
                     return Err(Error::not_supported(format!(

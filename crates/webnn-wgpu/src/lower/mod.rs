@@ -162,8 +162,9 @@ pub fn lower_quantized(
     node: &Node,
     clamp: Option<[f32; 2]>,
     q: &webnn_core::fusion::QuantizedLinear,
+    cpu_adapter: bool,
 ) -> Result<Lowering> {
-    products::quantized_linear(&Cx { graph, node, clamp }, q)
+    products::quantized_linear(&Cx { graph, node, clamp }, q, cpu_adapter)
 }
 
 /// The final matmul `node` of an `Attention` match, as the attention kernel.

@@ -330,7 +330,9 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 
 /// A `QuantizedLinear` match (`webnn_core::fusion`): `x · Wᵀ` from the 4/8-bit weight, its
 /// scales, zero points and offsets, without expanding W. `cx.node` is the match's gemm.
-pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear) -> Result<Lowering> {
+/// On a CPU adapter each output gets one invocation (no workgroup reduction): its barriers
+/// cost more there than splitting the blocks gains (2.4x on lavapipe).
+pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_adapter: bool) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
     let mut p = MatmulParams::zeroed();
@@ -345,7 +347,7 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear) -> Res
         weight: cx.dtype(q.weight),
         offset: q.offset.is_some(),
         clamp: cx.clamp.is_some(),
-        lanes: lanes_for((q.k / q.block).div_ceil(2)),
+        lanes: if cpu_adapter { 1 } else { lanes_for((q.k / q.block).div_ceil(2)) },
     };
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
     let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
