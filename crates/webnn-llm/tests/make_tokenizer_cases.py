@@ -7,8 +7,8 @@ GGUF's vocabulary and merges, pre-tokenizer Digits(individual) then ByteLevel (G
 prefix space), the control tokens of the GGUF as special added tokens. The GGUF is read by hand
 (no `gguf` package, no numpy).
 
-    python3 -m pip install --target /tmp/tok tokenizers
-    PYTHONPATH=/tmp/tok python3 crates/webnn-llm/tests/make_tokenizer_cases.py [model.gguf]
+    python3 -m pip install --target "$DIR" tokenizers   # any scratch folder
+    PYTHONPATH="$DIR" python3 crates/webnn-llm/tests/make_tokenizer_cases.py [model.gguf]
 """
 import json
 import os
