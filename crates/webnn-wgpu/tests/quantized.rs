@@ -17,7 +17,7 @@ fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
     let blocks = k / block;
     let mut b = GraphBuilder::new();
     let none = OpOptions::default;
-    let rows = Dim::Dynamic { name: "m".into(), max_size: 6 };
+    let rows = Dim::Dynamic { name: "m".into(), max_size: 16 };
     let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, k.into()])).unwrap();
     let bytes = |d: &OperandDescriptor, rng: &mut Rng| -> Vec<u8> {
         (0..d.max_byte_length().unwrap()).map(|_| (rng.next_u64() >> 24) as u8).collect()
@@ -65,7 +65,7 @@ fn check_every_variant(backend: &webnn_wgpu::WgpuBackend) {
             assert!(kernels.len() == 1 && kernels[0].starts_with("QGemv"), "{kernels:?}");
             let mut gpu = backend.compile_graph(&g).unwrap();
             let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
-            for m in [1u32, 3, 6, 4] {
+            for m in [1u32, 3, 6, 4, 9, 16] {
                 let x = HostTensor { desc: OperandDescriptor::new(F, &[m, 96]), bytes: floats(&mut rng, m as usize * 96, -1.0, 1.0) };
                 let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
                 let want = cpu.dispatch(&[("x", &x)]).unwrap();
