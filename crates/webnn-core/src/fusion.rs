@@ -46,10 +46,18 @@ fn is_constant(g: &Graph, o: Operand) -> bool {
     matches!(g.info(o).source, Source::Constant(_))
 }
 
-/// How many node operands and graph outputs read `o`.
-fn readers(g: &Graph, o: Operand) -> usize {
-    let nodes: usize = g.nodes.iter().map(|n| n.op.operands().iter().filter(|x| **x == o).count()).sum();
-    nodes + g.outputs.iter().filter(|(_, x)| *x == o).count()
+/// Per operand: how many node operands and graph outputs read it (counted once per
+/// recogniser run, so matching stays linear in the graph).
+fn reader_counts(g: &Graph) -> Vec<usize> {
+    let mut counts = vec![0; g.operands.len()];
+    for o in g.nodes.iter().flat_map(|n| n.op.operands()).chain(g.outputs.iter().map(|(_, o)| *o)) {
+        counts[o.index()] += 1;
+    }
+    counts
+}
+
+fn readers(u: &[usize], o: Operand) -> usize {
+    u[o.index()]
 }
 
 fn statics(g: &Graph, o: Operand) -> Option<Vec<u32>> {
@@ -58,19 +66,20 @@ fn statics(g: &Graph, o: Operand) -> Option<Vec<u32>> {
 
 /// Every `QuantizedLinear` of the graph.
 pub fn quantized_linears(g: &Graph) -> Vec<QuantizedLinear> {
+    let u = &reader_counts(g);
     g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
-        Op::Gemm(a) => quantized_gemm(g, n, a),
+        Op::Gemm(a) => quantized_gemm(g, u, n, a),
         _ => None,
     })
     .collect()
 }
 
-fn quantized_gemm(g: &Graph, node: usize, a: &Gemm) -> Option<QuantizedLinear> {
+fn quantized_gemm(g: &Graph, u: &[usize], node: usize, a: &Gemm) -> Option<QuantizedLinear> {
     let o = &a.options;
     if !o.b_transpose || o.a_transpose || o.alpha != 1.0 || o.c.is_some() {
         return None;
     }
-    if g.desc(a.a).data_type != DataType::Float32 || readers(g, a.b) != 1 {
+    if g.desc(a.a).data_type != DataType::Float32 || readers(u, a.b) != 1 {
         return None;
     }
     let mut absorbed = Vec::new();
@@ -84,7 +93,7 @@ fn quantized_gemm(g: &Graph, node: usize, a: &Gemm) -> Option<QuantizedLinear> {
             let (inner_out, off) = if is_constant(g, sum.b) { (sum.a, sum.b) } else { (sum.b, sum.a) };
             let inner = producer(g, inner_out)?;
             let Op::Reshape(r) = &g.nodes[inner].op else { return None };
-            if readers(g, outer.input) != 1 || readers(g, inner_out) != 1 || readers(g, r.input) != 1 {
+            if readers(u, outer.input) != 1 || readers(u, inner_out) != 1 || readers(u, r.input) != 1 {
                 return None;
             }
             if !is_constant(g, off) || g.desc(off).data_type != DataType::Float32 {
@@ -167,15 +176,16 @@ fn scalar(g: &Graph, o: Operand) -> Option<f32> {
 
 /// Every `RmsNorm` of the graph.
 pub fn rms_norms(g: &Graph) -> Vec<RmsNorm> {
+    let u = &reader_counts(g);
     g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
-        Op::Mul(m) => rms_norm(g, n, m.a, m.b).or_else(|| rms_norm(g, n, m.b, m.a)),
+        Op::Mul(m) => rms_norm(g, u, n, m.a, m.b).or_else(|| rms_norm(g, u, n, m.b, m.a)),
         _ => None,
     })
     .collect()
 }
 
-fn rms_norm(g: &Graph, node: usize, normed: Operand, weight: Operand) -> Option<RmsNorm> {
-    let single = |o: Operand| readers(g, o) == 1;
+fn rms_norm(g: &Graph, u: &[usize], node: usize, normed: Operand, weight: Operand) -> Option<RmsNorm> {
+    let single = |o: Operand| readers(u, o) == 1;
     let div = producer(g, normed)?;
     let Op::Div(d) = &g.nodes[div].op else { return None };
     let x = d.a;
@@ -230,8 +240,9 @@ pub struct Rope {
 
 /// Every `Rope` of the graph.
 pub fn ropes(g: &Graph) -> Vec<Rope> {
+    let u = &reader_counts(g);
     g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
-        Op::Concat(c) => rope(g, n, c),
+        Op::Concat(c) => rope(g, u, n, c),
         _ => None,
     })
     .collect()
@@ -250,7 +261,7 @@ fn mul_of(g: &Graph, o: Operand, pick: &[Operand; 2]) -> Option<(usize, Operand,
     }
 }
 
-fn rope(g: &Graph, node: usize, c: &crate::ops::Concat) -> Option<Rope> {
+fn rope(g: &Graph, u: &[usize], node: usize, c: &crate::ops::Concat) -> Option<Rope> {
     let [first, second] = c.inputs[..] else { return None };
     let rank = g.desc(first).rank();
     if rank < 2 || c.axis as usize != rank - 1 || g.desc(first).data_type != DataType::Float32 {
@@ -302,8 +313,8 @@ fn rope(g: &Graph, node: usize, c: &crate::ops::Concat) -> Option<Rope> {
     if es.1 != even || es.2 != sin || oc.1 != odd || oc.2 != cos {
         return None;
     }
-    let single = |o: Operand| readers(g, o) == 1;
-    let reads = |o: Operand| readers(g, o) == 2;
+    let single = |o: Operand| readers(u, o) == 1;
+    let reads = |o: Operand| readers(u, o) == 2;
     let shape_ok = g.desc(first).shape.last() == Some(&Dim::Static(1));
     let ok = shape_ok
         && [first, second, s.a, s.b, a.a, a.b].into_iter().all(single)
@@ -344,15 +355,16 @@ pub struct Attention {
 
 /// Every `Attention` of the graph.
 pub fn attentions(g: &Graph) -> Vec<Attention> {
+    let u = &reader_counts(g);
     g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
-        Op::Matmul(m) => attention(g, n, m.a, m.b),
+        Op::Matmul(m) => attention(g, u, n, m.a, m.b),
         _ => None,
     })
     .collect()
 }
 
 /// `t = transpose(reshape(x, [total, heads, 1, hd]), perm)`: x, the nodes, (heads, hd).
-fn cache_view(g: &Graph, t: Operand, perm: [u32; 4]) -> Option<(Operand, [usize; 2], [u32; 2])> {
+fn cache_view(g: &Graph, u: &[usize], t: Operand, perm: [u32; 4]) -> Option<(Operand, [usize; 2], [u32; 2])> {
     let tn = producer(g, t)?;
     let Op::Transpose(tr) = &g.nodes[tn].op else { return None };
     if tr.options.permutation.as_deref() != Some(&perm[..]) {
@@ -367,13 +379,13 @@ fn cache_view(g: &Graph, t: Operand, perm: [u32; 4]) -> Option<(Operand, [usize;
         && x.rank() == 2
         && x.shape[0] == *total
         && x.shape[1] == Dim::Static(width)
-        && readers(g, tr.input) == 1
-        && readers(g, t) == 1;
+        && readers(u, tr.input) == 1
+        && readers(u, t) == 1;
     ok.then_some((r.input, [tn, rn], [heads.as_static()?, hd.as_static()?]))
 }
 
-fn attention(g: &Graph, node: usize, probs: Operand, vh: Operand) -> Option<Attention> {
-    let (values, [vt, vr], vdims) = cache_view(g, vh, [1, 2, 0, 3])?;
+fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -> Option<Attention> {
+    let (values, [vt, vr], vdims) = cache_view(g, u, vh, [1, 2, 0, 3])?;
     let sm = producer(g, probs)?;
     let Op::Softmax(s) = &g.nodes[sm].op else { return None };
     let wn = producer(g, s.input)?;
@@ -388,7 +400,7 @@ fn attention(g: &Graph, node: usize, probs: Operand, vh: Operand) -> Option<Atte
     };
     let qn = producer(g, scores)?;
     let Op::Matmul(qk) = &g.nodes[qn].op else { return None };
-    let (keys, [kt, kr], kdims) = cache_view(g, qk.b, [1, 2, 3, 0])?;
+    let (keys, [kt, kr], kdims) = cache_view(g, u, qk.b, [1, 2, 3, 0])?;
     let (q, mask) = (g.desc(qk.a), g.desc(w.condition));
     let total = &g.desc(keys).shape[0];
     let ok = s.axis == 3
@@ -401,7 +413,7 @@ fn attention(g: &Graph, node: usize, probs: Operand, vh: Operand) -> Option<Atte
         && mask.shape[0] == q.shape[2]
         && mask.shape[1] == *total
         && g.desc(values).shape == g.desc(keys).shape
-        && [scores, s.input, w.true_value, probs].into_iter().all(|o| readers(g, o) == 1);
+        && [scores, s.input, w.true_value, probs].into_iter().all(|o| readers(u, o) == 1);
     ok.then(|| {
         let mut absorbed = vec![vt, vr, kt, kr, qn, mn, wn, sm];
         absorbed.sort_unstable();
@@ -423,14 +435,15 @@ pub struct SiluGate {
 
 /// Every `SiluGate` of the graph.
 pub fn silu_gates(g: &Graph) -> Vec<SiluGate> {
+    let u = &reader_counts(g);
     g.nodes.iter().enumerate().filter_map(|(n, node)| match &node.op {
-        Op::Mul(m) => silu_gate(g, n, m.a, m.b).or_else(|| silu_gate(g, n, m.b, m.a)),
+        Op::Mul(m) => silu_gate(g, u, n, m.a, m.b).or_else(|| silu_gate(g, u, n, m.b, m.a)),
         _ => None,
     })
     .collect()
 }
 
-fn silu_gate(g: &Graph, node: usize, silu: Operand, up: Operand) -> Option<SiluGate> {
+fn silu_gate(g: &Graph, u: &[usize], node: usize, silu: Operand, up: Operand) -> Option<SiluGate> {
     let inner = producer(g, silu)?;
     let Op::Mul(m) = &g.nodes[inner].op else { return None };
     let sigmoid_of = |o: Operand| -> Option<(usize, Operand)> {
@@ -450,7 +463,7 @@ fn silu_gate(g: &Graph, node: usize, silu: Operand, up: Operand) -> Option<SiluG
     let ok = dg.data_type == DataType::Float32
         && dg == du
         && g.desc(silu) == dg
-        && readers(g, silu) == 1
-        && readers(g, sig_out) == 1;
+        && readers(u, silu) == 1
+        && readers(u, sig_out) == 1;
     ok.then(|| SiluGate { node, absorbed: vec![sig.min(inner), sig.max(inner)], gate, up })
 }

@@ -261,17 +261,17 @@ pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool, cpu_adapter: bool) -
     silu.retain(|_| fuse_patterns);
     let mut attention = webnn_core::fusion::attentions(graph);
     attention.retain(|a| fuse_patterns && graph.desc(a.keys).shape[0].max_size() <= 2048);
-    let absorbed = |k: usize| {
-        quantized.iter().any(|q| q.absorbed.contains(&k))
-            || rms.iter().any(|r| r.absorbed.contains(&k))
-            || ropes.iter().any(|r| r.absorbed.contains(&k))
-            || attention.iter().any(|a| a.absorbed.contains(&k))
-            || silu.iter().any(|s| s.absorbed.contains(&k))
-    };
+    // The nodes a fused kernel replaces.
+    let mut absorbed = vec![false; graph.nodes.len()];
+    let replaced = quantized.iter().flat_map(|q| &q.absorbed).chain(rms.iter().flat_map(|r| &r.absorbed));
+    let replaced = replaced.chain(ropes.iter().flat_map(|r| &r.absorbed)).chain(attention.iter().flat_map(|a| &a.absorbed));
+    for &k in replaced.chain(silu.iter().flat_map(|s| &s.absorbed)) {
+        absorbed[k] = true;
+    }
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
         let at = |e: webnn_core::Error| e.at(node.op.name(), node.op.label());
-        lowered.push(if fusion.absorbed[k] || absorbed(k) {
+        lowered.push(if fusion.absorbed[k] || absorbed[k] {
             Lowering::Alias(node.op.operands()[0])
         } else if let Some(q) = quantized.iter().find(|q| q.node == k) {
             crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, cpu_adapter).map_err(at)?

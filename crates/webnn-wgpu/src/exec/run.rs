@@ -143,37 +143,31 @@ impl WgpuGraph {
         }
     }
 
-    /// Every kernel, in one compute pass, with tensors bound at `at` (`bind_tensors` made
-    /// their bind groups). A scatter's copy of its input into its output is skipped where
-    /// both are one tensor: the update then runs in place.
+    /// Every kernel, in one compute pass, each bound as `binding` says (`bind_tensors`).
+    /// A scatter's copy of its input into its output is skipped where both are one tensor:
+    /// the update then runs in place. Returns the bytes the pre-copies that ran moved.
     pub(super) fn record_bound(
         &self,
         encoder: &mut wgpu::CommandEncoder,
-        at: &[(crate::plan::Loc, &super::WgpuTensor)],
+        binding: &[super::tensor::StepBinding],
     ) -> u64 {
+        use super::tensor::StepBinding;
         let mut copied = 0;
         if self.shaped.steps.is_empty() {
             return copied;
         }
-        let id = |loc: &crate::plan::Loc| {
-            at.iter().find(|(l, _)| l == loc).map_or(0, |(_, t)| t.id())
-        };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: None,
         });
-        for s in &self.shaped.steps {
-            let ids: Vec<u64> = s.bound.iter().map(id).collect();
-            if s.pre_copy && ids[0] != 0 && ids.get(1) == Some(&ids[0]) {
-                continue;
-            }
-            copied += s.copy_bytes;
-            let found = match ids.iter().all(|&i| i == 0) {
-                true => s.bind_group.as_ref(),
-                false => s.tensor_groups.iter().find(|(k, _)| *k == ids).map(|(_, g)| g),
+        for (s, b) in self.shaped.steps.iter().zip(binding) {
+            let found = match b {
+                StepBinding::Skip => continue,
+                StepBinding::Own => s.bind_group.as_ref(),
+                StepBinding::Tensors => s.tensor_groups.last().map(|(_, g)| g),
             };
-            // `bind_tensors` made a group for every step that binds a tensor.
             let Some(group) = found else { continue };
+            copied += s.copy_bytes;
             pass.set_pipeline(&s.pipeline);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);

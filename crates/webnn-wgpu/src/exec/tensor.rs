@@ -19,6 +19,17 @@ static NEXT_TENSOR: AtomicU64 = AtomicU64::new(1);
 /// Bind groups kept per step for tensor sets met before (a decoder alternates few).
 const TENSOR_GROUPS_KEPT: usize = 4;
 
+/// How one step is recorded in a dispatch on tensors (`WgpuGraph::bind_tensors`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum StepBinding {
+    /// Its bind group over the graph's own buffers.
+    Own,
+    /// The most recent of its tensor bind groups.
+    Tensors,
+    /// Not recorded: the copy of an in-place scatter's input into itself.
+    Skip,
+}
+
 /// A tensor in a GPU buffer.
 pub struct WgpuTensor {
     gpu: Arc<Gpu>,
@@ -70,10 +81,6 @@ impl WgpuTensor {
         &self.desc
     }
 
-    /// Unique among the process's tensors (bind groups over tensors are kept by id).
-    pub fn id(&self) -> u64 {
-        self.id
-    }
 
     /// Replaces the contents (`writeTensor`): `data` holds the elements as laid out in
     /// memory (int4/uint4 two per byte).
@@ -244,14 +251,14 @@ impl WgpuGraph {
                 _ => copies.push((o.loc, *t, o.bytes)),
             }
         }
-        self.bind_tensors(&at);
+        let binding = self.bind_tensors(&at);
         let mut encoder = self
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("webnn dispatch"),
             });
-        self.copied = self.record_bound(&mut encoder, &at);
+        self.copied = self.record_bound(&mut encoder, &binding);
         for (loc, t, bytes) in copies {
             self.copied += bytes;
             let from = at.iter().find(|(l, _)| *l == loc).map(|(_, t)| &t.buffer).or_else(|| self.buffer(loc));
@@ -288,25 +295,35 @@ impl WgpuGraph {
         Ok(())
     }
 
-    /// Makes sure every step that binds a tensor has a bind group over it (reused when the
-    /// same tensors come again).
-    fn bind_tensors(&mut self, at: &[(Loc, &WgpuTensor)]) {
+    /// How each step binds with tensors at `at`: its own bind group, none (an in-place
+    /// scatter's copy, skipped), or the most recent of its tensor bind groups, made here when
+    /// these tensors are new to it (reused when they come again).
+    fn bind_tensors(&mut self, at: &[(Loc, &WgpuTensor)]) -> Vec<StepBinding> {
         let tensor = |loc: &Loc| at.iter().find(|(l, _)| l == loc).map(|(_, t)| *t);
-        let Some(uniform) = self.shaped._uniforms.clone() else {
-            return;
-        };
+        let mut plan = Vec::with_capacity(self.shaped.steps.len());
+        let uniform = self.shaped._uniforms.clone();
         for k in 0..self.shaped.steps.len() {
             let step = &self.shaped.steps[k];
             let ids: Vec<u64> = step.bound.iter().map(|l| tensor(l).map_or(0, |t| t.id)).collect();
             let in_place = step.pre_copy && ids[0] != 0 && ids.get(1) == Some(&ids[0]);
-            if ids.iter().all(|&id| id == 0) || in_place {
+            if in_place {
+                plan.push(StepBinding::Skip);
+                continue;
+            }
+            if ids.iter().all(|&id| id == 0) {
+                plan.push(StepBinding::Own);
                 continue;
             }
             if let Some(i) = step.tensor_groups.iter().position(|(key, _)| *key == ids) {
                 let hit = self.shaped.steps[k].tensor_groups.remove(i);
                 self.shaped.steps[k].tensor_groups.push(hit);
+                plan.push(StepBinding::Tensors);
                 continue;
             }
+            let Some(uniform) = &uniform else {
+                plan.push(StepBinding::Skip);
+                continue;
+            };
             let buffers: Vec<&wgpu::Buffer> = step
                 .bound
                 .iter()
@@ -314,13 +331,14 @@ impl WgpuGraph {
                 .collect::<Option<_>>()
                 .unwrap_or_default();
             if buffers.len() != step.bound.len() {
+                plan.push(StepBinding::Skip);
                 continue;
             }
             let group = super::build::bind_group(
                 &self.gpu,
                 &step.layout,
                 &step.kernel,
-                &uniform,
+                uniform,
                 step.uniform,
                 &buffers,
                 self.ranges(step),
@@ -330,7 +348,9 @@ impl WgpuGraph {
             if groups.len() > TENSOR_GROUPS_KEPT {
                 groups.remove(0);
             }
+            plan.push(StepBinding::Tensors);
         }
+        plan
     }
 
     /// `dispatch_tensors_async` on native targets.
