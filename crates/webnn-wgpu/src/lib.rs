@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod kernel;
 pub mod lower;
 pub mod params;
+pub mod patterns;
 pub mod plan;
 pub mod storage;
 pub mod support;

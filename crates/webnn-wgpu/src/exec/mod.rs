@@ -15,6 +15,7 @@ use crate::cache::PipelineCache;
 use crate::fuse::fuse;
 use crate::gpu::Gpu;
 use crate::lower::{lower_fused, Lowering};
+use crate::patterns::{Fused, Patterns};
 use crate::plan::{plan, BufferPlan, Loc};
 use crate::storage::Storage;
 use crate::support::supported;
@@ -90,6 +91,8 @@ pub(crate) struct Shaped {
 /// The graph's dynamic dimensions: what a new set of sizes is lowered from.
 struct Dynamic {
     graph: Graph,
+    /// The fused patterns found at the bounds.
+    patterns: Patterns,
     names: Vec<Arc<str>>,
     alias: Vec<Option<webnn_core::Operand>>,
     cache: Arc<PipelineCache>,
@@ -238,55 +241,31 @@ fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
 
 /// What each node of `graph` runs: its fused activations absorbed, every other node lowered.
 pub fn lower_graph(graph: &Graph) -> Result<Vec<Lowering>> {
-    lower_graph_with(graph, true, false)
+    lower_graph_with(graph, &Patterns::find(graph), false)
 }
 
-/// `lower_graph`, with the fused patterns of `webnn_core::fusion` when `fuse`.
-/// `lower_graph`, with the fused patterns of `webnn_core::fusion` when `fuse_patterns`, tuned
-/// for a CPU adapter when `cpu_adapter`.
-pub fn lower_graph_with(graph: &Graph, fuse_patterns: bool, cpu_adapter: bool) -> Result<Vec<Lowering>> {
+/// `lower_graph` with the fused kernels of `patterns` (`Patterns::none` for every op as its
+/// own kernels), tuned for a CPU adapter when `cpu_adapter`.
+pub fn lower_graph_with(graph: &Graph, patterns: &Patterns, cpu_adapter: bool) -> Result<Vec<Lowering>> {
     check_support(graph)?;
     let fusion = fuse(graph);
-    // Blockwise-dequantized weights feeding a gemm run as one quantized kernel; the nodes
-    // that would expand the weight become aliases nothing reads.
-    // The kernel reads whole weight words: blocks of a multiple of 8 values.
-    let mut quantized = webnn_core::fusion::quantized_linears(graph);
-    quantized.retain(|q| fuse_patterns && q.block % 8 == 0);
-    let mut rms = webnn_core::fusion::rms_norms(graph);
-    rms.retain(|_| fuse_patterns);
-    let mut ropes = webnn_core::fusion::ropes(graph);
-    ropes.retain(|_| fuse_patterns);
-    // The kernel keeps a row's scores in workgroup memory: at most 2,048 keys.
-    let mut silu = webnn_core::fusion::silu_gates(graph);
-    silu.retain(|_| fuse_patterns);
-    let mut attention = webnn_core::fusion::attentions(graph);
-    attention.retain(|a| fuse_patterns && graph.desc(a.keys).shape[0].max_size() <= 2048);
-    // The nodes a fused kernel replaces.
-    let mut absorbed = vec![false; graph.nodes.len()];
-    let replaced = quantized.iter().flat_map(|q| &q.absorbed).chain(rms.iter().flat_map(|r| &r.absorbed));
-    let replaced = replaced.chain(ropes.iter().flat_map(|r| &r.absorbed)).chain(attention.iter().flat_map(|a| &a.absorbed));
-    for &k in replaced.chain(silu.iter().flat_map(|s| &s.absorbed)) {
-        absorbed[k] = true;
-    }
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
         let at = |e: webnn_core::Error| e.at(node.op.name(), node.op.label());
-        lowered.push(if fusion.absorbed[k] || absorbed[k] {
-            Lowering::Alias(node.op.operands()[0])
-        } else if let Some(q) = quantized.iter().find(|q| q.node == k) {
-            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, cpu_adapter).map_err(at)?
-        } else if let Some(r) = rms.iter().find(|r| r.node == k) {
-            crate::lower::lower_rms_norm(graph, node, r).map_err(at)?
-        } else if let Some(r) = ropes.iter().find(|r| r.node == k) {
-            crate::lower::lower_rope(graph, node, r).map_err(at)?
-        } else if let Some(s) = silu.iter().find(|s| s.node == k) {
-            crate::lower::lower_silu_gate(graph, node, s).map_err(at)?
-        } else if let Some(a) = attention.iter().find(|a| a.node == k) {
-            crate::lower::lower_attention(graph, node, a).map_err(at)?
-        } else {
-            lower_fused(graph, node, fusion.clamp[k])
-                .map_err(|e| e.at(node.op.name(), node.op.label()))?
-        });
+        // A fused kernel's absorbed nodes become aliases nothing reads.
+        if fusion.absorbed[k] || patterns.absorbed[k] {
+            lowered.push(Lowering::Alias(node.op.operands()[0]));
+            continue;
+        }
+        let l = match &patterns.at[k] {
+            Some(Fused::Quantized(q)) => crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, cpu_adapter),
+            Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
+            Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),
+            Some(Fused::SiluGate(s)) => crate::lower::lower_silu_gate(graph, node, s),
+            Some(Fused::Attention(a)) => crate::lower::lower_attention(graph, node, a),
+            None => lower_fused(graph, node, fusion.clamp[k]),
+        };
+        lowered.push(l.map_err(at)?);
     }
     Ok(lowered)
 }
@@ -313,7 +292,12 @@ impl WgpuGraph {
     ) -> Result<WgpuGraph> {
         // Dynamic dimensions: buffers are planned, and the first shape built, at the bounds.
         let bound = graph.resolved(&DimBindings::default());
-        let lowered = lower_graph_with(&bound, options.fuse, options.cpu_adapter)?;
+        // The fused patterns, found once at the bounds and kept for every size.
+        let patterns = match options.fuse {
+            true => Patterns::find(&bound),
+            false => Patterns::none(&bound),
+        };
+        let lowered = lower_graph_with(&bound, &patterns, options.cpu_adapter)?;
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
         let keys = kernel_keys(&lowered);
@@ -342,6 +326,7 @@ impl WgpuGraph {
             let sizes = names.iter().map(|n| bound_size(graph, n)).collect();
             built.dynamic = Some(Dynamic {
                 graph: graph.clone(),
+                patterns,
                 names,
                 alias,
                 cache: cache.clone(),
@@ -380,7 +365,7 @@ impl WgpuGraph {
             Some(i) => self.others.remove(i).1,
             None => {
                 let g = dynamic.graph.resolved(&dims);
-                let mut lowered = lower_graph_with(&g, dynamic.options.fuse, dynamic.options.cpu_adapter)?;
+                let mut lowered = lower_graph_with(&g, &dynamic.patterns, dynamic.options.cpu_adapter)?;
                 keep_kernels(&mut lowered, &dynamic.keys);
                 if aliases(&lowered) != dynamic.alias {
                     return Err(Error::not_supported(format!(

@@ -1,0 +1,60 @@
+//! The decomposed patterns (`webnn_core::fusion`) this backend runs as one kernel each. They
+//! are found once per compiled graph, at its bounds, and reused for every size a flexible
+//! graph meets: the resolved copies keep the node indices and operands the matches name, and
+//! every condition the kernels add holds at any size within the bounds.
+
+use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate};
+use webnn_core::Graph;
+
+/// What a node runs instead of its own lowering.
+pub enum Fused {
+    Quantized(QuantizedLinear),
+    RmsNorm(RmsNorm),
+    Rope(Rope),
+    SiluGate(SiluGate),
+    Attention(Attention),
+}
+
+/// Per node: the fused kernel it runs, and whether a fused kernel replaces it.
+pub struct Patterns {
+    pub at: Vec<Option<Fused>>,
+    pub absorbed: Vec<bool>,
+}
+
+impl Patterns {
+    /// No fused kernels: every op as its own kernels.
+    pub fn none(graph: &Graph) -> Patterns {
+        let n = graph.nodes.len();
+        Patterns { at: (0..n).map(|_| None).collect(), absorbed: vec![false; n] }
+    }
+
+    /// Every match the kernels take.
+    pub fn find(graph: &Graph) -> Patterns {
+        let mut p = Patterns::none(graph);
+        let mut add = |node: usize, absorbed: &[usize], f: Fused| {
+            for &k in absorbed {
+                p.absorbed[k] = true;
+            }
+            p.at[node] = Some(f);
+        };
+        // qgemv reads whole weight words: blocks of a multiple of 8 values.
+        for q in fusion::quantized_linears(graph).into_iter().filter(|q| q.block % 8 == 0) {
+            add(q.node, &q.absorbed.clone(), Fused::Quantized(q));
+        }
+        for r in fusion::rms_norms(graph) {
+            add(r.node, &r.absorbed.clone(), Fused::RmsNorm(r));
+        }
+        for r in fusion::ropes(graph) {
+            add(r.node, &r.absorbed.clone(), Fused::Rope(r));
+        }
+        for s in fusion::silu_gates(graph) {
+            add(s.node, &s.absorbed.clone(), Fused::SiluGate(s));
+        }
+        // attention.wgsl keeps a row's scores in workgroup memory: at most 2,048 keys.
+        let fits = |a: &Attention| graph.desc(a.keys).shape[0].max_size() <= 2048;
+        for a in fusion::attentions(graph).into_iter().filter(fits) {
+            add(a.node, &a.absorbed.clone(), Fused::Attention(a));
+        }
+        p
+    }
+}
