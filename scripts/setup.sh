@@ -46,6 +46,13 @@ if [ "$("$tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print 
   npm install --silent --no-audit --no-fund --prefix "$tools" "binaryen@$BINARYEN_VERSION" >/dev/null
 fi
 
+# ONNX Runtime Web, the peer of the browser CPU benchmark (www/bench, `webnn-www bench`).
+ORT_WEB_VERSION=1.30.0
+if [ "$(node -p "require('$tools/node_modules/onnxruntime-web/package.json').version" 2>/dev/null)" != "$ORT_WEB_VERSION" ]; then
+  log "installing onnxruntime-web $ORT_WEB_VERSION from npm"
+  npm install --silent --no-audit --no-fund --prefix "$tools" "onnxruntime-web@$ORT_WEB_VERSION" >/dev/null
+fi
+
 ORT_VERSION=1.31.1
 ort_dir="${WEBNN_ORT_DIR:-$HOME/.cache/webnn-rs/ort}"
 if [ "$(cat "$ort_dir/version" 2>/dev/null)" != "$ORT_VERSION" ] || [ ! -e "$ort_dir/libonnxruntime.so" ]; then

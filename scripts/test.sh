@@ -27,4 +27,8 @@ echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, 
 cargo run -q -p webnn-wpt -- --backend browser-cpu
 cargo run -q -p webnn-wpt -- --backend browser-webgpu
 
+echo "== the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"
+cargo run -q -p webnn-onnx --example mobilenet_files -- www/models/mobilenetv2
+cargo run -q -p webnn-www -- bench --runs 2
+
 bash scripts/check-types.sh   # the npm package's TypeScript declarations

@@ -66,6 +66,29 @@ impl OnnxModel {
         prost::Message::encode_to_vec(&self.model)
     }
 
+    /// The model as one file, its large constants back inside the protobuf: for runtimes
+    /// that take a single buffer (ONNX Runtime Web). Under protobuf's 2 GiB limit only.
+    pub fn to_self_contained_bytes(&self) -> Vec<u8> {
+        let mut model = self.model.clone();
+        if let Some(graph) = model.graph.as_mut() {
+            for t in &mut graph.initializer {
+                let field = |k: &str| {
+                    t.external_data
+                        .iter()
+                        .find(|e| e.key.as_deref() == Some(k))
+                        .and_then(|e| e.value.as_deref()?.parse::<usize>().ok())
+                };
+                let (Some(offset), Some(length)) = (field("offset"), field("length")) else {
+                    continue;
+                };
+                t.raw_data = Some(self.external_data[offset..offset + length].to_vec());
+                t.external_data.clear();
+                t.data_location = None;
+            }
+        }
+        prost::Message::encode_to_vec(&model)
+    }
+
     /// Writes the model to `path` and its external data next to it, as ONNX tools expect.
     pub fn save(&self, path: &std::path::Path) -> std::io::Result<()> {
         std::fs::write(path, self.to_bytes())?;
