@@ -4,16 +4,37 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-cargo build -q -p webnn-web --target wasm32-unknown-unknown --release
 dist=pkg-js/dist
 mkdir -p "$dist"
+# binaryen's wasm-opt from npm (setup.sh installs it; Debian's is too old for reference types).
+opt() {
+  "$WEBNN_TOOLS/node_modules/.bin/wasm-opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd "$@"
+}
+
+# The build every browser loads: SIMD (.cargo/config.toml builds every wasm with simd128,
+# the fast CPU backend's kernels), one thread.
+cargo build -q -p webnn-web --target wasm32-unknown-unknown --release
 wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_web.wasm"
-# binaryen's wasm-opt from npm (setup.sh installs it; Debian's is too old for reference types).
-# SIMD: .cargo/config.toml builds every wasm with simd128 (the fast CPU backend's kernels).
-"$WEBNN_TOOLS/node_modules/.bin/wasm-opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
-  --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
-  "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
+opt "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
+
+# The threads build, which a cross-origin-isolated page whose browser validates it loads
+# instead: shared memory, atomics and relaxed SIMD (fused multiply-add in the GEMM kernels).
+# std must be rebuilt with atomics (-Z build-std, through RUSTC_BOOTSTRAP on the stable
+# toolchain with its rust-src component); the linker flags make the memory shared and
+# imported and export the thread-local-storage hooks wasm-bindgen's glue calls per thread.
+# Its own target directory keeps the two builds from invalidating each other.
+link=(--shared-memory --max-memory=4294967296 --import-memory --export=__wasm_init_tls
+      --export=__tls_size --export=__tls_align --export=__tls_base)
+threads_flags="-C target-feature=+simd128,+relaxed-simd,+atomics,+bulk-memory,+mutable-globals"
+for a in "${link[@]}"; do threads_flags+=" -C link-arg=$a"; done
+RUSTC_BOOTSTRAP=1 RUSTFLAGS="$threads_flags" cargo build -q -p webnn-web --target wasm32-unknown-unknown \
+  --release -Z build-std=std,panic_abort --target-dir "$CARGO_TARGET_DIR/wasm-threads"
+wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web_mt \
+  "$CARGO_TARGET_DIR/wasm-threads/wasm32-unknown-unknown/release/webnn_web.wasm"
+opt --enable-threads --enable-relaxed-simd "$dist/webnn_web_mt_bg.wasm" -o "$dist/webnn_web_mt_bg.wasm"
+
 node scripts/web/bundle.mjs
 
 # --harness: also the WPT harness that drives the polyfill in a page (webnn-wpt-js), kept

@@ -31,6 +31,12 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+# std's sources, which the polyfill's threads build recompiles with atomics (build-web.sh).
+if ! rustup component list --installed 2>/dev/null | grep -qx 'rust-src'; then
+  log "adding rustup component rust-src"
+  rustup component add rust-src
+fi
+
 if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
   # --locked is left out on purpose: one locked dependency of this release is gone from crates.io.
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"

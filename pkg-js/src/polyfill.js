@@ -48,6 +48,7 @@ class Instance {
   fix(e) {
     if (e instanceof WebAssembly.RuntimeError) {
       this.retired = true;
+      for (const w of this.mod.workers ?? []) w.terminate();
       for (const lose of this.contexts) lose('an internal error stopped the polyfill: ' + e.message);
       this.contexts.clear();
       return operationError('internal error (' + e.message + '); the polyfill recovers on the next createContext');
@@ -499,12 +500,14 @@ class ML {
 }
 
 // Test hooks, out of the way of pages under a registered symbol: 'panic' provokes a Rust
-// panic in the current wasm instance; 'memory' reports its linear memory's size in bytes.
+// panic in the current wasm instance; 'memory' reports its linear memory's size in bytes;
+// 'cpu-workers' the CPU workers started and those serving the pool now.
 Object.defineProperty(ML.prototype, Symbol.for('webnn-rs.testing'), {
   async value(what) {
     const inst = await mlLoader(this)();
     if (what === 'panic') return inst.call((mod) => mod.__panicForTest());
     if (what === 'memory') return inst.mod.memory.buffer.byteLength;
+    if (what === 'cpu-workers') return { started: inst.mod.workers.length, serving: inst.mod.cpuWorkersPresent() };
     throw new TypeError(`unknown test hook '${what}'`);
   },
 });
@@ -513,6 +516,83 @@ const INTERFACES = { ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor
 
 for (const [name, cls] of Object.entries(INTERFACES)) {
   Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: name, configurable: true });
+}
+
+// The smallest module using what the threads build needs: a shared memory (threads) and
+// f32x4.relaxed_madd (relaxed SIMD). WebAssembly.validate on it tells whether the browser
+// could load that build, without fetching it.
+const THREADS_PROBE = Uint8Array.from(
+  atob('AGFzbQEAAAABBAFgAAADAgEABQQBAwEBCj4BPAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9hQIaCw=='),
+  (c) => c.charCodeAt(0),
+);
+
+// The CPU thread count a page gets when it names none: one per core, at most 4 (MobileNet-
+// sized ops stop scaling beyond that, and every worker spins between ops).
+function defaultThreads(global) {
+  return Math.min(4, global.navigator?.hardwareConcurrency || 1);
+}
+
+// Whether the threads build can run here: more than one thread wanted, a cross-origin-
+// isolated document (SharedArrayBuffer), a window (workers start more workers poorly), and
+// a browser that validates the probe.
+function threadsUsable(global, threads) {
+  return (
+    threads > 1 &&
+    global.crossOriginIsolated === true &&
+    typeof global.document !== 'undefined' &&
+    typeof SharedArrayBuffer === 'function' &&
+    WebAssembly.validate(THREADS_PROBE)
+  );
+}
+
+// A CPU worker: the threads build's glue and module on the page's shared memory, then the
+// pool's worker loop, which returns only when the page goes (or at once if none is needed).
+const CPU_WORKER = `self.onmessage = async ({ data }) => {
+  try {
+    const glue = await import(data.glue);
+    await glue.default({ module_or_path: data.module, memory: data.memory });
+    self.postMessage('ready');
+    glue.cpuWorker();
+  } catch (e) {
+    self.postMessage('failed: ' + e);
+  }
+};`;
+
+function startCpuWorker(glueUrl, module, memory) {
+  const url = URL.createObjectURL(new Blob([CPU_WORKER], { type: 'text/javascript' }));
+  const worker = new Worker(url, { type: 'module', name: 'webnn-cpu' });
+  worker.onmessage = ({ data }) => {
+    URL.revokeObjectURL(url);
+    // A worker that failed leaves its share to the caller: slower, never wrong.
+    if (data !== 'ready') console.warn('webnn polyfill: a CPU worker did not start:', data);
+  };
+  worker.postMessage({ glue: glueUrl, module, memory });
+  return worker;
+}
+
+// Loads the n-th wasm instance from `base` (the folder of the glue and the .wasm files): the
+// threads build with its CPU workers where threadsUsable, else the one-thread build (or the
+// module at `wasmUrl`). Each instance imports its glue afresh (a new module record, so a
+// new memory) and resolves to the glue's exports plus `memory` and `workers`.
+async function loadWasm(n, base, { threads, wasmUrl } = {}) {
+  const global = globalThis;
+  const wanted = Math.max(1, Math.floor(Number(threads ?? defaultThreads(global))) || 1);
+  if (wasmUrl || !threadsUsable(global, wanted)) {
+    const glue = await import(new URL(`webnn_web.js?instance=${n}`, base).href);
+    const exports = await glue.default({ module_or_path: wasmUrl ?? new URL('webnn_web_bg.wasm', base) });
+    return Object.assign({}, glue, { memory: exports.memory, workers: [] });
+  }
+  const glueUrl = new URL(`webnn_web_mt.js?instance=${n}`, base).href;
+  const [glue, module] = await Promise.all([
+    import(glueUrl),
+    WebAssembly.compileStreaming(fetch(new URL('webnn_web_mt_bg.wasm', base))),
+  ]);
+  // The glue creates the shared memory (at the module's minimum size); workers get it.
+  const { memory } = await glue.default({ module_or_path: module });
+  const count = glue.cpuThreads(wanted);
+  const workers = [];
+  for (let i = 1; i < count; i++) workers.push(startCpuWorker(glueUrl, module, memory));
+  return Object.assign({}, glue, { memory, workers });
 }
 
 // Returns a loader that instantiates the wasm module once, and again after a trap retired

@@ -11,8 +11,19 @@ export interface InstallOptions {
      * @default false
      */
     force?: boolean;
-    /** Where to load the wasm module from. @default the .wasm file next to the module */
+    /**
+     * Where to load the wasm module from; naming one loads that (one-thread) build.
+     * @default the .wasm files next to the module: the threads build where the page is
+     * cross-origin isolated and the browser supports it, else the one-thread build
+     */
     wasmUrl?: string | URL;
+    /**
+     * Threads for CPU contexts, the calling thread included. More than 1 takes the threads
+     * build (Web Workers sharing the wasm memory), which needs a cross-origin-isolated page
+     * (COOP `same-origin`, COEP `require-corp`); elsewhere CPU contexts use 1.
+     * @default one per core, at most 4
+     */
+    threads?: number;
 }
 
 /**

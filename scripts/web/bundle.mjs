@@ -13,17 +13,11 @@ const ops = `const OP_METHODS = ${glue.opMethods()};\n`;
 const polyfill = readFileSync(path.join(root, 'pkg-js/src/polyfill.js'), 'utf8');
 
 const esm = `${ops}${polyfill}
-const GLUE = new URL('./webnn_web.js', import.meta.url);
-const WASM = new URL('./webnn_web_bg.wasm', import.meta.url);
+const BASE = new URL('./', import.meta.url);
 
 /** Installs navigator.ml and the WebNN interfaces (see types/index.d.ts). */
 export async function install(options = {}) {
-  const wasm = options.wasmUrl ?? WASM;
-  return installWebNN(globalThis, async (n) => {
-    const mod = await import(\`\${GLUE}?instance=\${n}\`);
-    const exports = await mod.default({ module_or_path: wasm });
-    return Object.assign({}, mod, { memory: exports.memory });
-  }, options);
+  return installWebNN(globalThis, (n) => loadWasm(n, BASE, options), options);
 }
 
 export { ML, MLContext, MLGraph, MLGraphBuilder, MLOperand, MLTensor };
@@ -33,15 +27,13 @@ const classic = `(function () {
 'use strict';
 ${ops}${polyfill}
 // The wasm sits next to this script; a worker that loads it with importScripts can name the
-// folder in self.WEBNN_POLYFILL_BASE. <script data-force> installs over a native WebNN.
+// folder in self.WEBNN_POLYFILL_BASE. <script data-force> installs over a native WebNN;
+// <script data-threads="N"> sets the CPU thread count (default: one per core, at most 4).
 const script = typeof document !== 'undefined' ? document.currentScript : null;
 const base = new URL(self.WEBNN_POLYFILL_BASE ?? (script ? script.src : self.location.href), self.location.href);
 const force = script ? script.hasAttribute('data-force') : Boolean(self.WEBNN_POLYFILL_FORCE);
-installWebNN(self, async (n) => {
-  const mod = await import(new URL('webnn_web.js?instance=' + n, base).href);
-  const exports = await mod.default({ module_or_path: new URL('webnn_web_bg.wasm', base) });
-  return Object.assign({}, mod, { memory: exports.memory });
-}, { force });
+const threads = script?.dataset.threads;
+installWebNN(self, (n) => loadWasm(n, base, { threads }), { force });
 })();
 `;
 

@@ -1,6 +1,6 @@
 // The CPU benchmark: MobileNetV2 on this polyfill's CPU context against ONNX Runtime Web's
-// wasm backend, in one page at one thread count, runs interleaved so both see the same
-// machine. The result is left in window.benchResult for `webnn-www bench`.
+// wasm backend, in one page at one thread count, in alternating blocks of runs so both see
+// the same machine. The result is left in window.benchResult for `webnn-www bench`.
 //
 // Thread counts: ONNX Runtime Web reads ort.env.wasm.numThreads once, when its wasm starts,
 // and the polyfill starts its workers once, at install; so one page load measures one count.
@@ -144,13 +144,23 @@ async function bench() {
     outputs.push(await r.run()); // warm-up, and the outputs compared below
     r.times = [];
   }
-  for (let i = 0; i < runs; i++) {
+  // Blocks of runs, alternating between the two, with a pause before each block: both keep
+  // worker threads that spin for a while after each run, and one's spinning workers would
+  // take cores from the other's run. Alternating blocks still spreads any drift of the
+  // machine's speed over both.
+  const blocks = Math.min(runs, 5);
+  let done = 0;
+  for (let b = 0; b < blocks; b++) {
+    const n = Math.round(((b + 1) * runs) / blocks) - Math.round((b * runs) / blocks);
     for (const r of runners) {
-      const t = performance.now();
-      await r.run();
-      r.times.push(performance.now() - t);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < n; i++) {
+        const t = performance.now();
+        await r.run();
+        r.times.push(performance.now() - t);
+        $('progress').value = ++done / (2 * runs);
+      }
     }
-    $('progress').value = (i + 1) / runs;
   }
   for (const r of runners) {
     r.medianMs = median(r.times);
@@ -160,6 +170,7 @@ async function bench() {
   const [a, b] = outputs;
   const result = {
     threads, runs, crossOriginIsolated, runners,
+    cpuWorkers: await navigator.ml[Symbol.for('webnn-rs.testing')]('cpu-workers'),
     ratio: runners[0].medianMs / runners[1].medianMs,
     logitsMaxDiff: maxAbsDiff(a.logits, b.logits),
     probabilitiesMaxDiff: maxAbsDiff(a.probabilities, b.probabilities),

@@ -18,6 +18,12 @@
 //! Its sizes change per dispatch, while the point of this backend is planning (packing,
 //! tiling, buffer reuse) for fixed shapes; the models that use flexible inputs (decoders) are
 //! the GPU backend's business. Such graphs still run, correctly, just not faster.
+// The wasm threads build parks workers with `memory.atomic.wait32`, whose intrinsic is still
+// unstable; that build already needs a rebuilt std (RUSTC_BOOTSTRAP, scripts/build-web.sh).
+#![cfg_attr(
+    all(target_family = "wasm", target_feature = "atomics"),
+    feature(stdarch_wasm_atomic_wait)
+)]
 
 mod buffers;
 mod conv;
@@ -63,8 +69,20 @@ impl FastBackend {
         }
     }
 
+    /// A backend running on a given pool (one whose workers the page starts, in the browser).
+    pub fn with_pool(pool: Pool) -> FastBackend {
+        FastBackend {
+            pool: Arc::new(pool),
+            isa: Isa::detect(),
+        }
+    }
+
     pub fn threads(&self) -> usize {
         self.pool.threads()
+    }
+
+    pub fn pool(&self) -> &Pool {
+        &self.pool
     }
 
     pub fn isa(&self) -> Isa {

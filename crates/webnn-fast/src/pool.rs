@@ -13,6 +13,12 @@
 //! that worker's share. A job's epoch, task count and next index share one atomic word, so a
 //! claim (a compare-and-swap on it) succeeds only for a task of the job being run.
 //!
+//! In the browser, a wasm module cannot start threads: the page starts Web Workers that share
+//! the module's memory, and each calls [`Pool::serve`] to become one of the pool's workers
+//! ([`Pool::with_external_workers`]). The browser's main thread may not block (a wasm
+//! `memory.atomic.wait` traps there), so parked workers wait on a futex word that the caller
+//! only notifies, and the caller never takes a lock a worker holds.
+//!
 //! Which thread runs which task never changes a result: callers make each task's arithmetic
 //! depend only on its index (see `exec::unit_rows`), which is what makes outputs
 //! bit-identical for every thread count.
@@ -20,16 +26,26 @@
 use std::cell::UnsafeCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::*};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// Idle rounds (each a `spin_loop` hint) before a worker parks: about 100 µs, longer than the
-/// gap between two ops of a network and far shorter than the gap between two inferences.
-const SPIN: u32 = 20_000;
+/// Idle rounds (each a `spin_loop` hint) before a worker parks: about 100 µs natively,
+/// longer than the gap between two ops of a network and far shorter than the gap between
+/// two inferences. wasm has no pause instruction, so a round there is a bare atomic load of
+/// a nanosecond or two, and waking a Web Worker from `memory.atomic.wait` takes tens of
+/// microseconds: there it spins about a millisecond, which also covers the page's own work
+/// between two dispatches of one inference.
+const SPIN: u32 = if cfg!(target_family = "wasm") {
+    1_000_000
+} else {
+    20_000
+};
 
 /// Whether this target lacks threads: a wasm module is single-threaded unless built with
-/// shared memory and atomics (which the browser polyfill is not).
+/// shared memory and atomics (the polyfill's threads build).
 const NO_THREADS: bool = cfg!(all(target_family = "wasm", not(target_feature = "atomics")));
+/// Whether std can start threads here; a wasm module's threads are Web Workers the page starts.
+const SPAWNS: bool = !cfg!(target_family = "wasm");
 
 /// Bits of the state word: epoch (20) | tasks (22) | next task (22).
 const IDX_BITS: u32 = 22;
@@ -56,10 +72,12 @@ struct Shared {
     /// Tasks of the current job finished.
     done: AtomicUsize,
     panicked: AtomicBool,
+    /// Workers parked or about to park: the caller wakes them only when this is nonzero.
     sleepers: AtomicUsize,
-    lock: Mutex<()>,
-    wake: Condvar,
+    parking: Parking,
     shutdown: AtomicBool,
+    /// Workers that joined through [`Pool::serve`] and have not left.
+    served: AtomicUsize,
 }
 
 // SAFETY: `job` is only accessed under the protocol described on the field.
@@ -69,6 +87,8 @@ unsafe impl Sync for Shared {}
 pub struct Pool {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
+    /// Threads that run a job, the caller included (spawned or external workers alike).
+    threads: usize,
     /// One job at a time: executables compiled by one backend share its pool.
     busy: Mutex<()>,
 }
@@ -77,43 +97,83 @@ impl Pool {
     /// A pool that runs jobs on `threads` threads in all (at least 1, the caller). Where
     /// the target has no threads (wasm32 without the atomics feature, where std's spawn
     /// fails) it is always 1: every job runs inline on the caller.
+    ///
+    /// In a wasm threads build, where std cannot start threads, this is
+    /// [`Pool::with_external_workers`]: the page starts the workers.
     pub fn new(threads: usize) -> Pool {
-        let threads = if NO_THREADS { 1 } else { threads };
-        let shared = Arc::new(Shared {
-            state: AtomicU64::new(0),
-            job: UnsafeCell::new(None),
-            done: AtomicUsize::new(0),
-            panicked: AtomicBool::new(false),
-            sleepers: AtomicUsize::new(0),
-            lock: Mutex::new(()),
-            wake: Condvar::new(),
-            shutdown: AtomicBool::new(false),
-        });
-        let workers = (1..threads.max(1))
+        if !SPAWNS {
+            return Pool::with_external_workers(threads);
+        }
+        let mut pool = Pool::with_external_workers(threads);
+        pool.workers = (1..pool.threads)
             .map(|i| {
-                let s = shared.clone();
+                let s = pool.shared.clone();
                 std::thread::Builder::new()
                     .name(format!("webnn-fast-{i}"))
                     .spawn(move || worker(&s))
                     .expect("cannot start a webnn-fast worker thread")
             })
             .collect();
+        pool
+    }
+
+    /// A pool of `threads` whose `threads - 1` workers are threads someone else starts, each
+    /// calling [`Pool::serve`] (Web Workers in the browser). Jobs never wait for them to
+    /// arrive: until they do, the caller runs their share. Where the target has no threads
+    /// at all it is a pool of 1.
+    pub fn with_external_workers(threads: usize) -> Pool {
+        let threads = if NO_THREADS { 1 } else { threads.max(1) };
+        let shared = Arc::new(Shared {
+            state: AtomicU64::new(0),
+            job: UnsafeCell::new(None),
+            done: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+            sleepers: AtomicUsize::new(0),
+            parking: Parking::new(),
+            shutdown: AtomicBool::new(false),
+            served: AtomicUsize::new(0),
+        });
         Pool {
             shared,
-            workers,
+            workers: Vec::new(),
+            threads,
             busy: Mutex::new(()),
         }
     }
 
+    /// Runs the calling thread as one of this pool's workers until the pool is dropped:
+    /// the body of an external worker (a Web Worker sharing the wasm memory). Returns at
+    /// once, false, when the pool already has all its workers.
+    pub fn serve(&self) -> bool {
+        let s = &*self.shared;
+        let spawned = self.workers.len();
+        if s.served
+            .fetch_update(SeqCst, SeqCst, |n| {
+                (spawned + n + 1 < self.threads).then_some(n + 1)
+            })
+            .is_err()
+        {
+            return false;
+        }
+        worker(s);
+        s.served.fetch_sub(1, SeqCst);
+        true
+    }
+
     /// Threads that run a job, the caller included.
     pub fn threads(&self) -> usize {
-        self.workers.len() + 1
+        self.threads
+    }
+
+    /// Workers running now: spawned ones and external ones that have arrived.
+    pub fn workers_present(&self) -> usize {
+        self.workers.len() + self.shared.served.load(SeqCst)
     }
 
     /// Runs `f(0)`, ..., `f(tasks - 1)` across the pool and returns when all have finished.
     /// A panic in any task is re-raised here after every task has finished.
     pub fn run(&self, tasks: usize, f: &(dyn Fn(usize) + Sync)) {
-        if self.workers.is_empty() || tasks <= 1 || tasks > MAX_TASKS {
+        if self.threads <= 1 || tasks <= 1 || tasks > MAX_TASKS {
             (0..tasks).for_each(f);
             return;
         }
@@ -129,8 +189,7 @@ impl Pool {
         let epoch = (epoch_of(s.state.load(Relaxed)) + 1) & ((1 << 20) - 1);
         s.state.store(pack(epoch, tasks, 0), SeqCst);
         if s.sleepers.load(SeqCst) > 0 {
-            let _l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
-            s.wake.notify_all();
+            s.parking.wake_all();
         }
         let mine = panic::catch_unwind(AssertUnwindSafe(|| while claim(s, job) {}));
         let mut spins = 0u32;
@@ -196,13 +255,13 @@ fn worker(s: &Shared) {
                 std::hint::spin_loop();
                 continue;
             }
-            let mut l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
+            // Announced before the condition is read: the caller publishes a job before it
+            // reads `sleepers`, so either it sees this worker and wakes it, or the worker
+            // sees the new job.
             s.sleepers.fetch_add(1, SeqCst);
-            while epoch_of(s.state.load(SeqCst)) == seen && !s.shutdown.load(SeqCst) {
-                l = s.wake.wait(l).unwrap_or_else(|e| e.into_inner());
-            }
+            s.parking
+                .wait_while(|| epoch_of(s.state.load(SeqCst)) == seen && !s.shutdown.load(SeqCst));
             s.sleepers.fetch_sub(1, SeqCst);
-            drop(l);
             spins = 0;
         }
         // Claim tasks until the job is exhausted. The job is read only after a successful
@@ -237,13 +296,77 @@ fn worker(s: &Shared) {
 impl Drop for Pool {
     fn drop(&mut self) {
         self.shared.shutdown.store(true, SeqCst);
-        {
-            let _l = self.shared.lock.lock().unwrap_or_else(|e| e.into_inner());
-            self.shared.wake.notify_all();
-        }
+        self.shared.parking.wake_all();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+    }
+}
+
+/// Where idle workers sleep: natively a condition variable.
+#[cfg(not(all(target_family = "wasm", target_feature = "atomics")))]
+struct Parking {
+    lock: Mutex<()>,
+    wake: std::sync::Condvar,
+}
+
+#[cfg(not(all(target_family = "wasm", target_feature = "atomics")))]
+impl Parking {
+    fn new() -> Parking {
+        Parking {
+            lock: Mutex::new(()),
+            wake: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Blocks while `cond` holds, until a [`Parking::wake_all`] (or spuriously).
+    fn wait_while(&self, cond: impl Fn() -> bool) {
+        let mut l = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while cond() {
+            l = self.wake.wait(l).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn wake_all(&self) {
+        let _l = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.wake.notify_all();
+    }
+}
+
+/// Where idle workers sleep in a wasm threads build: a futex word. Waking only bumps and
+/// notifies it, which the browser's main thread may do (it may not wait, not even on a
+/// contended lock).
+#[cfg(all(target_family = "wasm", target_feature = "atomics"))]
+struct Parking {
+    word: std::sync::atomic::AtomicU32,
+}
+
+#[cfg(all(target_family = "wasm", target_feature = "atomics"))]
+impl Parking {
+    fn new() -> Parking {
+        Parking {
+            word: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+
+    fn wait_while(&self, cond: impl Fn() -> bool) {
+        use core::arch::wasm32::memory_atomic_wait32;
+        loop {
+            // Read before the condition: a wake after it changes the word, and the wait
+            // below then returns at once.
+            let seen = self.word.load(SeqCst);
+            if !cond() {
+                return;
+            }
+            // SAFETY: the pointer is to a live, aligned 32-bit atomic.
+            unsafe { memory_atomic_wait32(self.word.as_ptr().cast(), seen as i32, -1) };
+        }
+    }
+
+    fn wake_all(&self) {
+        self.word.fetch_add(1, SeqCst);
+        // SAFETY: as above.
+        unsafe { core::arch::wasm32::memory_atomic_notify(self.word.as_ptr().cast(), u32::MAX) };
     }
 }
 
@@ -308,6 +431,43 @@ mod tests {
             sum.fetch_add(i, Relaxed);
         });
         assert_eq!(sum.load(Relaxed), 64 * 63 / 2);
+    }
+
+    #[test]
+    fn external_workers_join_late_and_leave_with_the_pool() {
+        let pool = Arc::new(Pool::with_external_workers(3));
+        assert_eq!((pool.threads(), pool.workers_present()), (3, 0));
+        // Before any worker arrives, the caller runs every task.
+        let sum = AtomicUsize::new(0);
+        pool.run(50, &|i| {
+            sum.fetch_add(i, Relaxed);
+        });
+        assert_eq!(sum.load(Relaxed), 50 * 49 / 2);
+        let served: Vec<_> = (0..3)
+            .map(|_| {
+                let p = pool.clone();
+                std::thread::spawn(move || p.serve())
+            })
+            .collect();
+        while pool.workers_present() < 2 {
+            std::thread::yield_now();
+        }
+        let ran_on: Vec<Mutex<Option<std::thread::ThreadId>>> =
+            (0..64).map(|_| Mutex::new(None)).collect();
+        pool.run(64, &|i| {
+            // Long enough that the caller cannot take every task before the workers wake.
+            std::thread::sleep(std::time::Duration::from_micros(300));
+            *ran_on[i].lock().unwrap() = Some(std::thread::current().id());
+        });
+        let threads: std::collections::HashSet<_> =
+            ran_on.iter().map(|t| t.lock().unwrap().unwrap()).collect();
+        assert!(threads.len() >= 2, "the external workers took no task");
+        // The third arrival found the pool full; the other two leave at shutdown (what
+        // dropping the pool does, which their references prevent here).
+        pool.shared.shutdown.store(true, SeqCst);
+        pool.shared.parking.wake_all();
+        let joined: Vec<bool> = served.into_iter().map(|h| h.join().unwrap()).collect();
+        assert_eq!(joined.iter().filter(|&&j| j).count(), 2);
     }
 
     #[test]

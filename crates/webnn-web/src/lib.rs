@@ -29,8 +29,10 @@ pub fn operand_key() -> String {
 /// sequence], ...]` as JSON.
 #[wasm_bindgen(js_name = opMethods)]
 pub fn op_methods() -> String {
-    let list: Vec<serde_json::Value> =
-        webnn_idl::op_signatures().iter().map(|s| serde_json::json!([s.method, s.length(), s.min_args(), s.sequence])).collect();
+    let list: Vec<serde_json::Value> = webnn_idl::op_signatures()
+        .iter()
+        .map(|s| serde_json::json!([s.method, s.length(), s.min_args(), s.sequence]))
+        .collect();
     serde_json::Value::Array(list).to_string()
 }
 
@@ -39,4 +41,32 @@ pub fn op_methods() -> String {
 #[wasm_bindgen(js_name = __panicForTest)]
 pub fn panic_for_test() {
     panic!("a panic provoked by a test");
+}
+
+/// Sets the number of threads CPU contexts use (the caller and `n - 1` Web Workers the page
+/// starts, each calling `cpuWorker`) before the first context; returns the count in force,
+/// which is 1 in a build without threads.
+#[wasm_bindgen(js_name = cpuThreads)]
+pub fn cpu_threads(n: u32) -> u32 {
+    webnn::set_cpu_threads(n as usize) as u32
+}
+
+/// The body of one CPU worker (a Web Worker sharing this module's memory): serves the CPU
+/// contexts' pool and returns only when the module goes away, or at once (false) when the
+/// pool has all its workers.
+#[wasm_bindgen(js_name = cpuWorker)]
+pub fn cpu_worker() -> bool {
+    webnn::serve_cpu_worker()
+}
+
+/// Whether this build runs CPU contexts on several threads (shared memory and atomics).
+#[wasm_bindgen(js_name = threadsBuild)]
+pub fn threads_build() -> bool {
+    cfg!(target_feature = "atomics")
+}
+
+/// CPU workers serving the pool now (they arrive a little after the first context).
+#[wasm_bindgen(js_name = cpuWorkersPresent)]
+pub fn cpu_workers_present() -> u32 {
+    webnn::cpu_workers_present() as u32
 }

@@ -22,19 +22,27 @@ fn mounts() -> Vec<Mount> {
     let mut mounts = vec![Mount::new("/pkg/", root.join("pkg-js/dist"))];
     // ONNX Runtime Web for the benchmark page, from the npm tools folder (setup.sh).
     if let Some(tools) = std::env::var_os("WEBNN_TOOLS") {
-        mounts.push(Mount::new("/ort/", PathBuf::from(tools).join("node_modules/onnxruntime-web/dist")));
+        mounts.push(Mount::new(
+            "/ort/",
+            PathBuf::from(tools).join("node_modules/onnxruntime-web/dist"),
+        ));
     }
     mounts.push(Mount::new("/", root.join("www")));
     mounts
 }
 
 fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned()
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .cloned()
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let port = arg(&args, "--port").and_then(|p| p.parse().ok()).unwrap_or(8080);
+    let port = arg(&args, "--port")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(8080);
     let result = match args.first().map(String::as_str) {
         Some("serve") => serve(port),
         Some("demo") => demo(port, arg(&args, "--screenshot").map(PathBuf::from)),
@@ -55,11 +63,16 @@ fn main() -> ExitCode {
 }
 
 fn start(port: u16) -> Result<Server, String> {
-    if !workspace_root().join("pkg-js/dist/webnn-polyfill.js").is_file() {
+    if !workspace_root()
+        .join("pkg-js/dist/webnn-polyfill.js")
+        .is_file()
+    {
         return Err("pkg-js/dist is empty: run scripts/build-web.sh".into());
     }
     // A busy port (another server) falls back to any free one.
-    let server = Server::start(mounts(), port).or_else(|_| Server::start(mounts(), 0)).map_err(|e| e.to_string())?;
+    let server = Server::start(mounts(), port)
+        .or_else(|_| Server::start(mounts(), 0))
+        .map_err(|e| e.to_string())?;
     println!("serving the demos at {}", server.url("/"));
     Ok(server)
 }
@@ -76,7 +89,9 @@ fn demo(port: u16, screenshot: Option<PathBuf>) -> Result<(), String> {
     let browser = Browser::start()?;
     let mut shot = None;
     for (device, sample) in [("cpu", "chelsea"), ("gpu", "chelsea"), ("cpu", "coffee")] {
-        let url = server.url(&format!("/image-classification/?auto&device={device}&sample={sample}&layout=nchw"));
+        let url = server.url(&format!(
+            "/image-classification/?auto&device={device}&sample={sample}&layout=nchw"
+        ));
         browser.goto(&url)?;
         let r = browser.wait_for("window.demoResult", Duration::from_secs(600))?;
         if let Some(e) = r.get("error").and_then(Value::as_str) {
@@ -95,7 +110,10 @@ fn demo(port: u16, screenshot: Option<PathBuf>) -> Result<(), String> {
     }
     drop(browser);
     if std::env::var_os("DISPLAY").is_some() && std::env::var_os("CI").is_none() {
-        println!("open {} in a browser; Ctrl-C stops the server", server.url("/"));
+        println!(
+            "open {} in a browser; Ctrl-C stops the server",
+            server.url("/")
+        );
         loop {
             std::thread::sleep(Duration::from_secs(3600));
         }
@@ -117,7 +135,11 @@ fn print_result(sample: &str, r: &Value) {
         f("firstRunMs")
     );
     for t in r["top5"].as_array().into_iter().flatten() {
-        println!("  {:<28} {:.3}", t["label"].as_str().unwrap_or("?"), t["probability"].as_f64().unwrap_or(0.0));
+        println!(
+            "  {:<28} {:.3}",
+            t["label"].as_str().unwrap_or("?"),
+            t["probability"].as_f64().unwrap_or(0.0)
+        );
     }
 }
 
@@ -128,7 +150,10 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
     let mut rows = Vec::new();
     let mut failures = Vec::new();
     for t in threads.split(',') {
-        let t: u32 = t.trim().parse().map_err(|_| format!("--threads: {threads:?} is not a list of numbers"))?;
+        let t: u32 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("--threads: {threads:?} is not a list of numbers"))?;
         browser.goto(&server.url(&format!("/bench/?threads={t}&runs={runs}&auto")))?;
         let r = browser.wait_for("window.benchResult", Duration::from_secs(1200))?;
         if let Some(e) = r.get("error").and_then(Value::as_str) {
@@ -143,11 +168,14 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
                 f(x, "buildMs")
             );
         }
+        println!("{t} thread(s): polyfill CPU workers {}", r["cpuWorkers"]);
         let ms = |i: usize| runners.get(i).map_or(f64::NAN, |x| f(x, "medianMs"));
         let diff = f(&r, "logitsMaxDiff");
         let top1 = r["top1"].as_array().cloned().unwrap_or_default();
         if !(diff <= 1e-3) || top1.first() != top1.get(1) {
-            failures.push(format!("{t} threads: outputs differ (max |logits diff| {diff:e}, top-1 {top1:?})"));
+            failures.push(format!(
+                "{t} threads: outputs differ (max |logits diff| {diff:e}, top-1 {top1:?})"
+            ));
         }
         rows.push(format!(
             "| {t} | {:.2} ms | {:.2} ms | {:.3} | {diff:.1e} | {} |",
@@ -157,7 +185,7 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
             r["crossOriginIsolated"]
         ));
     }
-    println!("\nMobileNetV2-1.0-224 float32 in headless Chromium, median of {runs} runs each, interleaved:\n");
+    println!("\nMobileNetV2-1.0-224 float32 in headless Chromium, median of {runs} runs each, in alternating blocks:\n");
     println!("| threads | webnn-rs (CPU context) | ONNX Runtime Web (wasm) | ratio | max |Δ logits| | cross-origin isolated |");
     println!("|---|---|---|---|---|---|");
     rows.iter().for_each(|r| println!("{r}"));

@@ -7,9 +7,11 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::rc::{Rc, Weak};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
-use webnn_core::{op_support_limits, Backend, DimBindings, Error, Graph as CoreGraph, OpSupportLimits, Result};
+use webnn_core::{
+    op_support_limits, Backend, DimBindings, Error, Graph as CoreGraph, OpSupportLimits, Result,
+};
 use webnn_cpu::CpuBackend;
 use webnn_fast::FastBackend;
 use webnn_wgpu::WgpuBackend;
@@ -43,7 +45,12 @@ pub struct ContextOptions {
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        ContextOptions { power_preference: PowerPreference::Default, accelerated: true, device_type: None, backend: None }
+        ContextOptions {
+            power_preference: PowerPreference::Default,
+            accelerated: true,
+            device_type: None,
+            backend: None,
+        }
     }
 }
 
@@ -84,15 +91,25 @@ impl BackendKind {
 /// (the fastest path) means the CPU there. On the CPU, ONNX Runtime when the build has it (a
 /// build asks for it by enabling the feature), otherwise the fast CPU backend; the reference
 /// interpreter only when named. `deviceType` and `backend` override.
-pub fn choose(options: &ContextOptions, adapter: Option<bool /* software */>, ort: bool) -> BackendKind {
-    let cpu = if ort { BackendKind::Ort } else { BackendKind::Cpu };
+pub fn choose(
+    options: &ContextOptions,
+    adapter: Option<bool /* software */>,
+    ort: bool,
+) -> BackendKind {
+    let cpu = if ort {
+        BackendKind::Ort
+    } else {
+        BackendKind::Cpu
+    };
     if let Some(b) = options.backend {
         return b;
     }
     match (options.device_type, adapter) {
         (Some(DeviceType::Cpu), _) => cpu,
         (Some(DeviceType::Gpu), Some(_)) => BackendKind::Wgpu,
-        (_, Some(false)) if options.accelerated && options.power_preference != PowerPreference::LowPower => {
+        (_, Some(false))
+            if options.accelerated && options.power_preference != PowerPreference::LowPower =>
+        {
             BackendKind::Wgpu
         }
         _ => cpu,
@@ -116,8 +133,42 @@ const HAS_ORT: bool = cfg!(feature = "ort");
 /// (one in the browser), and a pool per context would put several threads on each core as
 /// soon as contexts on different threads run at once; the shared pool runs their ops in turn.
 fn shared_fast() -> Arc<FastBackend> {
-    static FAST: OnceLock<Arc<FastBackend>> = OnceLock::new();
-    FAST.get_or_init(|| Arc::new(FastBackend::default())).clone()
+    FAST.get_or_init(|| {
+        Arc::new(if cfg!(target_family = "wasm") {
+            // The page starts the workers (`serve_cpu_worker`); without a threads build
+            // the pool is 1 whatever was asked.
+            let threads = WASM_THREADS.load(Ordering::SeqCst).max(1);
+            FastBackend::with_pool(webnn_fast::Pool::with_external_workers(threads))
+        } else {
+            FastBackend::default()
+        })
+    })
+    .clone()
+}
+
+static FAST: OnceLock<Arc<FastBackend>> = OnceLock::new();
+static WASM_THREADS: AtomicUsize = AtomicUsize::new(1);
+
+/// In the browser: the number of threads CPU contexts use, the caller included; the page
+/// starts `n - 1` Web Workers that call [`serve_cpu_worker`]. Only the first call before
+/// the first CPU context counts; returns the count in force. Natively the pool has one
+/// thread per core and this only reports it.
+pub fn set_cpu_threads(n: usize) -> usize {
+    if cfg!(target_family = "wasm") && FAST.get().is_none() {
+        WASM_THREADS.store(n.max(1), Ordering::SeqCst);
+    }
+    shared_fast().threads()
+}
+
+/// Workers of the CPU contexts' pool running now (spawned, or served by Web Workers).
+pub fn cpu_workers_present() -> usize {
+    shared_fast().pool().workers_present()
+}
+
+/// Runs the calling thread (a Web Worker sharing the wasm memory) as a worker of the CPU
+/// contexts' pool, for as long as the module lives; false at once when the pool is full.
+pub fn serve_cpu_worker() -> bool {
+    shared_fast().pool().serve()
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -147,30 +198,46 @@ pub struct Context(pub(crate) Rc<ContextInner>);
 impl Context {
     pub(crate) async fn create(options: ContextOptions) -> Result<Context> {
         let wants_gpu = choose(&options, Some(false), HAS_ORT) == BackendKind::Wgpu;
-        let gpu = if wants_gpu { WgpuBackend::new_async().await.ok() } else { None };
-        let software = gpu.as_ref().map(|b| b.gpu().info.device_type == wgpu::DeviceType::Cpu);
+        let gpu = if wants_gpu {
+            WgpuBackend::new_async().await.ok()
+        } else {
+            None
+        };
+        let software = gpu
+            .as_ref()
+            .map(|b| b.gpu().info.device_type == wgpu::DeviceType::Cpu);
         let engine = match (choose(&options, software, HAS_ORT), gpu) {
             (BackendKind::Wgpu, Some(b)) => Engine::Wgpu(b),
             (BackendKind::Wgpu, None) => {
-                return Err(Error::not_supported("createContext: no WebGPU adapter for a WebGPU context"))
+                return Err(Error::not_supported(
+                    "createContext: no WebGPU adapter for a WebGPU context",
+                ))
             }
             #[cfg(feature = "ort")]
             (BackendKind::Ort, _) => Engine::Ort(webnn_ort::OrtBackend::new()?),
             #[cfg(not(feature = "ort"))]
             (BackendKind::Ort, _) => {
-                return Err(Error::not_supported("createContext: built without ONNX Runtime (feature ort)"))
+                return Err(Error::not_supported(
+                    "createContext: built without ONNX Runtime (feature ort)",
+                ))
             }
             #[cfg(feature = "coreml")]
             (BackendKind::CoreMl, _) => Engine::CoreMl(webnn_coreml::CoreMlBackend),
             #[cfg(not(feature = "coreml"))]
             (BackendKind::CoreMl, _) => {
-                return Err(Error::not_supported("createContext: built without CoreML (feature coreml)"))
+                return Err(Error::not_supported(
+                    "createContext: built without CoreML (feature coreml)",
+                ))
             }
             (BackendKind::Cpu, _) => Engine::Fast(shared_fast()),
             (BackendKind::Reference, _) => Engine::Reference(CpuBackend),
         };
         let ctx = Context::with_engine(engine);
-        eprintln!("webnn: context on {} ({})", ctx.backend().name(), ctx.device_name());
+        eprintln!(
+            "webnn: context on {} ({})",
+            ctx.backend().name(),
+            ctx.device_name()
+        );
         Ok(ctx)
     }
 
@@ -225,7 +292,11 @@ impl Context {
         match &self.0.engine {
             Engine::Fast(b) => {
                 let threads = b.threads();
-                format!("fast cpu ({}, {threads} thread{})", b.isa().name(), if threads == 1 { "" } else { "s" })
+                format!(
+                    "fast cpu ({}, {threads} thread{})",
+                    b.isa().name(),
+                    if threads == 1 { "" } else { "s" }
+                )
             }
             Engine::Reference(_) => "reference cpu interpreter".into(),
             // A browser's WebGPU adapter reports no name.
@@ -287,17 +358,24 @@ impl Context {
     }
 
     /// The descriptor and bytes of a constant tensor of this context (`builder.constant(tensor)`).
-    pub fn constant_contents(&self, t: &Tensor) -> Result<(webnn_core::OperandDescriptor, std::sync::Arc<[u8]>)> {
+    pub fn constant_contents(
+        &self,
+        t: &Tensor,
+    ) -> Result<(webnn_core::OperandDescriptor, std::sync::Arc<[u8]>)> {
         self.check_tensor(t, "constant")?;
         match &t.0.constant_data {
             Some(d) => Ok((t.desc().clone(), d.clone())),
-            None => Err(Error::type_error("constant: the tensor was not created by createConstantTensor")),
+            None => Err(Error::type_error(
+                "constant: the tensor was not created by createConstantTensor",
+            )),
         }
     }
 
     pub(crate) fn check_alive(&self, what: &str) -> Result<()> {
         if self.is_destroyed() {
-            return Err(Error::invalid_state(format!("{what}: the context is destroyed")));
+            return Err(Error::invalid_state(format!(
+                "{what}: the context is destroyed"
+            )));
         }
         Ok(())
     }
@@ -319,7 +397,10 @@ impl Context {
     /// `MLGraphBuilder.build()` after validation: compiles `graph` for this context.
     pub async fn compile(&self, graph: &CoreGraph) -> Result<Graph> {
         self.check_alive("build")?;
-        let dynamic = graph.inputs.iter().any(|(_, o)| !graph.desc(*o).is_static());
+        let dynamic = graph
+            .inputs
+            .iter()
+            .any(|(_, o)| !graph.desc(*o).is_static());
         if dynamic && !self.dynamic_dimensions() {
             return Err(Error::not_supported(format!(
                 "build: the {} backend runs graphs of static shapes only (dynamic input dimensions run on the cpu and webgpu backends)",
@@ -349,9 +430,18 @@ impl Context {
     }
 
     /// `MLContext.createConstantTensor()`: an immutable tensor holding `data`.
-    pub fn create_constant_tensor(&self, desc: webnn_core::OperandDescriptor, data: &[u8]) -> Result<Tensor> {
+    pub fn create_constant_tensor(
+        &self,
+        desc: webnn_core::OperandDescriptor,
+        data: &[u8],
+    ) -> Result<Tensor> {
         self.check_alive("createConstantTensor")?;
-        let desc = TensorDescriptor { desc, readable: false, writable: false, constant: true };
+        let desc = TensorDescriptor {
+            desc,
+            readable: false,
+            writable: false,
+            constant: true,
+        };
         self.new_tensor(desc, Some(data))
     }
 
@@ -366,10 +456,14 @@ impl Context {
     fn check_tensor(&self, t: &Tensor, what: &str) -> Result<()> {
         self.check_alive(what)?;
         if t.0.context != self.0.id {
-            return Err(Error::type_error(format!("{what}: the tensor belongs to another context")));
+            return Err(Error::type_error(format!(
+                "{what}: the tensor belongs to another context"
+            )));
         }
         if t.is_destroyed() {
-            return Err(Error::type_error(format!("{what}: the tensor is destroyed")));
+            return Err(Error::type_error(format!(
+                "{what}: the tensor is destroyed"
+            )));
         }
         Ok(())
     }
@@ -378,7 +472,9 @@ impl Context {
     pub fn write_tensor(&self, t: &Tensor, data: &[u8]) -> Result<()> {
         self.check_tensor(t, "writeTensor")?;
         if !t.0.desc.writable {
-            return Err(Error::type_error("writeTensor: the tensor was not created writable"));
+            return Err(Error::type_error(
+                "writeTensor: the tensor was not created writable",
+            ));
         }
         t.write(data)
     }
@@ -387,7 +483,9 @@ impl Context {
     pub async fn read_tensor(&self, t: &Tensor) -> Result<Vec<u8>> {
         self.check_tensor(t, "readTensor")?;
         if !t.0.desc.readable {
-            return Err(Error::type_error("readTensor: the tensor was not created readable"));
+            return Err(Error::type_error(
+                "readTensor: the tensor was not created readable",
+            ));
         }
         self.settle().await?;
         t.read().await
@@ -407,18 +505,33 @@ impl Context {
 
     /// `MLContext.dispatch()`: checks the bindings as the spec says, then runs (the CPU) or
     /// submits (WebGPU) the graph; it returns before device work finishes.
-    pub fn dispatch(&self, graph: &Graph, inputs: &[(&str, &Tensor)], outputs: &[(&str, &Tensor)]) -> Result<()> {
+    pub fn dispatch(
+        &self,
+        graph: &Graph,
+        inputs: &[(&str, &Tensor)],
+        outputs: &[(&str, &Tensor)],
+    ) -> Result<()> {
         self.check_alive("dispatch")?;
         if graph.0.context != self.0.id {
-            return Err(Error::type_error("dispatch: the graph belongs to another context"));
+            return Err(Error::type_error(
+                "dispatch: the graph belongs to another context",
+            ));
         }
         if graph.is_destroyed() {
             return Err(Error::invalid_state("dispatch: the graph is destroyed"));
         }
-        let all: Vec<(&str, &Tensor)> = inputs.iter().chain(outputs).map(|(n, t)| (*n, *t)).collect();
+        let all: Vec<(&str, &Tensor)> = inputs
+            .iter()
+            .chain(outputs)
+            .map(|(n, t)| (*n, *t))
+            .collect();
         for (k, (name, t)) in all.iter().enumerate() {
             self.check_tensor(t, "dispatch")?;
-            for (j, (other, _)) in all[..k].iter().enumerate().filter(|(_, (_, u))| Rc::ptr_eq(&u.0, &t.0)) {
+            for (j, (other, _)) in all[..k]
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, u))| Rc::ptr_eq(&u.0, &t.0))
+            {
                 // Only an input and the output that updates it in place may share a tensor.
                 let pair = (other.to_string(), name.to_string());
                 let input_and_output = j < inputs.len() && k >= inputs.len();
@@ -430,7 +543,9 @@ impl Context {
             }
         }
         if let Some((name, _)) = outputs.iter().find(|(_, t)| t.0.desc.constant) {
-            return Err(Error::type_error(format!("dispatch: output '{name}' is a constant tensor")));
+            return Err(Error::type_error(format!(
+                "dispatch: output '{name}' is a constant tensor"
+            )));
         }
         let mut dims = DimBindings::default();
         check_names("input", &graph.0.inputs, inputs, &mut dims)?;
@@ -461,7 +576,13 @@ impl Context {
 
     /// Tensors of this context still alive (for memory tests).
     pub fn live_tensors(&self) -> usize {
-        self.0.tensors.borrow().iter().filter_map(Weak::upgrade).filter(|t| !Tensor(t.clone()).is_destroyed()).count()
+        self.0
+            .tensors
+            .borrow()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|t| !Tensor(t.clone()).is_destroyed())
+            .count()
     }
 }
 
@@ -486,14 +607,19 @@ fn check_names(
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, d)| d)
-            .ok_or_else(|| Error::type_error(format!("dispatch: the graph has no {what} named '{name}'")))?;
+            .ok_or_else(|| {
+                Error::type_error(format!("dispatch: the graph has no {what} named '{name}'"))
+            })?;
         let have = &t.0.desc.desc;
         if have.data_type != desc.data_type {
-            return Err(Error::type_error(format!("dispatch: {what} '{name}' is {desc}, the tensor is {have}")));
+            return Err(Error::type_error(format!(
+                "dispatch: {what} '{name}' is {desc}, the tensor is {have}"
+            )));
         }
         let actual = have.static_shape().unwrap_or_default();
         if what == "input" {
-            dims.bind(name, desc, &actual).map_err(|e| Error::type_error(format!("dispatch: {}", e.rule)))?;
+            dims.bind(name, desc, &actual)
+                .map_err(|e| Error::type_error(format!("dispatch: {}", e.rule)))?;
         } else if dims.shape(desc)? != actual {
             return Err(Error::type_error(format!(
                 "dispatch: output '{name}' is {:?} for these inputs, the tensor is {}",

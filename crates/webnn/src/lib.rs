@@ -15,14 +15,17 @@ mod context;
 mod graph;
 mod tensor;
 
-pub use context::{choose, BackendKind, Context, ContextOptions, DeviceType, PowerPreference};
-pub use webnn_fast::FastBackend;
+pub use context::{
+    choose, cpu_workers_present, serve_cpu_worker, set_cpu_threads, BackendKind, Context,
+    ContextOptions, DeviceType, PowerPreference,
+};
 pub use graph::Graph;
 pub use tensor::{Tensor, TensorDescriptor};
 pub use webnn_core::{
-    op_support_limits, DataType, Dim, Error, ErrorKind, GraphBuilder, OpSupportLimits, Operand, OperandDescriptor,
-    Result,
+    op_support_limits, DataType, Dim, Error, ErrorKind, GraphBuilder, OpSupportLimits, Operand,
+    OperandDescriptor, Result,
 };
+pub use webnn_fast::FastBackend;
 
 /// `navigator.ml`.
 #[derive(Clone, Copy, Debug, Default)]

@@ -406,6 +406,63 @@ for (const [kind, options] of Object.entries(contexts)) {
   });
 }
 
+test('CPU threads: a cross-origin-isolated page runs CPU contexts on Web Workers sharing the wasm memory', async () => {
+  const threads = Math.min(4, navigator.hardwareConcurrency || 1);
+  const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
+  if (!crossOriginIsolated || threads < 2) {
+    assert(/1 thread\)/.test(ctx.deviceName), `one thread without isolation or cores: ${ctx.deviceName}`);
+    return;
+  }
+  assert(new RegExp(`relaxed-simd, ${threads} threads`).test(ctx.deviceName), `the threads build: ${ctx.deviceName}`);
+  // A convolution and a matrix product big enough to be split into many tasks, against
+  // plain JavaScript loops in double precision.
+  let seed = 7;
+  const rand = (n) => Float32Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1);
+  const [c, h, w, o] = [8, 20, 20, 16];
+  const x = rand(c * h * w), f = rand(o * c * 9), a = rand(64 * 96), bm = rand(96 * 80);
+  const b = new MLGraphBuilder(ctx);
+  const xi = b.input('x', { dataType: 'float32', shape: [1, c, h, w] });
+  const ai = b.input('a', { dataType: 'float32', shape: [64, 96] });
+  const conv = b.conv2d(xi, b.constant({ dataType: 'float32', shape: [o, c, 3, 3] }, f), { padding: [1, 1, 1, 1] });
+  const mm = b.matmul(ai, b.constant({ dataType: 'float32', shape: [96, 80] }, bm));
+  const graph = await b.build({ conv, mm });
+  const hook = Symbol.for('webnn-rs.testing');
+  const t = (shape, writable) => ctx.createTensor({ dataType: 'float32', shape, writable, readable: !writable });
+  const [xt, at, ct, mt] = await Promise.all([t([1, c, h, w], true), t([64, 96], true), t([1, o, h, w]), t([64, 80])]);
+  ctx.writeTensor(xt, x);
+  ctx.writeTensor(at, a);
+  let workers;
+  for (let i = 0; i < 100; i++) {
+    ctx.dispatch(graph, { x: xt, a: at }, { conv: ct, mm: mt });
+    workers = await navigator.ml[hook]('cpu-workers');
+    if (workers.serving === threads - 1) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert(workers.started === threads - 1 && workers.serving === threads - 1, `workers: ${JSON.stringify(workers)}`);
+  const got = new Float32Array(await ctx.readTensor(ct));
+  let worst = 0;
+  for (let oc = 0; oc < o; oc++)
+    for (let y = 0; y < h; y++)
+      for (let xx = 0; xx < w; xx++) {
+        let sum = 0;
+        for (let ic = 0; ic < c; ic++)
+          for (let ky = 0; ky < 3; ky++)
+            for (let kx = 0; kx < 3; kx++) {
+              const iy = y + ky - 1, ix = xx + kx - 1;
+              if (iy >= 0 && iy < h && ix >= 0 && ix < w) sum += x[(ic * h + iy) * w + ix] * f[((oc * c + ic) * 3 + ky) * 3 + kx];
+            }
+        worst = Math.max(worst, Math.abs(sum - got[(oc * h + y) * w + xx]));
+      }
+  const gotMm = new Float32Array(await ctx.readTensor(mt));
+  for (let i = 0; i < 64; i++)
+    for (let j = 0; j < 80; j++) {
+      let sum = 0;
+      for (let k = 0; k < 96; k++) sum += a[i * 96 + k] * bm[k * 80 + j];
+      worst = Math.max(worst, Math.abs(sum - gotMm[i * 80 + j]));
+    }
+  assert(worst < 1e-4, `max |error| ${worst}`);
+});
+
 test('a Rust panic becomes an OperationError and the polyfill recovers', async () => {
   const before = await navigator.ml.createContext({ deviceType: 'cpu' });
   await runSmall(before);
