@@ -21,16 +21,8 @@ opt "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
 
 # The threads build, which a cross-origin-isolated page whose browser validates it loads
 # instead: shared memory, atomics and relaxed SIMD (fused multiply-add in the GEMM kernels).
-# std must be rebuilt with atomics (-Z build-std, through RUSTC_BOOTSTRAP on the stable
-# toolchain with its rust-src component); the linker flags make the memory shared and
-# imported and export the thread-local-storage hooks wasm-bindgen's glue calls per thread.
-# Its own target directory keeps the two builds from invalidating each other.
-link=(--shared-memory --max-memory=4294967296 --import-memory --export=__wasm_init_tls
-      --export=__tls_size --export=__tls_align --export=__tls_base)
-threads_flags="-C target-feature=+simd128,+relaxed-simd,+atomics,+bulk-memory,+mutable-globals"
-for a in "${link[@]}"; do threads_flags+=" -C link-arg=$a"; done
-RUSTC_BOOTSTRAP=1 RUSTFLAGS="$threads_flags" cargo build -q -p webnn-web --target wasm32-unknown-unknown \
-  --release -Z build-std=std,panic_abort --target-dir "$CARGO_TARGET_DIR/wasm-threads"
+source scripts/wasm-threads.sh
+threads_cargo build -q -p webnn-web --release
 wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web_mt \
   "$CARGO_TARGET_DIR/wasm-threads/wasm32-unknown-unknown/release/webnn_web.wasm"
 opt --enable-threads --enable-relaxed-simd "$dist/webnn_web_mt_bg.wasm" -o "$dist/webnn_web_mt_bg.wasm"

@@ -23,8 +23,13 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu --test web_binding -- --nocapture
-echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU and WebGPU contexts"
+echo "== the GEMM microkernels in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
+cargo test -p webnn-gemm --target wasm32-unknown-unknown --release --test correctness
+source scripts/wasm-threads.sh
+threads_cargo test -p webnn-gemm --release --test correctness
+echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (threads build, then the one-thread build) and WebGPU contexts"
 cargo run -q -p webnn-wpt -- --backend browser-cpu
+WEBNN_WPT_THREADS=1 cargo run -q -p webnn-wpt -- --backend browser-cpu
 cargo run -q -p webnn-wpt -- --backend browser-webgpu
 
 echo "== the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"

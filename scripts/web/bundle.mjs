@@ -28,11 +28,12 @@ const classic = `(function () {
 ${ops}${polyfill}
 // The wasm sits next to this script; a worker that loads it with importScripts can name the
 // folder in self.WEBNN_POLYFILL_BASE. <script data-force> installs over a native WebNN;
-// <script data-threads="N"> sets the CPU thread count (default: one per core, at most 4).
+// <script data-threads="N"> (or self.WEBNN_POLYFILL_THREADS) sets the CPU thread count
+// (default: one per core, at most 4).
 const script = typeof document !== 'undefined' ? document.currentScript : null;
 const base = new URL(self.WEBNN_POLYFILL_BASE ?? (script ? script.src : self.location.href), self.location.href);
 const force = script ? script.hasAttribute('data-force') : Boolean(self.WEBNN_POLYFILL_FORCE);
-const threads = script?.dataset.threads;
+const threads = script?.dataset.threads ?? self.WEBNN_POLYFILL_THREADS;
 installWebNN(self, (n) => loadWasm(n, base, { threads }), { force });
 })();
 `;

@@ -146,14 +146,20 @@ mod wasm {
         }
         #[inline(always)]
         unsafe fn mul_add(self, b: Self, c: Self) -> Self {
-            // simd128 has no fused multiply-add (relaxed-simd's is not in every browser).
+            // simd128 has no fused multiply-add; the threads build has relaxed-simd's (not in
+            // every browser, so the one-thread build goes without).
+            #[cfg(target_feature = "relaxed-simd")]
+            return Simd128(f32x4_relaxed_madd(self.0, b.0, c.0));
+            #[cfg(not(target_feature = "relaxed-simd"))]
             Simd128(f32x4_add(f32x4_mul(self.0, b.0), c.0))
         }
         #[inline(always)]
         unsafe fn clamp(self, lo: Self, hi: Self) -> Self {
-            // pmax(x, lo) is `x < lo ? lo : x` and pmin(y, hi) is `hi < y ? hi : y`: a NaN x
-            // fails both tests and stays NaN.
-            Simd128(f32x4_pmin(f32x4_pmax(self.0, lo.0), hi.0))
+            // `x < lo ? lo : x`, then `hi < y ? hi : y`: a NaN x fails both tests and stays
+            // NaN. Not pmin/pmax, which LLVM lowers to relaxed min/max (NaN lost on x86) once
+            // relaxed-simd is enabled, as in the threads build.
+            let y = v128_bitselect(lo.0, self.0, f32x4_lt(self.0, lo.0));
+            Simd128(v128_bitselect(hi.0, y, f32x4_lt(hi.0, y)))
         }
     }
 }

@@ -1,4 +1,10 @@
-//! Every ISA this machine runs, against a naive f64 triple loop, on awkward sizes.
+//! Every ISA this machine runs, against a naive f64 triple loop, on awkward sizes. The same
+//! tests run in headless Chromium for each wasm build (scripts/test.sh): simd128, and the
+//! threads build's relaxed SIMD.
+
+// In a browser: wasm-bindgen-test-runner drives headless Chromium.
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use webnn_gemm::{gemm, gemm_rows, gemv, Epilogue, Isa, PackedB};
 
@@ -136,7 +142,8 @@ const EPILOGUES: [Epilogue; 4] = [
     },
 ];
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn odd_sizes_every_isa() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for isa in Isa::available() {
@@ -164,7 +171,8 @@ fn odd_sizes_every_isa() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn every_epilogue_with_and_without_bias() {
     let mut rng = Rng(7);
     for isa in Isa::available() {
@@ -188,7 +196,8 @@ fn every_epilogue_with_and_without_bias() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn k_extremes() {
     let mut rng = Rng(42);
     for isa in Isa::available() {
@@ -231,7 +240,8 @@ fn k_extremes() {
 
 /// Small integers make every sum exact, so any dropped, doubled or misplaced term shows up
 /// even where rounding tolerance would hide it.
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn exact_on_integers() {
     let mut rng = Rng(3);
     for isa in Isa::available() {
@@ -260,7 +270,8 @@ fn exact_on_integers() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn rows_in_pieces_equal_the_whole() {
     let mut rng = Rng(11);
     let (m, k, n, lda, ldc) = (100, 300, 45, 303, 50);
@@ -295,7 +306,8 @@ fn rows_in_pieces_equal_the_whole() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn gemv_matches_gemm() {
     let mut rng = Rng(5);
     for isa in Isa::available() {
@@ -319,7 +331,8 @@ fn gemv_matches_gemm() {
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn nan_passes_through_the_clamp() {
     for isa in Isa::available() {
         let (k, n) = (2, 40);
@@ -328,18 +341,20 @@ fn nan_passes_through_the_clamp() {
         let a = [f32::NAN, 1.0, 1.0, 1.0];
         let mut c = vec![0.0; 2 * n];
         gemm(2, &a, k, &packed, &mut c, n, Epilogue::RELU6);
-        assert!(c[..n].iter().all(|x| x.is_nan()), "{isa}: NaN clamped away");
+        assert!(c[..n].iter().all(|x| x.is_nan()), "{isa}: NaN clamped away: {:?}", &c[..n]);
         assert!(c[n..].iter().all(|&x| x == 6.0), "{isa}: {:?}", &c[n..]);
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn packed_weights_are_shareable_across_threads() {
     fn shareable<T: Send + Sync>() {}
     shareable::<PackedB>();
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn detect_is_available() {
     let all = Isa::available();
     assert!(all.contains(&Isa::detect()) && all.contains(&Isa::Scalar));
@@ -348,9 +363,18 @@ fn detect_is_available() {
     if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
         assert!(all.contains(&Isa::Avx2Fma));
     }
+    // Each wasm build has its kernels, so the tests above ran them in this browser.
+    #[cfg(target_arch = "wasm32")]
+    {
+        assert!(all.contains(&Isa::Simd128), "{all:?}");
+        let relaxed = cfg!(target_feature = "relaxed-simd");
+        assert_eq!(all.contains(&Isa::RelaxedSimd), relaxed, "{all:?}");
+        assert_eq!(Isa::detect(), if relaxed { Isa::RelaxedSimd } else { Isa::Simd128 });
+    }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 #[should_panic(expected = "C is too short")]
 fn short_output_panics() {
     let packed = PackedB::new(Isa::detect(), 4, 4, &[0.0; 16], None);

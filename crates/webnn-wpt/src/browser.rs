@@ -3,6 +3,9 @@
 //! polyfill as any page would and the harness compiled to wasm (`webnn-wpt-js`), which drives
 //! `navigator.ml`; this side serves the files, starts the run, shows progress and reads the
 //! report back. Build both first with `scripts/build-web.sh --harness`.
+//!
+//! The page is cross-origin isolated, so by default the polyfill loads its threads build;
+//! `WEBNN_WPT_THREADS=1` makes it load the one-thread (simd128) build that other pages get.
 
 use crate::report::{from_json, CaseResult};
 use crate::{Selection, Sources};
@@ -47,7 +50,11 @@ pub fn run(backend: &str, wpt: &Path, sources: &Sources, selection: &Selection) 
     )
     .map_err(|e| format!("cannot serve the harness: {e}"))?;
     let browser = Browser::start()?;
-    browser.goto(&server.url("/wpt.html"))?;
+    let threads = std::env::var("WEBNN_WPT_THREADS").ok().and_then(|t| t.parse::<u32>().ok());
+    browser.goto(&server.url(&match threads {
+        Some(t) => format!("/wpt.html?threads={t}"),
+        None => "/wpt.html".into(),
+    }))?;
     browser.wait_for("window.harnessReady !== undefined", Duration::from_secs(60))?;
     if browser.eval("return window.harnessReady;", json!([]))? != json!(true) {
         return Err("the polyfill did not install itself in the page".into());
@@ -82,6 +89,13 @@ pub fn run(backend: &str, wpt: &Path, sources: &Sources, selection: &Selection) 
         std::thread::sleep(Duration::from_millis(500));
     }
     let report = browser.eval("return wpt.report;", json!([]))?;
+    let device = browser.eval(
+        "return navigator.ml.createContext(arguments[0]).then((c) => `${c.backend}: ${c.deviceName}`, String);",
+        json!([options]),
+    );
+    if let Ok(d) = device {
+        eprintln!("the page's context: {}", d.as_str().unwrap_or("?"));
+    }
     let (ran_on, results) = from_json(report.as_str().ok_or("the report is not a string")?)?;
     // The hint picks the backend; a context that fell back elsewhere would test the wrong one.
     if ran_on != backend {

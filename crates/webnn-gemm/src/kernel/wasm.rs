@@ -96,8 +96,14 @@ fn tile<M: Madd, const R: usize>(t: Tile<'_>) {
             }
         }
         let (lo, hi) = (f32x4_splat(t.min), f32x4_splat(t.max));
-        // pmax(x, lo) is `x < lo ? lo : x`, so NaN in x passes through, as on the other ISAs.
-        let clamp = |x| f32x4_pmin(f32x4_pmax(x, lo), hi);
+        // `x < lo ? lo : x`, then `hi < y ? hi : y`: NaN in x passes through, as on the other
+        // ISAs. Spelled as compare and select because with relaxed-simd enabled LLVM lowers
+        // f32x4.pmin/pmax to relaxed min/max, which lose the NaN on x86 hosts (the wasm
+        // kernel test caught it in the threads build).
+        let clamp = |x| {
+            let y = v128_bitselect(lo, x, f32x4_lt(x, lo));
+            v128_bitselect(hi, y, f32x4_lt(hi, y))
+        };
         for (i, acc) in acc.iter().enumerate() {
             let dst = c.add(i * t.ldc);
             v128_store(dst.cast(), clamp(acc[0]));
