@@ -5,6 +5,7 @@ use crate::conv::Conv;
 use crate::matmul::{GemmStep, MatmulStep};
 use crate::plan::Plan;
 use crate::pool::{Pool, SharedMut};
+use crate::quantized::QGemmStep;
 use crate::reduce::GlobalPool;
 use crate::simd::{self, BinaryKind, Simd};
 use std::collections::HashMap;
@@ -21,6 +22,7 @@ pub(crate) enum Step {
     Conv(Box<Conv>),
     Gemm(Box<GemmStep>),
     Matmul(Box<MatmulStep>),
+    QGemm(Box<QGemmStep>),
     GlobalPool(Box<GlobalPool>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
@@ -80,6 +82,7 @@ impl Step {
             Step::Conv(c) => c.describe(),
             Step::Gemm(g) => g.describe(),
             Step::Matmul(m) => m.describe(),
+            Step::QGemm(q) => q.describe(),
             Step::GlobalPool(p) => p.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
@@ -98,6 +101,7 @@ impl Step {
             Step::Conv(c) => c.reads(),
             Step::Gemm(g) => g.reads(),
             Step::Matmul(m) => m.reads(),
+            Step::QGemm(q) => q.reads(),
             Step::GlobalPool(p) => p.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
@@ -252,6 +256,7 @@ pub(crate) fn run(
             Step::Conv(c) => c.run(ctx, &mut values)?,
             Step::Gemm(g) => g.run(ctx, &mut values)?,
             Step::Matmul(m) => m.run(ctx, &mut values)?,
+            Step::QGemm(q) => q.run(ctx, &mut values)?,
             Step::GlobalPool(p) => p.run(&mut values)?,
             Step::Binary {
                 kind,

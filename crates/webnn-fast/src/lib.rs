@@ -32,6 +32,7 @@ mod exec;
 mod matmul;
 mod plan;
 mod pool;
+mod quantized;
 mod reduce;
 mod simd;
 mod vector;

@@ -11,9 +11,11 @@
 use crate::conv;
 use crate::exec::{Post, Step};
 use crate::matmul;
+use crate::quantized;
 use crate::reduce;
 use crate::simd::BinaryKind;
 use std::collections::HashMap;
+use webnn_core::fusion::QuantizedLinear;
 use webnn_core::graph::{OperandInfo, Source};
 use webnn_core::ops::*;
 use webnn_core::{DataType, Graph, Operand, Result};
@@ -43,6 +45,8 @@ pub(crate) struct Planner<'g> {
     absorbed: Vec<bool>,
     twin: HashMap<usize, usize>,
     steps: Vec<Step>,
+    /// Quantized linear layers to fuse, by their gemm node, with their packed weights.
+    quantized: HashMap<usize, (QuantizedLinear, quantized::Packed)>,
 }
 
 impl<'g> Planner<'g> {
@@ -73,10 +77,22 @@ impl<'g> Planner<'g> {
             absorbed: vec![false; graph.nodes.len()],
             twin: HashMap::new(),
             steps: Vec::new(),
+            quantized: HashMap::new(),
         }
     }
 
     pub(crate) fn build(mut self) -> Result<Plan> {
+        for q in webnn_core::fusion::quantized_linears(self.orig) {
+            if !quantized::fusable(&self, q.node, &q) {
+                continue;
+            }
+            if let Some(packed) = quantized::pack(&self, &q) {
+                for &a in &q.absorbed {
+                    self.absorbed[a] = true;
+                }
+                self.quantized.insert(q.node, (q, packed));
+            }
+        }
         for n in 0..self.orig.nodes.len() {
             if self.absorbed[n] {
                 continue;
@@ -124,7 +140,10 @@ impl<'g> Planner<'g> {
         let orig = self.orig;
         match &orig.nodes[n].op {
             Op::Conv2d(a) => conv::plan(self, n, a),
-            Op::Gemm(a) => matmul::plan_gemm(self, n, a),
+            Op::Gemm(a) => match self.quantized.remove(&n) {
+                Some((q, packed)) => Some(quantized::plan(self, n, &q, packed)),
+                None => matmul::plan_gemm(self, n, a),
+            },
             Op::Matmul(a) => matmul::plan_matmul(self, n, a),
             Op::AveragePool2d(a) => reduce::plan(self, n, a),
             Op::Clamp(a) => {

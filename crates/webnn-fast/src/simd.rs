@@ -50,6 +50,8 @@ macro_rules! dispatch {
     }};
 }
 
+pub(crate) use dispatch;
+
 /// The epilogue's clamp; NaN passes through, as in the reference clamp and relu.
 #[inline(always)]
 pub(crate) fn clamp(x: f32, lo: f32, hi: f32) -> f32 {

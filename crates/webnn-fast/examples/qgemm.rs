@@ -1,0 +1,130 @@
+//! The quantized linear layer against float32 on the same fast backend:
+//! `cargo run --release -p webnn-fast --example qgemm [threads]`. SmolLM2-135M's layer
+//! shapes (hidden 576, FFN 1536), Q4_1-style uint4 weights in blocks of 32 with a per-block
+//! offset, at 1 row (decode) and 64 rows (a prompt chunk). Prints the median per call, the
+//! weight bytes each read, and the ratio to float32 measured in the same run.
+
+use std::time::Instant;
+use webnn_core::ops::{GemmOptions, OpOptions};
+use webnn_core::{
+    Backend, DataType, Executable, Graph, GraphBuilder, HostTensor, OperandDescriptor,
+};
+use webnn_fast::FastBackend;
+use webnn_models::Rng;
+
+const F: DataType = DataType::Float32;
+
+fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
+    rng.fill(n, lo, hi)
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+fn layer(m: u32, n: u32, k: u32, quantized: bool, rng: &mut Rng) -> Graph {
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let x = b.input("x", OperandDescriptor::new(F, &[m, k])).unwrap();
+    let w = if quantized {
+        let (block, blocks) = (32, k / 32);
+        let qd = OperandDescriptor::new(DataType::Uint4, &[n, k]);
+        let bytes: Vec<u8> = (0..qd.max_byte_length().unwrap())
+            .map(|_| (rng.next_u64() >> 24) as u8)
+            .collect();
+        let q = b.constant(qd, bytes).unwrap();
+        let scale = b
+            .constant(
+                OperandDescriptor::new(F, &[n, blocks]),
+                floats(rng, (n * blocks) as usize, 0.01, 0.1),
+            )
+            .unwrap();
+        let zero = b
+            .constant(
+                OperandDescriptor::new(DataType::Uint4, &[n, blocks]),
+                vec![0; (n * blocks).div_ceil(2) as usize],
+            )
+            .unwrap();
+        let w = b.dequantize_linear(q, scale, zero, none()).unwrap();
+        let r = b
+            .reshape(w, vec![n.into(), blocks.into(), block.into()], none())
+            .unwrap();
+        let off = b
+            .constant(
+                OperandDescriptor::new(F, &[n, blocks, 1]),
+                floats(rng, (n * blocks) as usize, -0.5, 0.5),
+            )
+            .unwrap();
+        let sum = b.add(r, off, none()).unwrap();
+        b.reshape(sum, vec![n.into(), k.into()], none()).unwrap()
+    } else {
+        b.constant(
+            OperandDescriptor::new(F, &[n, k]),
+            floats(rng, (n * k) as usize, -0.5, 0.5),
+        )
+        .unwrap()
+    };
+    let y = b
+        .gemm(
+            x,
+            w,
+            GemmOptions {
+                b_transpose: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+fn median_seconds(exe: &mut dyn Executable, x: &HostTensor, calls: usize) -> f64 {
+    exe.dispatch(&[("x", x)]).unwrap();
+    let mut t: Vec<f64> = (0..calls)
+        .map(|_| {
+            let s = Instant::now();
+            exe.dispatch(&[("x", x)]).unwrap();
+            s.elapsed().as_secs_f64()
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+fn main() {
+    let threads: usize = std::env::args()
+        .nth(1)
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(1);
+    let backend = FastBackend::new(threads);
+    let mut rng = Rng::new(1);
+    println!(
+        "fast backend, {} ({threads} thread(s)); median of 200 calls\n",
+        backend.isa()
+    );
+    println!("| rows | n x k | uint4 (blocks of 32, offset) | float32 | ratio | uint4 weight GB/s | float32 weight GB/s |");
+    println!("|---|---|---|---|---|---|---|");
+    for m in [1u32, 64] {
+        for (n, k) in [(576u32, 576u32), (1536, 576), (576, 1536)] {
+            let x = HostTensor {
+                desc: OperandDescriptor::new(F, &[m, k]),
+                bytes: floats(&mut rng, (m * k) as usize, -1.0, 1.0),
+            };
+            let mut q = backend.compile(&layer(m, n, k, true, &mut rng)).unwrap();
+            let mut f = backend.compile(&layer(m, n, k, false, &mut rng)).unwrap();
+            let calls = if m == 1 { 200 } else { 20 };
+            let (tq, tf) = (
+                median_seconds(q.as_mut(), &x, calls),
+                median_seconds(f.as_mut(), &x, calls),
+            );
+            // Bytes of weights each reads: nibbles plus scale and offset per block; floats.
+            let (bq, bf) = ((n * k / 2 + n * k / 32 * 8) as f64, (n * k * 4) as f64);
+            println!(
+                "| {m} | {n} x {k} | {:.1} µs | {:.1} µs | {:.2} | {:.1} | {:.1} |",
+                tq * 1e6,
+                tf * 1e6,
+                tq / tf,
+                bq / tq / 1e9,
+                bf / tf / 1e9
+            );
+        }
+    }
+}

@@ -1,0 +1,493 @@
+//! Quantized products for language models: `gemm(x, dequantizeLinear(q, scale, zeroPoint)ᵀ)`
+//! with blockwise int4/uint4/int8/uint8 weights (and Q4_1's per-block offset added after
+//! dequantizing), as `webnn_core::fusion::quantized_linears` finds them. The weights stay
+//! quantized: 4-bit ones two per byte, 8-bit ones a byte each, so a product reads an eighth
+//! (4-bit) of the float weights' bytes. For one or two rows (decode) each weight is widened
+//! and dequantized in registers, `w = q·scale + (offset − zeroPoint·scale)`, and multiplied
+//! into sixteen running sums per row, reduced once per output. A 4-bit block of B values
+//! keeps value t in the low nibble of byte t and value t + B/2 in its high nibble (the
+//! layout llama.cpp uses), so sixteen bytes widen to two full vectors without shuffles. For
+//! more rows, a panel of columns is dequantized to floats and multiplied by the f32 GEMM.
+//!
+//! Signed weights are stored biased (q + 8, q + 128) with the zero point biased alike, which
+//! leaves `q − zp` unchanged and gives one unsigned unpack for every type. Work is split by
+//! output columns in shape-fixed chunks, so results do not depend on the thread count.
+
+use crate::exec::{Ctx, Post, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use crate::simd::{self, Simd};
+use webnn_core::fusion::QuantizedLinear;
+use webnn_core::{DataType, Result};
+use webnn_cpu::Data;
+use webnn_cpu::Tensor;
+
+/// Output columns per task: a multiple of every tile, fixed by nothing but the shape.
+const COLUMNS: usize = 32;
+
+/// A fused quantized linear layer, its weights packed at compile.
+pub(crate) struct QGemmStep {
+    x: usize,
+    out: usize,
+    m: usize,
+    k: usize,
+    n: usize,
+    block: usize,
+    bits: u8,
+    /// Row `j`'s weights: `k` biased unsigned values, two per byte (low nibble first) for
+    /// 4 bits, one per byte for 8.
+    weights: Vec<u8>,
+    /// Per `[j, b]`: the weight is `q·scale + shift`, with `shift = offset − zeroPoint·scale`
+    /// (zero point biased like `q`, offset 0 without one).
+    scale: Vec<f32>,
+    shift: Vec<f32>,
+    post: Post,
+    /// The GEMM kernels' instruction set, for several rows.
+    isa: webnn_gemm::Isa,
+}
+
+/// The packed weights of a match, or `None` when a constant cannot be read (then the nodes
+/// stay unfused and run as they are).
+pub(crate) struct Packed {
+    bits: u8,
+    weights: Vec<u8>,
+    scale: Vec<f32>,
+    zero: Vec<f32>,
+    offset: Option<Vec<f32>>,
+}
+
+fn decode(p: &Planner, o: webnn_core::Operand) -> Option<Tensor> {
+    Tensor::from_bytes(p.orig.desc(o), p.orig.constant_data(o)?).ok()
+}
+
+/// Biased unsigned values and the bias of a quantized tensor's type.
+fn biased(t: &Tensor) -> Option<(Vec<u8>, f32, u8)> {
+    Some(match &t.data {
+        Data::U4(v) => (v.clone(), 0.0, 4),
+        Data::I4(v) => (v.iter().map(|&q| (q + 8) as u8).collect(), 8.0, 4),
+        Data::U8(v) => (v.clone(), 0.0, 8),
+        Data::I8(v) => (
+            v.iter().map(|&q| (q as i16 + 128) as u8).collect(),
+            128.0,
+            8,
+        ),
+        _ => return None,
+    })
+}
+
+fn zero_points(t: &Tensor) -> Option<Vec<f32>> {
+    Some(match &t.data {
+        Data::U4(v) | Data::U8(v) => v.iter().map(|&z| z as f32).collect(),
+        Data::I4(v) | Data::I8(v) => v.iter().map(|&z| z as f32).collect(),
+        _ => return None,
+    })
+}
+
+pub(crate) fn pack(p: &Planner, q: &QuantizedLinear) -> Option<Packed> {
+    let (n, k) = (q.n as usize, q.k as usize);
+    let (values, bias, bits) = biased(&decode(p, q.weight)?)?;
+    let zero: Vec<f32> = zero_points(&decode(p, q.zero_point)?)?
+        .into_iter()
+        .map(|z| z + bias)
+        .collect();
+    let scale = p.const_f32(q.scale)?;
+    let offset = match q.offset {
+        Some(o) => Some(p.const_f32(o)?),
+        None => None,
+    };
+    let block = q.block as usize;
+    let weights = if bits == 4 {
+        // Per block: byte t holds values t (low nibble) and t + block/2 (high nibble).
+        let half = block / 2;
+        values
+            .chunks_exact(block)
+            .flat_map(|b| (0..half).map(move |t| b[t] | (b[t + half] << 4)))
+            .collect()
+    } else {
+        values
+    };
+    debug_assert_eq!(values_len(bits, k) * n, weights.len());
+    Some(Packed {
+        bits,
+        weights,
+        scale,
+        zero,
+        offset,
+    })
+}
+
+/// Bytes of one packed row.
+fn values_len(bits: u8, k: usize) -> usize {
+    if bits == 4 {
+        k.div_ceil(2)
+    } else {
+        k
+    }
+}
+
+/// Node `n` (the match's gemm) as a step over the packed weights.
+pub(crate) fn plan(p: &mut Planner, n: usize, q: &QuantizedLinear, packed: Packed) -> Step {
+    let y = p.orig.nodes[n].outputs[0];
+    let m = p.shape(y)[0];
+    let x = p.logical(q.input);
+    let (post, out) = p.tail(n, y, true, false);
+    Step::QGemm(Box::new(QGemmStep {
+        x,
+        out: out.index(),
+        m,
+        k: q.k as usize,
+        n: q.n as usize,
+        block: q.block as usize,
+        bits: packed.bits,
+        weights: packed.weights,
+        shift: (0..packed.scale.len())
+            .map(|jb| {
+                packed.offset.as_ref().map_or(0.0, |o| o[jb]) - packed.zero[jb] * packed.scale[jb]
+            })
+            .collect(),
+        scale: packed.scale,
+        post,
+        isa: p.isa,
+    }))
+}
+
+/// Whether the planner may fuse a match: float32 in and out, a 2-D input, even 4-bit blocks.
+pub(crate) fn fusable(p: &Planner, n: usize, q: &QuantizedLinear) -> bool {
+    let y = p.orig.nodes[n].outputs[0];
+    let four_bit = matches!(
+        p.orig.desc(q.weight).data_type,
+        DataType::Int4 | DataType::Uint4
+    );
+    // 4-bit blocks split into two nibble halves (every format in use has even blocks).
+    (!four_bit || q.block.is_multiple_of(2))
+        && p.is_f32(q.input)
+        && p.is_f32(y)
+        && p.shape(q.input).len() == 2
+        && p.orig.desc(q.scale).data_type == DataType::Float32
+}
+
+impl QGemmStep {
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "quantized gemm {}x{}x{}, {}-bit, blocks of {}",
+            self.m, self.k, self.n, self.bits, self.block
+        )
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        std::iter::once(self.x).chain(self.post.residual).collect()
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (m, n) = (self.m, self.n);
+        let mut y = values.alloc(m * n);
+        {
+            let x = values.f32(self.x)?;
+            let dst = SharedMut::new(&mut y);
+            ctx.pool.run(n.div_ceil(COLUMNS), &|task| {
+                let cols = task * COLUMNS..((task + 1) * COLUMNS).min(n);
+                let mut acc = vec![0.0f32; m * cols.len()];
+                if m > GEMV_ROWS {
+                    self.columns_by_gemm(x, cols.clone(), &mut acc);
+                } else if !self.x86_columns(ctx.simd, x, cols.clone(), &mut acc) {
+                    let out = &mut acc[..];
+                    simd::dispatch!(ctx.simd, columns_generic((self, x, cols.clone()), out));
+                }
+                for i in 0..m {
+                    // SAFETY: each task writes its own columns of every row.
+                    let out = unsafe { dst.range(i * n + cols.start, cols.len()) };
+                    out.copy_from_slice(&acc[i * cols.len()..(i + 1) * cols.len()]);
+                }
+            });
+            let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
+            let (lo, hi) = (self.post.lo, self.post.hi);
+            match residual {
+                Some(r) => simd::add_clamp(ctx.simd, &mut y, r, lo, hi),
+                None if lo > f32::NEG_INFINITY || hi < f32::INFINITY => {
+                    y.iter_mut().for_each(|v| *v = simd::clamp(*v, lo, hi))
+                }
+                None => {}
+            }
+        }
+        values.put(self.out, vec![m, n], y);
+        Ok(())
+    }
+}
+
+/// Up to this many rows, each weight block is widened once and dotted with every row; with
+/// more, a column panel is widened to floats and multiplied by the f32 GEMM kernels, whose
+/// register tiles reuse each loaded weight across rows.
+const GEMV_ROWS: usize = 2;
+
+impl QGemmStep {
+    fn row_bytes(&self) -> usize {
+        values_len(self.bits, self.k)
+    }
+
+    /// Dequantized weight `j`, block `b`, into `w` (the block's length).
+    #[inline(always)]
+    fn dequantize_block(&self, j: usize, b: usize, w: &mut [f32]) {
+        let rb = self.row_bytes();
+        let row = &self.weights[j * rb..(j + 1) * rb];
+        unpack(self.bits, row, b, w);
+        let jb = j * (self.k / self.block) + b;
+        let (scale, shift) = (self.scale[jb], self.shift[jb]);
+        for v in w.iter_mut() {
+            *v = *v * scale + shift;
+        }
+    }
+
+    /// Columns `cols` for every row through the f32 GEMM: the panel's weights dequantized
+    /// (k x columns, as B), packed, multiplied.
+    fn columns_by_gemm(&self, x: &[f32], cols: std::ops::Range<usize>, acc: &mut [f32]) {
+        let (k, block, w) = (self.k, self.block, cols.len());
+        let mut panel = vec![0.0f32; k * w];
+        let mut tmp = vec![0.0f32; block];
+        for (c, j) in cols.enumerate() {
+            for b in 0..k / block {
+                self.dequantize_block(j, b, &mut tmp);
+                for (t, v) in tmp.iter().enumerate() {
+                    panel[(b * block + t) * w + c] = *v;
+                }
+            }
+        }
+        let packed = webnn_gemm::PackedB::new(self.isa, k, w, &panel, None);
+        webnn_gemm::gemm(self.m, x, k, &packed, acc, w, webnn_gemm::Epilogue::NONE);
+    }
+}
+
+impl QGemmStep {
+    /// The one- and two-row columns with AVX2 intrinsics (on AVX2 and AVX-512 machines),
+    /// where the blocks fill whole vectors; false when this path does not apply.
+    #[allow(unused_variables)]
+    fn x86_columns(
+        &self,
+        simd: Simd,
+        x: &[f32],
+        cols: std::ops::Range<usize>,
+        acc: &mut [f32],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let fits = if self.bits == 4 {
+                self.block.is_multiple_of(32)
+            } else {
+                self.block.is_multiple_of(8)
+            };
+            if !fits || simd == Simd::Base {
+                return false;
+            }
+            let (k, blocks, rb, width) =
+                (self.k, self.k / self.block, self.row_bytes(), cols.len());
+            for (c, j) in cols.enumerate() {
+                let row = &self.weights[j * rb..(j + 1) * rb];
+                let (scale, shift) = (
+                    &self.scale[j * blocks..(j + 1) * blocks],
+                    &self.shift[j * blocks..(j + 1) * blocks],
+                );
+                for i in 0..self.m {
+                    let xr = &x[i * k..(i + 1) * k];
+                    // SAFETY: `Simd::Avx2`/`Avx512` come from `Isa::detect`, which checked AVX2
+                    // and FMA; the slices have the lengths the kernels read.
+                    acc[i * width + c] = unsafe {
+                        if self.bits == 4 {
+                            x86::q4_row(row, xr, scale, shift, self.block)
+                        } else {
+                            x86::q8_row(row, xr, scale, shift, self.block)
+                        }
+                    };
+                }
+            }
+            true
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn sum(v: __m256) -> f32 {
+        let h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+        _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)))
+    }
+
+    /// `Σ_b Σ_t (q·scale[b] + shift[b])·x` over a 4-bit row (blocks a multiple of 32).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn q4_row(
+        row: &[u8],
+        x: &[f32],
+        scale: &[f32],
+        shift: &[f32],
+        block: usize,
+    ) -> f32 {
+        let half = block / 2;
+        assert!(
+            row.len() >= scale.len() * half
+                && x.len() >= scale.len() * block
+                && shift.len() == scale.len()
+        );
+        let mask = _mm_set1_epi8(15);
+        let mut acc = [_mm256_setzero_ps(); 4];
+        for b in 0..scale.len() {
+            let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
+            let (q, xb) = (row.as_ptr().add(b * half), x.as_ptr().add(b * block));
+            for t in (0..half).step_by(16) {
+                let bytes = _mm_loadu_si128(q.add(t).cast());
+                let lo = _mm_and_si128(bytes, mask);
+                let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
+                let w =
+                    |v: __m128i| _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)), s, c);
+                acc[0] = _mm256_fmadd_ps(w(lo), _mm256_loadu_ps(xb.add(t)), acc[0]);
+                acc[1] = _mm256_fmadd_ps(
+                    w(_mm_srli_si128(lo, 8)),
+                    _mm256_loadu_ps(xb.add(t + 8)),
+                    acc[1],
+                );
+                acc[2] = _mm256_fmadd_ps(w(hi), _mm256_loadu_ps(xb.add(half + t)), acc[2]);
+                acc[3] = _mm256_fmadd_ps(
+                    w(_mm_srli_si128(hi, 8)),
+                    _mm256_loadu_ps(xb.add(half + t + 8)),
+                    acc[3],
+                );
+            }
+        }
+        sum(_mm256_add_ps(
+            _mm256_add_ps(acc[0], acc[1]),
+            _mm256_add_ps(acc[2], acc[3]),
+        ))
+    }
+
+    /// The same over an 8-bit row (blocks a multiple of 8).
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn q8_row(
+        row: &[u8],
+        x: &[f32],
+        scale: &[f32],
+        shift: &[f32],
+        block: usize,
+    ) -> f32 {
+        assert!(
+            row.len() >= scale.len() * block
+                && x.len() >= scale.len() * block
+                && shift.len() == scale.len()
+        );
+        let mut acc = [_mm256_setzero_ps(); 2];
+        for b in 0..scale.len() {
+            let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
+            let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
+            for t in (0..block).step_by(8) {
+                let v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(q.add(t).cast()));
+                let w = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), s, c);
+                let a = &mut acc[(t / 8) % 2];
+                *a = _mm256_fmadd_ps(w, _mm256_loadu_ps(xb.add(t)), *a);
+            }
+        }
+        sum(_mm256_add_ps(acc[0], acc[1]))
+    }
+}
+
+/// Columns `cols` of one or two rows, every weight dequantized in registers: per output,
+/// sixteen running sums per row over all of k, reduced once.
+#[inline(always)]
+fn columns_generic<const FMA: bool>(
+    (step, x, cols): (&QGemmStep, &[f32], std::ops::Range<usize>),
+    acc: &mut [f32],
+) {
+    let (m, k, block) = (step.m, step.k, step.block);
+    let blocks = k / block;
+    let rb = step.row_bytes();
+    let width = cols.len();
+    for (c, j) in cols.enumerate() {
+        let row = &step.weights[j * rb..(j + 1) * rb];
+        for i in 0..m {
+            let xr = &x[i * k..(i + 1) * k];
+            let mut lanes = [0.0f32; 16];
+            let mut tail = 0.0f32;
+            for b in 0..blocks {
+                let jb = j * blocks + b;
+                let (scale, shift) = (step.scale[jb], step.shift[jb]);
+                let xb = &xr[b * block..(b + 1) * block];
+                if step.bits == 4 {
+                    let half = block / 2;
+                    let bytes = &row[b * half..(b + 1) * half];
+                    let (lo_x, hi_x) = xb.split_at(half);
+                    let (bc, lc, hc) = (
+                        bytes.chunks_exact(16),
+                        lo_x.chunks_exact(16),
+                        hi_x.chunks_exact(16),
+                    );
+                    let (br, lr, hr) = (bc.remainder(), lc.remainder(), hc.remainder());
+                    for ((q, xl), xh) in bc.zip(lc).zip(hc) {
+                        let mut lo = [0.0f32; 16];
+                        let mut hi = [0.0f32; 16];
+                        for l in 0..16 {
+                            lo[l] = fma::<FMA>((q[l] & 15) as f32, scale, shift);
+                            hi[l] = fma::<FMA>((q[l] >> 4) as f32, scale, shift);
+                        }
+                        for l in 0..16 {
+                            lanes[l] = fma::<FMA>(lo[l], xl[l], lanes[l]);
+                            lanes[l] = fma::<FMA>(hi[l], xh[l], lanes[l]);
+                        }
+                    }
+                    for ((q, xl), xh) in br.iter().zip(lr).zip(hr) {
+                        tail = fma::<FMA>(fma::<FMA>((q & 15) as f32, scale, shift), *xl, tail);
+                        tail = fma::<FMA>(fma::<FMA>((q >> 4) as f32, scale, shift), *xh, tail);
+                    }
+                } else {
+                    let bytes = &row[b * block..(b + 1) * block];
+                    let (bc, xc) = (bytes.chunks_exact(16), xb.chunks_exact(16));
+                    let (br, xr2) = (bc.remainder(), xc.remainder());
+                    for (q, xv) in bc.zip(xc) {
+                        for l in 0..16 {
+                            lanes[l] =
+                                fma::<FMA>(fma::<FMA>(q[l] as f32, scale, shift), xv[l], lanes[l]);
+                        }
+                    }
+                    for (q, xv) in br.iter().zip(xr2) {
+                        tail = fma::<FMA>(fma::<FMA>(*q as f32, scale, shift), *xv, tail);
+                    }
+                }
+            }
+            let mut half = [0.0f32; 8];
+            for l in 0..8 {
+                half[l] = lanes[l] + lanes[l + 8];
+            }
+            let sum = ((half[0] + half[4]) + (half[1] + half[5]))
+                + ((half[2] + half[6]) + (half[3] + half[7]));
+            acc[i * width + c] = sum + tail;
+        }
+    }
+}
+
+/// `a·b + c`, fused where the caller is compiled with FMA.
+#[inline(always)]
+fn fma<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FMA {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
+/// Values of block `b` of a packed row, as floats (`w` has the block's length).
+fn unpack(bits: u8, row: &[u8], b: usize, w: &mut [f32]) {
+    if bits == 8 {
+        let start = b * w.len();
+        for (o, &q) in w.iter_mut().zip(&row[start..]) {
+            *o = q as f32;
+        }
+        return;
+    }
+    let half = w.len() / 2;
+    let bytes = &row[b * half..(b + 1) * half];
+    let (lo, hi) = w.split_at_mut(half);
+    for ((l, h), &q) in lo.iter_mut().zip(hi).zip(bytes) {
+        *l = (q & 15) as f32;
+        *h = (q >> 4) as f32;
+    }
+}

@@ -1,0 +1,236 @@
+//! The fused quantized linear layer (`webnn_core::fusion::QuantizedLinear`, weights kept
+//! 4- or 8-bit) against the reference interpreter running the same graph op by op: every
+//! weight type, with and without Q4_1's per-block offset, several block sizes and row
+//! counts, a fused relu and residual add; bit-identical for 1 and 3 threads.
+
+use webnn_core::ops::{GemmOptions, OpOptions};
+use webnn_core::{Backend, DataType, Graph, GraphBuilder, HostTensor, OperandDescriptor};
+use webnn_fast::FastBackend;
+use webnn_models::Rng;
+
+const F: DataType = DataType::Float32;
+
+fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
+    rng.fill(n, lo, hi)
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+fn to_f32(t: &HostTensor) -> Vec<f32> {
+    t.bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+struct Case {
+    t: DataType,
+    m: u32,
+    n: u32,
+    k: u32,
+    block: u32,
+    offset: bool,
+    /// relu and a residual add after the gemm (both fused into the step).
+    tail: bool,
+}
+
+fn graph(c: &Case, rng: &mut Rng) -> Graph {
+    let (n, k, blocks) = (c.n, c.k, c.k / c.block);
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let x = b.input("x", OperandDescriptor::new(F, &[c.m, k])).unwrap();
+    let bytes = |d: &OperandDescriptor, rng: &mut Rng| -> Vec<u8> {
+        (0..d.max_byte_length().unwrap())
+            .map(|_| (rng.next_u64() >> 24) as u8)
+            .collect()
+    };
+    let qd = OperandDescriptor::new(c.t, &[n, k]);
+    let q = b.constant(qd.clone(), bytes(&qd, rng)).unwrap();
+    let scale = b
+        .constant(
+            OperandDescriptor::new(F, &[n, blocks]),
+            floats(rng, (n * blocks) as usize, 0.01, 0.1),
+        )
+        .unwrap();
+    let zd = OperandDescriptor::new(c.t, &[n, blocks]);
+    let zero = b.constant(zd.clone(), bytes(&zd, rng)).unwrap();
+    let mut w = b.dequantize_linear(q, scale, zero, none()).unwrap();
+    if c.offset {
+        let r = b
+            .reshape(w, vec![n.into(), blocks.into(), c.block.into()], none())
+            .unwrap();
+        let off = b
+            .constant(
+                OperandDescriptor::new(F, &[n, blocks, 1]),
+                floats(rng, (n * blocks) as usize, -0.5, 0.5),
+            )
+            .unwrap();
+        let sum = b.add(r, off, none()).unwrap();
+        w = b.reshape(sum, vec![n.into(), k.into()], none()).unwrap();
+    }
+    let mut y = b
+        .gemm(
+            x,
+            w,
+            GemmOptions {
+                b_transpose: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    if c.tail {
+        let r = b.input("r", OperandDescriptor::new(F, &[c.m, n])).unwrap();
+        y = b.add(y, r, none()).unwrap();
+        y = b.relu(y, none()).unwrap();
+    }
+    b.build(&[("y", y)]).unwrap()
+}
+
+#[test]
+fn fused_quantized_linear_matches_the_ops_one_by_one() {
+    let mut rng = Rng::new(3);
+    let types = [
+        DataType::Int4,
+        DataType::Uint4,
+        DataType::Int8,
+        DataType::Uint8,
+    ];
+    // Rows for both one-or-two-row paths (intrinsics where blocks fill vectors, portable
+    // otherwise) and the dequantize-then-GEMM path; blocks of 64, 32, 16 and 25 values.
+    let shapes = [
+        (1, 40, 96, 32),
+        (3, 70, 64, 16),
+        (17, 33, 128, 64),
+        (2, 8, 50, 25),
+        (2, 45, 128, 64),
+    ];
+    let mut cases = 0;
+    for t in types {
+        for (i, &(m, n, k, block)) in shapes.iter().enumerate() {
+            for offset in [false, true] {
+                let c = Case {
+                    t,
+                    m,
+                    n,
+                    k,
+                    block,
+                    offset,
+                    tail: i % 2 == 1,
+                };
+                let g = graph(&c, &mut rng);
+                assert_eq!(webnn_core::fusion::quantized_linears(&g).len(), 1);
+                let one = FastBackend::new(1);
+                let fast1 = one.compile_static(&g).unwrap();
+                // The gemm and everything feeding its weights became one fast step (plus
+                // the fused tail); nothing runs on the reference kernels. An odd 4-bit block
+                // cannot be split into nibble halves and stays unfused.
+                let four_bit = matches!(t, DataType::Int4 | DataType::Uint4);
+                if four_bit && block % 2 == 1 {
+                    assert!(fast1.step_counts().1 > 0, "{t} block {block}: fused");
+                } else {
+                    assert_eq!(
+                        fast1.step_counts(),
+                        (1, 0),
+                        "{t} {m}x{n}x{k} block {block} offset {offset}"
+                    );
+                }
+                let x = HostTensor {
+                    desc: OperandDescriptor::new(F, &[m, k]),
+                    bytes: floats(&mut rng, (m * k) as usize, -1.0, 1.0),
+                };
+                let r = HostTensor {
+                    desc: OperandDescriptor::new(F, &[m, n]),
+                    bytes: floats(&mut rng, (m * n) as usize, -1.0, 1.0),
+                };
+                let feeds: Vec<(&str, &HostTensor)> = if c.tail {
+                    vec![("x", &x), ("r", &r)]
+                } else {
+                    vec![("x", &x)]
+                };
+                let want = to_f32(
+                    &webnn_cpu::CpuBackend
+                        .compile(&g)
+                        .unwrap()
+                        .dispatch(&feeds)
+                        .unwrap()[0]
+                        .1,
+                );
+                let got1 = to_f32(&one.compile(&g).unwrap().dispatch(&feeds).unwrap()[0].1);
+                let got3 = to_f32(
+                    &FastBackend::new(3)
+                        .compile(&g)
+                        .unwrap()
+                        .dispatch(&feeds)
+                        .unwrap()[0]
+                        .1,
+                );
+                assert_eq!(got1, got3, "{t}: the thread count changed a result");
+                for (j, (a, b)) in got1.iter().zip(&want).enumerate() {
+                    // Sums of k products of magnitude up to ~8: f32 rounding in a different order.
+                    assert!(
+                        (a - b).abs() <= 2e-5 * k as f32 * b.abs().max(1.0),
+                        "{t} {m}x{n}x{k} block {block} offset {offset} [{j}]: {a} vs {b}"
+                    );
+                }
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 40);
+}
+
+#[test]
+fn a_dequantized_weight_read_twice_stays_unfused() {
+    // The dequantized weight also feeds a second gemm: no match, both gemms run unfused
+    // and still agree with the reference.
+    let mut rng = Rng::new(9);
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let x = b.input("x", OperandDescriptor::new(F, &[2, 32])).unwrap();
+    let q = b
+        .constant(
+            OperandDescriptor::new(DataType::Uint8, &[8, 32]),
+            (0..256).map(|i| (i * 37 % 256) as u8).collect(),
+        )
+        .unwrap();
+    let scale = b
+        .constant(
+            OperandDescriptor::new(F, &[8, 2]),
+            floats(&mut rng, 16, 0.01, 0.1),
+        )
+        .unwrap();
+    let zero = b
+        .constant(
+            OperandDescriptor::new(DataType::Uint8, &[8, 2]),
+            vec![128; 16],
+        )
+        .unwrap();
+    let w = b.dequantize_linear(q, scale, zero, none()).unwrap();
+    let opts = || GemmOptions {
+        b_transpose: true,
+        ..Default::default()
+    };
+    let y1 = b.gemm(x, w, opts()).unwrap();
+    let y2 = b.gemm(x, w, opts()).unwrap();
+    let g = b.build(&[("y1", y1), ("y2", y2)]).unwrap();
+    assert!(webnn_core::fusion::quantized_linears(&g).is_empty());
+    let fast = FastBackend::new(2);
+    // dequantizeLinear and the two gemms on a computed B all run on the reference kernels.
+    assert_eq!(fast.compile_static(&g).unwrap().step_counts(), (0, 3));
+    let xv = HostTensor {
+        desc: OperandDescriptor::new(F, &[2, 32]),
+        bytes: floats(&mut rng, 64, -1.0, 1.0),
+    };
+    let got = fast.compile(&g).unwrap().dispatch(&[("x", &xv)]).unwrap();
+    let want = webnn_cpu::CpuBackend
+        .compile(&g)
+        .unwrap()
+        .dispatch(&[("x", &xv)])
+        .unwrap();
+    for (a, b) in got.iter().zip(&want) {
+        for (p, q) in to_f32(&a.1).iter().zip(to_f32(&b.1)) {
+            assert!((p - q).abs() <= 1e-5 * q.abs().max(1.0), "{p} vs {q}");
+        }
+    }
+}
