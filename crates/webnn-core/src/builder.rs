@@ -72,7 +72,7 @@ impl GraphBuilder {
             return Err(err(format!("an input named '{name}' already exists")));
         }
         check_descriptor(&desc).map_err(|e| e.at("input", name))?;
-        self.check_dynamic_dims(&desc).map_err(|rule| err(rule))?;
+        self.check_dynamic_dims(&desc).map_err(err)?;
         let o = self.push_operand(desc, Source::Input(name.to_owned()));
         self.graph.inputs.push((name.to_owned(), o));
         Ok(o)

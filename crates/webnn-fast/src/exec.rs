@@ -1,6 +1,7 @@
 //! Running a plan: slots of values, the steps in order, buffers recycled between steps.
 
 use crate::buffers::{Buf, Spare};
+use crate::chain::ChainStep;
 use crate::conv::Conv;
 use crate::matmul::{GemmStep, MatmulStep};
 use crate::plan::Plan;
@@ -23,6 +24,7 @@ pub(crate) enum Step {
     Gemm(Box<GemmStep>),
     Matmul(Box<MatmulStep>),
     QGemm(Box<QGemmStep>),
+    Chain(Box<ChainStep>),
     GlobalPool(Box<GlobalPool>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
@@ -83,6 +85,7 @@ impl Step {
             Step::Gemm(g) => g.describe(),
             Step::Matmul(m) => m.describe(),
             Step::QGemm(q) => q.describe(),
+            Step::Chain(c) => c.describe(),
             Step::GlobalPool(p) => p.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
@@ -102,6 +105,7 @@ impl Step {
             Step::Gemm(g) => g.reads(),
             Step::Matmul(m) => m.reads(),
             Step::QGemm(q) => q.reads(),
+            Step::Chain(c) => c.reads(),
             Step::GlobalPool(p) => p.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
@@ -257,6 +261,7 @@ pub(crate) fn run(
             Step::Gemm(g) => g.run(ctx, &mut values)?,
             Step::Matmul(m) => m.run(ctx, &mut values)?,
             Step::QGemm(q) => q.run(ctx, &mut values)?,
+            Step::Chain(c) => c.run(ctx, &mut values)?,
             Step::GlobalPool(p) => p.run(&mut values)?,
             Step::Binary {
                 kind,

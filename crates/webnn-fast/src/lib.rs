@@ -26,6 +26,7 @@
 )]
 
 mod buffers;
+mod chain;
 mod conv;
 mod depthwise;
 mod exec;

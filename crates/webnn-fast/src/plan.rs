@@ -8,6 +8,7 @@
 //! extra slot (the "twin"), with the reader's operand renumbered to it. So a convolutional
 //! network converts its input once and its features once, not around every op.
 
+use crate::chain;
 use crate::conv;
 use crate::exec::{Post, Step};
 use crate::matmul;
@@ -138,6 +139,9 @@ impl<'g> Planner<'g> {
     /// purpose: a new op must be placed on one side or the other.
     fn fast(&mut self, n: usize) -> Option<Step> {
         let orig = self.orig;
+        if let Some(step) = chain::plan(self, n) {
+            return Some(step);
+        }
         match &orig.nodes[n].op {
             Op::Conv2d(a) => conv::plan(self, n, a),
             Op::Gemm(a) => match self.quantized.remove(&n) {
@@ -317,8 +321,27 @@ impl<'g> Planner<'g> {
         )
     }
 
+    /// The node computing `o`, if a node does.
+    pub(crate) fn producer_of(&self, o: Operand) -> Option<usize> {
+        self.producer[o.index()]
+    }
+
+    /// Node `n` is computed inside another node's step.
+    pub(crate) fn absorb(&mut self, n: usize) {
+        self.absorbed[n] = true;
+    }
+
+    /// Whether `o` is stored NHWC (while logically NCHW).
+    pub(crate) fn is_nhwc(&self, o: Operand) -> bool {
+        self.nhwc[o.index()]
+    }
+
+    pub(crate) fn set_nhwc(&mut self, o: Operand, flag: bool) {
+        self.nhwc[o.index()] = flag;
+    }
+
     /// The one reader of `o` when fusing into it is safe: exactly one use, not an output.
-    fn sole_user(&self, o: Operand) -> Option<usize> {
+    pub(crate) fn sole_user(&self, o: Operand) -> Option<usize> {
         match self.users[o.index()].as_slice() {
             [u] if !self.is_output[o.index()] => Some(*u),
             _ => None,

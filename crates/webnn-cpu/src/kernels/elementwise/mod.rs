@@ -8,6 +8,7 @@
 mod elem;
 mod math;
 mod parametric;
+pub mod scalar;
 
 pub use parametric::{cast, clamp, elu, hard_sigmoid, leaky_relu, linear, prelu};
 
@@ -15,6 +16,7 @@ use crate::eval::Cx;
 use crate::tensor::{Data, Tensor};
 use elem::{each, renibble, unsupported, zip_data, Elem, Zip};
 use half::f16;
+use scalar::{FloatBinary, FloatUnary};
 use webnn_core::ops::*;
 use webnn_core::{Error, OpKind, Result};
 
@@ -100,23 +102,6 @@ fn int_pow(x: i128, y: i128) -> i128 {
     result
 }
 
-/// max/min propagate NaN.
-fn fmax(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        f64::NAN
-    } else {
-        x.max(y)
-    }
-}
-
-fn fmin(x: f64, y: f64) -> f64 {
-    if x.is_nan() || y.is_nan() {
-        f64::NAN
-    } else {
-        x.min(y)
-    }
-}
-
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-binary> and
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-logical> (two operands).
 pub fn binary(cx: &Cx, kind: OpKind, op: &Binary) -> Result<Tensor> {
@@ -125,13 +110,31 @@ pub fn binary(cx: &Cx, kind: OpKind, op: &Binary) -> Result<Tensor> {
     let (a, b) = (&a.data, &b.data);
     let nz = |v: i128| v != 0;
     let data = match kind {
-        OpKind::Add => zip_arith(&z, a, b, |x, y| x + y, i128::wrapping_add)?,
-        OpKind::Sub => zip_arith(&z, a, b, |x, y| x - y, i128::wrapping_sub)?,
-        OpKind::Mul => zip_arith(&z, a, b, |x, y| x * y, i128::wrapping_mul)?,
-        OpKind::Div => zip_arith(&z, a, b, |x, y| x / y, int_div)?,
-        OpKind::Max => zip_arith(&z, a, b, fmax, i128::max)?,
-        OpKind::Min => zip_arith(&z, a, b, fmin, i128::min)?,
-        OpKind::Pow => zip_arith(&z, a, b, f64::powf, int_pow)?,
+        OpKind::Add => zip_arith(
+            &z,
+            a,
+            b,
+            |x, y| FloatBinary::Add.apply(x, y),
+            i128::wrapping_add,
+        )?,
+        OpKind::Sub => zip_arith(
+            &z,
+            a,
+            b,
+            |x, y| FloatBinary::Sub.apply(x, y),
+            i128::wrapping_sub,
+        )?,
+        OpKind::Mul => zip_arith(
+            &z,
+            a,
+            b,
+            |x, y| FloatBinary::Mul.apply(x, y),
+            i128::wrapping_mul,
+        )?,
+        OpKind::Div => zip_arith(&z, a, b, |x, y| FloatBinary::Div.apply(x, y), int_div)?,
+        OpKind::Max => zip_arith(&z, a, b, |x, y| FloatBinary::Max.apply(x, y), i128::max)?,
+        OpKind::Min => zip_arith(&z, a, b, |x, y| FloatBinary::Min.apply(x, y), i128::min)?,
+        OpKind::Pow => zip_arith(&z, a, b, |x, y| FloatBinary::Pow.apply(x, y), int_pow)?,
         OpKind::Equal => zip_test(&z, a, b, |x, y| x == y, |x, y| x == y)?,
         OpKind::NotEqual => zip_test(&z, a, b, |x, y| x != y, |x, y| x != y)?,
         OpKind::Greater => zip_test(&z, a, b, |x, y| x > y, |x, y| x > y)?,
@@ -195,28 +198,32 @@ fn map_test(data: &Data, ff: impl Fn(f64) -> bool, fi: impl Fn(i128) -> bool) ->
     Data::U8(each!(data, |v| go(v, &ff, &fi)))
 }
 
-/// sign: 1 if > 0, -1 if < 0, and 0 otherwise (so NaN and -0 give +0, as the spec says).
-fn sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
-    } else {
-        0.0
-    }
-}
-
-/// relu: NaN stays NaN.
-fn relu(x: f64) -> f64 {
-    if x < 0.0 {
-        0.0
-    } else {
-        x
-    }
-}
-
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-unary>, logicalNot/isNaN/isInfinite
 /// and the activations without options.
+/// The float function of a unary op without options.
+fn float_unary_kind(kind: OpKind) -> Option<FloatUnary> {
+    Some(match kind {
+        OpKind::Ceil => FloatUnary::Ceil,
+        OpKind::Cos => FloatUnary::Cos,
+        OpKind::Erf => FloatUnary::Erf,
+        OpKind::Exp => FloatUnary::Exp,
+        OpKind::Floor => FloatUnary::Floor,
+        OpKind::Log => FloatUnary::Log,
+        OpKind::Reciprocal => FloatUnary::Reciprocal,
+        OpKind::RoundEven => FloatUnary::RoundEven,
+        OpKind::Sin => FloatUnary::Sin,
+        OpKind::Sqrt => FloatUnary::Sqrt,
+        OpKind::Tan => FloatUnary::Tan,
+        OpKind::Gelu => FloatUnary::Gelu,
+        OpKind::HardSwish => FloatUnary::HardSwish,
+        OpKind::Sigmoid => FloatUnary::Sigmoid,
+        OpKind::Softplus => FloatUnary::Softplus,
+        OpKind::Softsign => FloatUnary::Softsign,
+        OpKind::Tanh => FloatUnary::Tanh,
+        _ => return None,
+    })
+}
+
 pub fn unary(cx: &Cx, kind: OpKind, op: &Unary) -> Result<Tensor> {
     let x = cx.t(op.input)?;
     let d = &x.data;
@@ -226,27 +233,31 @@ pub fn unary(cx: &Cx, kind: OpKind, op: &Unary) -> Result<Tensor> {
         OpKind::LogicalNot => map_test(d, |v| v == 0.0, |v| v == 0),
         OpKind::IsNaN => map_test(d, f64::is_nan, |_| false),
         OpKind::IsInfinite => map_test(d, f64::is_infinite, |_| false),
-        OpKind::Abs => map_num(d, f64::abs, i128::abs),
-        OpKind::Neg => map_num(d, |v| -v, |v| -v),
-        OpKind::Sign => map_num(d, sign, i128::signum),
-        OpKind::Relu => map_num(d, relu, |v| v.max(0)),
-        OpKind::Ceil => map_float(name, d, f64::ceil)?,
-        OpKind::Cos => map_float(name, d, f64::cos)?,
-        OpKind::Erf => map_float(name, d, math::erf)?,
-        OpKind::Exp => map_float(name, d, f64::exp)?,
-        OpKind::Floor => map_float(name, d, f64::floor)?,
-        OpKind::Log => map_float(name, d, f64::ln)?,
-        OpKind::Reciprocal => map_float(name, d, |v| 1.0 / v)?,
-        OpKind::RoundEven => map_float(name, d, f64::round_ties_even)?,
-        OpKind::Sin => map_float(name, d, f64::sin)?,
-        OpKind::Sqrt => map_float(name, d, f64::sqrt)?,
-        OpKind::Tan => map_float(name, d, f64::tan)?,
-        OpKind::Gelu => map_float(name, d, math::gelu)?,
-        OpKind::HardSwish => map_float(name, d, math::hard_swish)?,
-        OpKind::Sigmoid => map_float(name, d, math::sigmoid)?,
-        OpKind::Softplus => map_float(name, d, math::softplus)?,
-        OpKind::Softsign => map_float(name, d, math::softsign)?,
-        OpKind::Tanh => map_float(name, d, f64::tanh)?,
+        OpKind::Abs => map_num(d, |v| FloatUnary::Abs.apply(v), i128::abs),
+        OpKind::Neg => map_num(d, |v| FloatUnary::Neg.apply(v), |v| -v),
+        OpKind::Sign => map_num(d, |v| FloatUnary::Sign.apply(v), i128::signum),
+        OpKind::Relu => map_num(d, |v| FloatUnary::Relu.apply(v), |v| v.max(0)),
+        OpKind::Ceil
+        | OpKind::Cos
+        | OpKind::Erf
+        | OpKind::Exp
+        | OpKind::Floor
+        | OpKind::Log
+        | OpKind::Reciprocal
+        | OpKind::RoundEven
+        | OpKind::Sin
+        | OpKind::Sqrt
+        | OpKind::Tan
+        | OpKind::Gelu
+        | OpKind::HardSwish
+        | OpKind::Sigmoid
+        | OpKind::Softplus
+        | OpKind::Softsign
+        | OpKind::Tanh => {
+            let f = float_unary_kind(kind)
+                .ok_or_else(|| Error::operation_error(format!("{name} is not a float op")))?;
+            map_float(name, d, |v| f.apply(v))?
+        }
         _ => {
             return Err(Error::operation_error(format!(
                 "{name} is not a unary element-wise op"

@@ -3,30 +3,18 @@
 
 use super::elem::{each, renibble, zip_data, Elem, Zip};
 use super::map_float;
+use super::scalar::{cast_option, FloatUnary};
 use crate::eval::Cx;
 use crate::tensor::{Data, Tensor};
-use half::f16;
 use webnn_core::ops::*;
 use webnn_core::{DataType, Result};
-
-/// An option value after the spec's cast to the input's float type: the kernels use the
-/// float32/float16 value, not the double the caller passed.
-fn cast_option(dt: DataType, v: f64) -> f64 {
-    match dt {
-        DataType::Float16 => f16::from_f64(v).to_f64(),
-        _ => v as f32 as f64,
-    }
-}
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-elu>
 pub fn elu(cx: &Cx, op: &Elu) -> Result<Tensor> {
     let x = cx.t(op.input)?;
     let alpha = cast_option(x.data_type(), op.options.alpha);
-    let data = map_float(
-        "elu",
-        &x.data,
-        |v| if v > 0.0 { v } else { alpha * v.exp_m1() },
-    )?;
+    let f = FloatUnary::Elu { alpha };
+    let data = map_float("elu", &x.data, |v| f.apply(v))?;
     Ok(Tensor::new(x.shape.clone(), data))
 }
 
@@ -35,9 +23,8 @@ pub fn hard_sigmoid(cx: &Cx, op: &HardSigmoid) -> Result<Tensor> {
     let x = cx.t(op.input)?;
     let alpha = cast_option(x.data_type(), op.options.alpha);
     let beta = cast_option(x.data_type(), op.options.beta);
-    let data = map_float("hardSigmoid", &x.data, |v| {
-        (alpha * v + beta).clamp(0.0, 1.0)
-    })?;
+    let f = FloatUnary::HardSigmoid { alpha, beta };
+    let data = map_float("hardSigmoid", &x.data, |v| f.apply(v))?;
     Ok(Tensor::new(x.shape.clone(), data))
 }
 
@@ -45,11 +32,8 @@ pub fn hard_sigmoid(cx: &Cx, op: &HardSigmoid) -> Result<Tensor> {
 pub fn leaky_relu(cx: &Cx, op: &LeakyRelu) -> Result<Tensor> {
     let x = cx.t(op.input)?;
     let alpha = cast_option(x.data_type(), op.options.alpha);
-    let data = map_float(
-        "leakyRelu",
-        &x.data,
-        |v| if v < 0.0 { alpha * v } else { v },
-    )?;
+    let f = FloatUnary::LeakyRelu { alpha };
+    let data = map_float("leakyRelu", &x.data, |v| f.apply(v))?;
     Ok(Tensor::new(x.shape.clone(), data))
 }
 
@@ -58,7 +42,8 @@ pub fn linear(cx: &Cx, op: &Linear) -> Result<Tensor> {
     let x = cx.t(op.input)?;
     let alpha = cast_option(x.data_type(), op.options.alpha);
     let beta = cast_option(x.data_type(), op.options.beta);
-    let data = map_float("linear", &x.data, |v| alpha * v + beta)?;
+    let f = FloatUnary::Linear { alpha, beta };
+    let data = map_float("linear", &x.data, |v| f.apply(v))?;
     Ok(Tensor::new(x.shape.clone(), data))
 }
 

@@ -1,0 +1,252 @@
+//! Chains of element-wise float32 ops (`sigmoid → mul`, `mul → add → tanh`, ...) as one
+//! pass over memory: each element goes through the whole chain while in registers, instead
+//! of every op writing a tensor the next one reads back.
+//!
+//! A chain grows from an element-wise node along sole readers: each next op is unary, or
+//! binary with the running value on one side and, on the other, a value of the same shape
+//! computed before the chain starts, or a one-element constant. Each op computes in f64 and
+//! rounds to float32, with the reference kernels' own per-element math
+//! (`webnn_cpu::kernels::elementwise::scalar`), so a chain's results equal the ops one by one
+//! exactly.
+
+use crate::exec::{Ctx, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use webnn_core::graph::Source;
+use webnn_core::{Operand, Result};
+use webnn_cpu::kernels::elementwise::scalar::{FloatBinary, FloatUnary};
+
+/// The other operand of a binary link.
+#[derive(Clone, Copy, Debug)]
+enum Other {
+    /// Element-wise from a slot (index into the step's `inputs`).
+    Input(usize),
+    /// A one-element constant.
+    Scalar(f64),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    Unary(FloatUnary),
+    /// `value op other`, or `other op value` when `swapped`.
+    Binary {
+        op: FloatBinary,
+        other: Other,
+        swapped: bool,
+    },
+}
+
+pub(crate) struct ChainStep {
+    /// The slot the chain starts from, then the other full-size operands.
+    inputs: Vec<usize>,
+    links: Vec<Link>,
+    out: usize,
+    shape: Vec<usize>,
+}
+
+/// Elements per task: enough to outweigh starting it, fixed by nothing but the size.
+const TASK: usize = 16_384;
+/// Elements carried through the links together.
+const BLOCK: usize = 256;
+
+/// The link node `n` would add to a chain whose running value is `value`, if it can.
+fn link(
+    p: &Planner,
+    n: usize,
+    value: Operand,
+    inputs: &mut Vec<Operand>,
+    start: usize,
+) -> Option<Link> {
+    let node = &p.orig.nodes[n];
+    let y = node.outputs[0];
+    if !p.is_f32(y) || p.shape(y) != p.shape(value) {
+        return None;
+    }
+    if let Some(f) = FloatUnary::of(&node.op, webnn_core::DataType::Float32) {
+        return (node.op.operands() == [value]).then_some(Link::Unary(f));
+    }
+    let op = FloatBinary::of(&node.op)?;
+    let [a, b] = node.op.operands()[..] else {
+        return None;
+    };
+    let (other, swapped) = match (a == value, b == value) {
+        (true, false) => (b, false),
+        (false, true) => (a, true),
+        // x op x, or neither side the running value.
+        _ => return None,
+    };
+    if !p.is_f32(other) {
+        return None;
+    }
+    let d = p.orig.desc(other);
+    if d.max_elements() == 1 {
+        if let Source::Constant(bytes) = &p.orig.info(other).source {
+            let v = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            return Some(Link::Binary {
+                op,
+                other: Other::Scalar(v as f64),
+                swapped,
+            });
+        }
+    }
+    // A full-size operand must exist before the chain's step runs.
+    let ready = p.producer_of(other).is_none_or(|q| q < start);
+    if p.shape(other) != p.shape(value) || !ready {
+        return None;
+    }
+    let i = match inputs.iter().position(|&o| o == other) {
+        Some(i) => i,
+        None => {
+            inputs.push(other);
+            inputs.len() - 1
+        }
+    };
+    Some(Link::Binary {
+        op,
+        other: Other::Input(i),
+        swapped,
+    })
+}
+
+/// A chain of at least two links starting at node `n`, or `None`.
+pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
+    let first = &p.orig.nodes[n];
+    if first.outputs.len() != 1 {
+        return None;
+    }
+    // The running value starts as an operand of the first node: its only one for a unary
+    // op, the first full-size float operand for a binary one.
+    let head = match first.op.operands()[..] {
+        [x] => x,
+        [a, b] if p.orig.desc(a).max_elements() == 1 && p.shape(b) == p.shape(first.outputs[0]) => {
+            b
+        }
+        [a, _] => a,
+        _ => return None,
+    };
+    if !p.is_f32(head) {
+        return None;
+    }
+    let mut inputs = vec![head];
+    let mut links = vec![link(p, n, head, &mut inputs, n)?];
+    let mut nodes = vec![n];
+    let mut value = first.outputs[0];
+    while let Some(u) = p.sole_user(value) {
+        let Some(l) = link(p, u, value, &mut inputs, n) else {
+            break;
+        };
+        links.push(l);
+        nodes.push(u);
+        value = p.orig.nodes[u].outputs[0];
+    }
+    // A same-shape add/sub/mul/div/max/min followed by at most a clamp or relu has its own
+    // float32 SIMD step (`Step::Binary`); a chain is for what that cannot fuse.
+    let simd_binary = matches!(links[0], Link::Binary { other: Other::Input(_), op, .. }
+        if !matches!(op, FloatBinary::Pow));
+    let then_clamp = links[1..]
+        .iter()
+        .all(|l| matches!(l, Link::Unary(FloatUnary::Relu | FloatUnary::Clamp { .. })));
+    if links.len() < 2 || (simd_binary && then_clamp && links.len() == 2) {
+        return None;
+    }
+    for &u in &nodes[1..] {
+        p.absorb(u);
+    }
+    // All full-size operands in one storage order: as they are when they agree, else each
+    // in its logical layout.
+    let flag = p.is_nhwc(inputs[0]);
+    let agree = inputs.iter().all(|&o| p.is_nhwc(o) == flag);
+    let slots = inputs
+        .iter()
+        .map(|&o| if agree { o.index() } else { p.logical(o) })
+        .collect();
+    p.set_nhwc(value, agree && flag);
+    Some(Step::Chain(Box::new(ChainStep {
+        inputs: slots,
+        links,
+        out: value.index(),
+        shape: p.shape(value),
+    })))
+}
+
+impl ChainStep {
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "element-wise chain of {} ops over {:?}",
+            self.links.len(),
+            self.shape
+        )
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        self.inputs.clone()
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let len: usize = self.shape.iter().product();
+        let mut y = values.alloc(len);
+        {
+            let inputs = self
+                .inputs
+                .iter()
+                .map(|&s| values.f32(s))
+                .collect::<Result<Vec<_>>>()?;
+            let dst = SharedMut::new(&mut y);
+            ctx.pool.run(len.div_ceil(TASK), &|t| {
+                let range = t * TASK..((t + 1) * TASK).min(len);
+                // SAFETY: each task writes its own range.
+                let out = unsafe { dst.range(range.start, range.len()) };
+                let mut v = [0.0f64; BLOCK];
+                for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
+                    let at = range.start + b * BLOCK;
+                    let v = &mut v[..chunk.len()];
+                    for (x, &h) in v.iter_mut().zip(&inputs[0][at..]) {
+                        *x = h as f64;
+                    }
+                    for l in &self.links {
+                        self.apply(l, v, &inputs, at);
+                    }
+                    for (o, x) in chunk.iter_mut().zip(v.iter()) {
+                        *o = *x as f32;
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.shape.clone(), y);
+        Ok(())
+    }
+
+    /// One link over a block of running values (elements `at..` of the tensors), each
+    /// result rounded to float32 as the op alone would store it.
+    fn apply(&self, l: &Link, v: &mut [f64], inputs: &[&[f32]], at: usize) {
+        let round = |x: f64| x as f32 as f64;
+        match *l {
+            Link::Unary(f) => v.iter_mut().for_each(|x| *x = round(f.apply(*x))),
+            Link::Binary {
+                op,
+                other: Other::Scalar(s),
+                swapped,
+            } => v.iter_mut().for_each(|x| {
+                *x = round(if swapped {
+                    op.apply(s, *x)
+                } else {
+                    op.apply(*x, s)
+                })
+            }),
+            Link::Binary {
+                op,
+                other: Other::Input(i),
+                swapped,
+            } => {
+                for (x, &o) in v.iter_mut().zip(&inputs[i][at..]) {
+                    let o = o as f64;
+                    *x = round(if swapped {
+                        op.apply(o, *x)
+                    } else {
+                        op.apply(*x, o)
+                    });
+                }
+            }
+        }
+    }
+}

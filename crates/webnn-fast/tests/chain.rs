@@ -1,0 +1,158 @@
+//! Element-wise chains fused into one pass: equal to the ops one by one (bit for bit where
+//! the chain's input is exact), with 1 and 3 threads; what must and must not join a chain.
+
+mod common;
+
+use common::{check, G};
+use webnn_core::ops::*;
+use webnn_core::{DataType, OperandDescriptor};
+use webnn_fast::FastBackend;
+
+fn scalar(g: &mut G, v: f32) -> webnn_core::Operand {
+    g.b.constant(
+        OperandDescriptor::new(DataType::Float32, &[1]),
+        v.to_le_bytes().to_vec(),
+    )
+    .unwrap()
+}
+
+/// The step descriptions of a graph's plan.
+fn steps(graph: &webnn_core::Graph, g: &G) -> Vec<String> {
+    let fast = FastBackend::new(1).compile_static(graph).unwrap();
+    let inputs = g
+        .inputs
+        .iter()
+        .map(|(n, t)| {
+            (
+                n.clone(),
+                webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap(),
+            )
+        })
+        .collect();
+    fast.profile(&inputs, 1)
+        .unwrap()
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect()
+}
+
+#[test]
+fn swish_is_one_pass_and_exact() {
+    let mut g = G::new(1);
+    let x = g.input("x", &[3, 1000]);
+    let s = g.b.sigmoid(x, OpOptions::default()).unwrap();
+    let y = g.b.mul(x, s, OpOptions::default()).unwrap();
+    let graph = g.build(&[("y", y)]);
+    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+    assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 2"));
+}
+
+#[test]
+fn a_long_chain_with_scalars_and_a_second_input() {
+    let mut g = G::new(2);
+    let x = g.input("x", &[2, 3, 50, 7]);
+    let z = g.input("z", &[2, 3, 50, 7]);
+    let none = OpOptions::default;
+    let half = scalar(&mut g, 0.5);
+    let one = scalar(&mut g, 1.0);
+    let mut v = g.b.add(x, z, none()).unwrap();
+    v = g.b.mul(v, half, none()).unwrap();
+    v = g.b.tanh(v, none()).unwrap();
+    v = g.b.sub(one, v, none()).unwrap();
+    let clamp = ClampOptions {
+        min_value: Some(MLNumber::Double(0.2)),
+        max_value: Some(MLNumber::Double(1.5)),
+        ..Default::default()
+    };
+    v = g.b.clamp(v, clamp).unwrap();
+    v =
+        g.b.elu(
+            v,
+            EluOptions {
+                alpha: 0.7,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    v = g.b.div(v, z, none()).unwrap();
+    v = g.b.gelu(v, none()).unwrap();
+    let graph = g.build(&[("y", v)]);
+    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+    assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 8"));
+}
+
+#[test]
+fn chains_stop_at_a_second_reader_and_at_late_operands() {
+    let mut g = G::new(3);
+    let x = g.input("x", &[64, 33]);
+    let none = OpOptions::default;
+    let a = g.b.exp(x, none()).unwrap();
+    let b = g.b.neg(a, none()).unwrap(); // b is also an output: the chain ends here
+    let c = g.b.abs(b, none()).unwrap();
+    let d = g.b.sqrt(c, none()).unwrap();
+    // e reads d and `late`, which is computed after the chain of c, d starts.
+    let late = g.b.sin(x, none()).unwrap();
+    let e = g.b.add(d, late, none()).unwrap();
+    let graph = g.build(&[("b", b), ("e", e)]);
+    let (fast, reference) = check(&graph, &g.inputs, 0.0);
+    let s = steps(&graph, &g);
+    assert!(
+        s.iter().any(|d| d.starts_with("element-wise chain of 2")),
+        "{s:?}"
+    );
+    assert_eq!(fast + reference, s.len());
+    // exp→neg (neg is an output), abs→sqrt (the add's other operand comes later), and
+    // sin→add (whose other operand, d, exists by then).
+    assert_eq!(
+        s.iter()
+            .filter(|d| d.starts_with("element-wise chain of 2"))
+            .count(),
+        3,
+        "{s:?}"
+    );
+}
+
+#[test]
+fn a_chain_over_a_convolution_kept_in_nhwc() {
+    // swish after a conv, as in EfficientNet-B0: the conv's result has two readers (so no
+    // fused clamp) and is stored NHWC; the chain runs there and the output converts once.
+    let mut g = G::new(4);
+    let x = g.input("x", &[1, 8, 12, 12]);
+    let w = g.constant(&[16, 8, 3, 3]);
+    let conv =
+        g.b.conv2d(
+            x,
+            w,
+            Conv2dOptions {
+                padding: Some(vec![1; 4]),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let s = g.b.sigmoid(conv, OpOptions::default()).unwrap();
+    let y = g.b.mul(conv, s, OpOptions::default()).unwrap();
+    let graph = g.build(&[("y", y)]);
+    check(&graph, &g.inputs, 1e-5);
+    let s = steps(&graph, &g);
+    assert!(
+        s.iter().any(|d| d.starts_with("element-wise chain of 2")),
+        "{s:?}"
+    );
+}
+
+#[test]
+fn a_binary_op_and_relu_keep_their_simd_step() {
+    let mut g = G::new(5);
+    let x = g.input("x", &[4, 100]);
+    let z = g.input("z", &[4, 100]);
+    let a = g.b.add(x, z, OpOptions::default()).unwrap();
+    let y = g.b.relu(a, OpOptions::default()).unwrap();
+    let graph = g.build(&[("y", y)]);
+    check(&graph, &g.inputs, 0.0);
+    let s = steps(&graph, &g);
+    assert_eq!(s.len(), 1);
+    assert!(
+        s[0].contains("Add") && s[0].contains("clamp[0, inf]"),
+        "{s:?}"
+    );
+}
