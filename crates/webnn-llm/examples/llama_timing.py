@@ -13,12 +13,17 @@ import numpy as np
 from llama_cpp import Llama
 
 
+def last_logits(llm):
+    # Without logits_all, llama.cpp keeps only the last token's logits, in its context.
+    return np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+
+
 def decode(llm, steps):
-    tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+    tok = int(np.argmax(last_logits(llm)))
     start = time.perf_counter()
     for _ in range(steps):
         llm.eval([tok])
-        tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        tok = int(np.argmax(last_logits(llm)))
     return steps / (time.perf_counter() - start)
 
 
@@ -29,7 +34,7 @@ def main():
     llm.reset()
     start = time.perf_counter()
     llm.eval(req["prompt"])
-    int(np.argmax(llm.scores[llm.n_tokens - 1]))
+    int(np.argmax(last_logits(llm)))
     ttft = (time.perf_counter() - start) * 1e3
     llm.reset()
     llm.eval(req["short"])

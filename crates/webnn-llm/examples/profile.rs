@@ -1,7 +1,7 @@
 //! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries): where a
-//! token's time goes.
+//! token's time goes. `--seq N` profiles a prompt chunk of N tokens instead.
 //!
-//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--unfused]
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--unfused]
 
 use std::collections::BTreeMap;
 use webnn_core::{DataType, HostTensor, OperandDescriptor};
@@ -11,6 +11,7 @@ use webnn_llm::model::{build_graph, Config};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let context: u32 = args.iter().position(|a| a == "--context").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(64);
+    let seq: u32 = args.iter().position(|a| a == "--seq").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(1).clamp(1, 64.min(context));
     let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
     let config = Config::from_gguf(&gguf, 256, 64)?;
     let graph = build_graph(&gguf, config)?;
@@ -23,9 +24,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let cache = (config.capacity * config.kv_dim() * 4) as usize;
     let mut named = vec![
-        ("tokens".to_owned(), host(DataType::Int32, &[1], i32s(&[42]))),
-        ("positions".to_owned(), host(DataType::Int32, &[1, 1], i32s(&[context as i32 - 1]))),
-        ("mask".to_owned(), host(DataType::Uint8, &[1, context], vec![1; context as usize])),
+        ("tokens".to_owned(), host(DataType::Int32, &[seq], i32s(&vec![42; seq as usize]))),
+        ("positions".to_owned(), host(DataType::Int32, &[seq, 1], i32s(&((context - seq) as i32..context as i32).collect::<Vec<_>>()))),
+        ("mask".to_owned(), host(DataType::Uint8, &[seq, context], vec![1; (seq * context) as usize])),
         ("last".to_owned(), host(DataType::Int32, &[1], i32s(&[0]))),
     ];
     for l in 0..config.layers {
@@ -48,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let total: f64 = steps.iter().map(|s| s.nanos).sum();
     let mut rows: Vec<_> = by.into_iter().collect();
     rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
-    println!("one decode step at context {context}: {} dispatches, {:.1} ms of GPU time", steps.len(), total / 1e6);
+    println!("one step of {seq} token(s) at context {context}: {} dispatches, {:.1} ms of GPU time", steps.len(), total / 1e6);
     println!("| op kernel | dispatches | ms | share |");
     println!("|---|---|---|---|");
     for (k, (n, ns)) in rows.iter().take(14) {

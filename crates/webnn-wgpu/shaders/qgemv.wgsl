@@ -22,24 +22,6 @@ fn row_count() -> u32 {
     return ((M.m + XR - 1u) / XR) * M.n;
 }
 
-// Value e of a weight word.
-fn weight_value(word: u32, e: u32) -> f32 {
-    let raw = (word >> (e * W_BITS)) & ((1u << W_BITS) - 1u);
-    let half = 1u << (W_BITS - 1u);
-    if (W_SIGNED && raw >= half) {
-        return f32(raw) - f32(1u << W_BITS);
-    }
-    return f32(raw);
-}
-
-// x[m, i], 0 past the last row.
-fn x_at(m: u32, i: u32) -> f32 {
-    if (m >= M.m) {
-        return 0.0;
-    }
-    return load_a(m * M.a_m + i);
-}
-
 // One block's contribution for x row m, from sum(x * q) and sum(x).
 fn block_part(s: u32, xq: f32, xs: f32) -> f32 {
     var part = load_c(s) * (xq - f32(load_d(s)) * xs);
@@ -117,6 +99,13 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
         return;
     }
     let m0 = (row / M.n) * XR;
+    // Rows past the last one read the last row again; their sums are never stored. That
+    // keeps the loads free of branches.
+    let last = M.m - 1u;
+    let r0 = min(m0, last) * M.a_m;
+    let r1 = min(m0 + 1u, last) * M.a_m;
+    let r2 = min(m0 + 2u, last) * M.a_m;
+    let r3 = min(m0 + 3u, last) * M.a_m;
     // Named accumulators (indexed arrays may be placed in memory).
     var acc0 = 0.0;
     var acc1 = 0.0;
@@ -133,34 +122,56 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
             var q1 = 0.0;
             var q2 = 0.0;
             var q3 = 0.0;
-            var s0 = 0.0;
-            var s1 = 0.0;
-            var s2 = 0.0;
-            var s3 = 0.0;
+            var s0 = vec4<f32>(0.0);
+            var s1 = vec4<f32>(0.0);
+            var s2 = vec4<f32>(0.0);
+            var s3 = vec4<f32>(0.0);
+            // A word's values are decoded once and used for all four rows, as vec4 dot
+            // products (the decode path's arithmetic, four rows at a time).
             for (var w = 0u; w < block / per_word; w++) {
                 let word = b[word0 + w];
                 let i = at + w * per_word;
-                for (var e = 0u; e < per_word; e++) {
-                    let v = weight_value(word, e);
-                    let x0 = x_at(m0, i + e);
-                    let x1 = x_at(m0 + 1u, i + e);
-                    let x2 = x_at(m0 + 2u, i + e);
-                    let x3 = x_at(m0 + 3u, i + e);
-                    q0 += x0 * v;
-                    q1 += x1 * v;
-                    q2 += x2 * v;
-                    q3 += x3 * v;
-                    s0 += x0;
-                    s1 += x1;
-                    s2 += x2;
-                    s3 += x3;
+                if (W_BITS == 4u) {
+                    let ve = nibbles4(word);
+                    let vo = nibbles4(word >> 4u);
+                    var xe = x4(r0 + i, 2u);
+                    var xo = x4(r0 + i + 1u, 2u);
+                    q0 += dot(xe, ve) + dot(xo, vo);
+                    s0 += xe + xo;
+                    xe = x4(r1 + i, 2u);
+                    xo = x4(r1 + i + 1u, 2u);
+                    q1 += dot(xe, ve) + dot(xo, vo);
+                    s1 += xe + xo;
+                    xe = x4(r2 + i, 2u);
+                    xo = x4(r2 + i + 1u, 2u);
+                    q2 += dot(xe, ve) + dot(xo, vo);
+                    s2 += xe + xo;
+                    xe = x4(r3 + i, 2u);
+                    xo = x4(r3 + i + 1u, 2u);
+                    q3 += dot(xe, ve) + dot(xo, vo);
+                    s3 += xe + xo;
+                } else {
+                    let v = bytes4(word);
+                    var xv = x4(r0 + i, 1u);
+                    q0 += dot(xv, v);
+                    s0 += xv;
+                    xv = x4(r1 + i, 1u);
+                    q1 += dot(xv, v);
+                    s1 += xv;
+                    xv = x4(r2 + i, 1u);
+                    q2 += dot(xv, v);
+                    s2 += xv;
+                    xv = x4(r3 + i, 1u);
+                    q3 += dot(xv, v);
+                    s3 += xv;
                 }
             }
             let s = n * blocks + bk;
-            acc0 += block_part(s, q0, s0);
-            acc1 += block_part(s, q1, s1);
-            acc2 += block_part(s, q2, s2);
-            acc3 += block_part(s, q3, s3);
+            let one = vec4<f32>(1.0);
+            acc0 += block_part(s, q0, dot(s0, one));
+            acc1 += block_part(s, q1, dot(s1, one));
+            acc2 += block_part(s, q2, dot(s2, one));
+            acc3 += block_part(s, q3, dot(s3, one));
         }
     }
     acc0 = lanes_reduce(OP_REDUCE_SUM, acc0, slot, lane);
