@@ -19,6 +19,14 @@ wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_web.wasm"
 opt "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
 
+# The relaxed-SIMD build (fused multiply-add in the GEMM and vector kernels, one thread), for
+# pages that cannot load the threads build in a browser that has relaxed SIMD (Chromium).
+RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" cargo build -q -p webnn-web \
+  --target wasm32-unknown-unknown --release --target-dir "$CARGO_TARGET_DIR/wasm-relaxed"
+wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web_relaxed \
+  "$CARGO_TARGET_DIR/wasm-relaxed/wasm32-unknown-unknown/release/webnn_web.wasm"
+opt --enable-relaxed-simd "$dist/webnn_web_relaxed_bg.wasm" -o "$dist/webnn_web_relaxed_bg.wasm"
+
 # The threads build, which a cross-origin-isolated page whose browser validates it loads
 # instead: shared memory, atomics and relaxed SIMD (fused multiply-add in the GEMM kernels).
 source scripts/wasm-threads.sh

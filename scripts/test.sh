@@ -28,9 +28,10 @@ echo "== the GEMM microkernels in Chromium, in each wasm build: simd128, and the
 cargo test -p webnn-gemm --target wasm32-unknown-unknown --release --test correctness
 source scripts/wasm-threads.sh
 threads_cargo test -p webnn-gemm --release --test correctness
-echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (threads build, then the one-thread build) and WebGPU contexts"
+echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (each wasm build: threads, relaxed-simd, simd128) and WebGPU contexts"
 cargo run -q -p webnn-wpt -- --backend browser-cpu
-WEBNN_WPT_THREADS=1 cargo run -q -p webnn-wpt -- --backend browser-cpu
+WEBNN_WPT_BUILD=relaxed-simd cargo run -q -p webnn-wpt -- --backend browser-cpu
+WEBNN_WPT_BUILD=simd128 cargo run -q -p webnn-wpt -- --backend browser-cpu
 cargo run -q -p webnn-wpt -- --backend browser-webgpu
 
 echo "== the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"

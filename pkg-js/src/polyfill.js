@@ -518,13 +518,23 @@ for (const [name, cls] of Object.entries(INTERFACES)) {
   Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: name, configurable: true });
 }
 
-// The smallest module using what the threads build needs: a shared memory (threads) and
-// f32x4.relaxed_madd (relaxed SIMD). WebAssembly.validate on it tells whether the browser
-// could load that build, without fetching it.
-const THREADS_PROBE = Uint8Array.from(
-  atob('AGFzbQEAAAABBAFgAAADAgEABQQBAwEBCj4BPAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9hQIaCw=='),
-  (c) => c.charCodeAt(0),
+// The smallest modules using what the faster builds need: f32x4.relaxed_madd (relaxed SIMD),
+// and that plus a shared memory (threads). WebAssembly.validate on them tells whether the
+// browser could load a build, without fetching it.
+const probe = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+const RELAXED_PROBE = probe(
+  'AGFzbQEAAAABBAFgAAADAgEACj4BPAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9hQIaCw==',
 );
+const THREADS_PROBE = probe(
+  'AGFzbQEAAAABBAFgAAADAgEABQQBAwEBCj4BPAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9hQIaCw==',
+);
+
+// The wasm builds, fastest first: [name, file stem].
+const BUILDS = [
+  ['threads', 'webnn_web_mt'],
+  ['relaxed-simd', 'webnn_web_relaxed'],
+  ['simd128', 'webnn_web'],
+];
 
 // The CPU thread count a page gets when it names none: one per core, at most 4 (MobileNet-
 // sized ops stop scaling beyond that, and every worker spins between ops).
@@ -532,17 +542,23 @@ function defaultThreads(global) {
   return Math.min(4, global.navigator?.hardwareConcurrency || 1);
 }
 
-// Whether the threads build can run here: more than one thread wanted, a cross-origin-
-// isolated document (SharedArrayBuffer), a window (workers start more workers poorly), and
-// a browser that validates the probe.
-function threadsUsable(global, threads) {
-  return (
-    threads > 1 &&
-    global.crossOriginIsolated === true &&
-    typeof global.document !== 'undefined' &&
-    typeof SharedArrayBuffer === 'function' &&
-    WebAssembly.validate(THREADS_PROBE)
-  );
+// Whether a build can run here. The threads build needs a cross-origin-isolated document
+// (SharedArrayBuffer; a window, since workers start more workers poorly) and both features;
+// it is also the relaxed-SIMD build, so it serves one thread too.
+function buildUsable(global, name) {
+  switch (name) {
+    case 'threads':
+      return (
+        global.crossOriginIsolated === true &&
+        typeof global.document !== 'undefined' &&
+        typeof SharedArrayBuffer === 'function' &&
+        WebAssembly.validate(THREADS_PROBE)
+      );
+    case 'relaxed-simd':
+      return WebAssembly.validate(RELAXED_PROBE);
+    default:
+      return true;
+  }
 }
 
 // A CPU worker: the threads build's glue and module on the page's shared memory, then the
@@ -571,21 +587,30 @@ function startCpuWorker(glueUrl, module, memory) {
 }
 
 // Loads the n-th wasm instance from `base` (the folder of the glue and the .wasm files): the
-// threads build with its CPU workers where threadsUsable, else the one-thread build (or the
-// module at `wasmUrl`). Each instance imports its glue afresh (a new module record, so a
-// new memory) and resolves to the glue's exports plus `memory` and `workers`.
-async function loadWasm(n, base, { threads, wasmUrl } = {}) {
+// fastest build this page can run, or the one named by `build` ('threads', 'relaxed-simd',
+// 'simd128'; an unusable one is an error), or the module at `wasmUrl` (with the simd128
+// glue). The threads build starts its CPU workers. Each instance imports its glue afresh (a
+// new module record, so a new memory) and resolves to the glue's exports plus `memory` and
+// `workers`.
+async function loadWasm(n, base, { threads, wasmUrl, build = 'auto' } = {}) {
   const global = globalThis;
   const wanted = Math.max(1, Math.floor(Number(threads ?? defaultThreads(global))) || 1);
-  if (wasmUrl || !threadsUsable(global, wanted)) {
-    const glue = await import(new URL(`webnn_web.js?instance=${n}`, base).href);
-    const exports = await glue.default({ module_or_path: wasmUrl ?? new URL('webnn_web_bg.wasm', base) });
+  let choice = BUILDS.find(([name]) => build === 'auto' ? buildUsable(global, name) : name === build);
+  if (wasmUrl) choice = BUILDS[2];
+  if (!choice) throw new TypeError(`unknown polyfill build '${build}' (threads, relaxed-simd, simd128)`);
+  if (!wasmUrl && !buildUsable(global, choice[0])) {
+    throw new TypeError(`the ${choice[0]} build cannot run in this page`);
+  }
+  const [name, stem] = choice;
+  const glueUrl = new URL(`${stem}.js?instance=${n}`, base).href;
+  if (name !== 'threads') {
+    const glue = await import(glueUrl);
+    const exports = await glue.default({ module_or_path: wasmUrl ?? new URL(`${stem}_bg.wasm`, base) });
     return Object.assign({}, glue, { memory: exports.memory, workers: [] });
   }
-  const glueUrl = new URL(`webnn_web_mt.js?instance=${n}`, base).href;
   const [glue, module] = await Promise.all([
     import(glueUrl),
-    WebAssembly.compileStreaming(fetch(new URL('webnn_web_mt_bg.wasm', base))),
+    WebAssembly.compileStreaming(fetch(new URL(`${stem}_bg.wasm`, base))),
   ]);
   // The glue creates the shared memory (at the module's minimum size); workers get it.
   const { memory } = await glue.default({ module_or_path: module });

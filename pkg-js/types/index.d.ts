@@ -12,15 +12,22 @@ export interface InstallOptions {
      */
     force?: boolean;
     /**
-     * Where to load the wasm module from; naming one loads that (one-thread) build.
-     * @default the .wasm files next to the module: the threads build where the page is
-     * cross-origin isolated and the browser supports it, else the one-thread build
+     * Where to load the wasm module from (a simd128 build, as `webnn_web_bg.wasm`).
+     * @default the .wasm files next to the module (see `build`)
      */
     wasmUrl?: string | URL;
     /**
-     * Threads for CPU contexts, the calling thread included. More than 1 takes the threads
-     * build (Web Workers sharing the wasm memory), which needs a cross-origin-isolated page
-     * (COOP `same-origin`, COEP `require-corp`); elsewhere CPU contexts use 1.
+     * Which wasm build to load: `"threads"` (shared memory, atomics and relaxed SIMD; needs
+     * a cross-origin-isolated page), `"relaxed-simd"` (one thread, fused multiply-add),
+     * `"simd128"` (every browser with WebAssembly SIMD). A named build that cannot run in
+     * the page is a TypeError at the first `createContext()`.
+     * @default "auto": the fastest this page can run
+     */
+    build?: "auto" | "threads" | "relaxed-simd" | "simd128";
+    /**
+     * Threads for CPU contexts, the calling thread included, in the threads build (Web
+     * Workers sharing the wasm memory), which needs a cross-origin-isolated page (COOP
+     * `same-origin`, COEP `require-corp`); the other builds use 1.
      * @default one per core, at most 4
      */
     threads?: number;

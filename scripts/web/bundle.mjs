@@ -29,12 +29,14 @@ ${ops}${polyfill}
 // The wasm sits next to this script; a worker that loads it with importScripts can name the
 // folder in self.WEBNN_POLYFILL_BASE. <script data-force> installs over a native WebNN;
 // <script data-threads="N"> (or self.WEBNN_POLYFILL_THREADS) sets the CPU thread count
-// (default: one per core, at most 4).
+// (default: one per core, at most 4); <script data-build="simd128"> (or
+// self.WEBNN_POLYFILL_BUILD) names the wasm build instead of the fastest usable one.
 const script = typeof document !== 'undefined' ? document.currentScript : null;
 const base = new URL(self.WEBNN_POLYFILL_BASE ?? (script ? script.src : self.location.href), self.location.href);
 const force = script ? script.hasAttribute('data-force') : Boolean(self.WEBNN_POLYFILL_FORCE);
 const threads = script?.dataset.threads ?? self.WEBNN_POLYFILL_THREADS;
-installWebNN(self, (n) => loadWasm(n, base, { threads }), { force });
+const build = script?.dataset.build ?? self.WEBNN_POLYFILL_BUILD ?? 'auto';
+installWebNN(self, (n) => loadWasm(n, base, { threads, build }), { force });
 })();
 `;
 

@@ -5,7 +5,7 @@
 //! report back. Build both first with `scripts/build-web.sh --harness`.
 //!
 //! The page is cross-origin isolated, so by default the polyfill loads its threads build;
-//! `WEBNN_WPT_THREADS=1` makes it load the one-thread (simd128) build that other pages get.
+//! `WEBNN_WPT_BUILD=relaxed-simd|simd128` makes it load another of its wasm builds.
 
 use crate::report::{from_json, CaseResult};
 use crate::{Selection, Sources};
@@ -50,11 +50,11 @@ pub fn run(backend: &str, wpt: &Path, sources: &Sources, selection: &Selection) 
     )
     .map_err(|e| format!("cannot serve the harness: {e}"))?;
     let browser = Browser::start()?;
-    let threads = std::env::var("WEBNN_WPT_THREADS").ok().and_then(|t| t.parse::<u32>().ok());
-    browser.goto(&server.url(&match threads {
-        Some(t) => format!("/wpt.html?threads={t}"),
-        None => "/wpt.html".into(),
-    }))?;
+    let build = std::env::var("WEBNN_WPT_BUILD").unwrap_or_else(|_| "auto".into());
+    if !build.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+        return Err(format!("WEBNN_WPT_BUILD: '{build}' is not a build name"));
+    }
+    browser.goto(&server.url(&format!("/wpt.html?build={build}")))?;
     browser.wait_for("window.harnessReady !== undefined", Duration::from_secs(60))?;
     if browser.eval("return window.harnessReady;", json!([]))? != json!(true) {
         return Err("the polyfill did not install itself in the page".into());
