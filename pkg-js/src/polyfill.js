@@ -574,16 +574,24 @@ const CPU_WORKER = `self.onmessage = async ({ data }) => {
   }
 };`;
 
+// Starts one CPU worker; `ready` settles when it serves the pool (true) or failed (false).
 function startCpuWorker(glueUrl, module, memory) {
   const url = URL.createObjectURL(new Blob([CPU_WORKER], { type: 'text/javascript' }));
   const worker = new Worker(url, { type: 'module', name: 'webnn-cpu' });
-  worker.onmessage = ({ data }) => {
-    URL.revokeObjectURL(url);
-    // A worker that failed leaves its share to the caller: slower, never wrong.
-    if (data !== 'ready') console.warn('webnn polyfill: a CPU worker did not start:', data);
-  };
+  const ready = new Promise((resolve) => {
+    worker.onmessage = ({ data }) => {
+      URL.revokeObjectURL(url);
+      // A worker that failed leaves its share to the caller: slower, never wrong.
+      if (data !== 'ready') console.warn('webnn polyfill: a CPU worker did not start:', data);
+      resolve(data === 'ready');
+    };
+    worker.onerror = (e) => {
+      console.warn('webnn polyfill: a CPU worker did not start:', e.message);
+      resolve(false);
+    };
+  });
   worker.postMessage({ glue: glueUrl, module, memory });
-  return worker;
+  return { worker, ready };
 }
 
 // Loads the n-th wasm instance from `base` (the folder of the glue and the .wasm files): the
@@ -615,9 +623,14 @@ async function loadWasm(n, base, { threads, wasmUrl, build = 'auto' } = {}) {
   // The glue creates the shared memory (at the module's minimum size); workers get it.
   const { memory } = await glue.default({ module_or_path: module });
   const count = glue.cpuThreads(wanted);
-  const workers = [];
-  for (let i = 1; i < count; i++) workers.push(startCpuWorker(glueUrl, module, memory));
-  return Object.assign({}, glue, { memory, workers });
+  const started = Array.from({ length: count - 1 }, () => startCpuWorker(glueUrl, module, memory));
+  // Wait for the workers here, while the page's event loop runs: a worker starts through
+  // tasks of the thread that created it, so a page that dispatches in a loop of promise
+  // continuations (no task in between) would otherwise keep its workers from ever starting.
+  // A worker that has not started in 10 s is left to join later.
+  const timeout = new Promise((resolve) => setTimeout(resolve, 10_000));
+  await Promise.race([Promise.all(started.map((w) => w.ready)), timeout]);
+  return Object.assign({}, glue, { memory, workers: started.map((w) => w.worker) });
 }
 
 // Returns a loader that instantiates the wasm module once, and again after a trap retired
