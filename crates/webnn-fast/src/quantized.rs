@@ -34,8 +34,8 @@ pub(crate) struct QGemmStep {
     n: usize,
     block: usize,
     bits: u8,
-    /// Row `j`'s weights: `k` biased unsigned values, two per byte (low nibble first) for
-    /// 4 bits, one per byte for 8.
+    /// Row `j`'s weights: `k` biased unsigned values, one per byte for 8 bits; for 4 bits,
+    /// per block of B, byte t holds value t (low nibble) and value t + B/2 (high nibble).
     weights: Vec<u8>,
     /// Per `[j, b]`: the weight is `q·scale + shift`, with `shift = offset − zeroPoint·scale`
     /// (zero point biased like `q`, offset 0 without one).
