@@ -5,12 +5,12 @@
 //! weight bytes each read, and the ratio to float32 measured in the same run.
 
 use std::time::Instant;
-use webnn_core::ops::{GemmOptions, OpOptions};
+use webnn_core::ops::GemmOptions;
 use webnn_core::{
     Backend, DataType, Executable, Graph, GraphBuilder, HostTensor, OperandDescriptor,
 };
 use webnn_fast::FastBackend;
-use webnn_models::Rng;
+use webnn_models::{QuantizedLinear, Rng};
 
 const F: DataType = DataType::Float32;
 
@@ -23,56 +23,16 @@ fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
 
 fn layer(m: u32, n: u32, k: u32, quantized: bool, rng: &mut Rng) -> Graph {
     let mut b = GraphBuilder::new();
-    let none = OpOptions::default;
     let x = b.input("x", OperandDescriptor::new(F, &[m, k])).unwrap();
-    let w = if quantized {
-        let (block, blocks) = (32, k / 32);
-        let qd = OperandDescriptor::new(DataType::Uint4, &[n, k]);
-        let bytes: Vec<u8> = (0..qd.max_byte_length().unwrap())
-            .map(|_| (rng.next_u64() >> 24) as u8)
-            .collect();
-        let q = b.constant(qd, bytes).unwrap();
-        let scale = b
-            .constant(
-                OperandDescriptor::new(F, &[n, blocks]),
-                floats(rng, (n * blocks) as usize, 0.01, 0.1),
-            )
-            .unwrap();
-        let zero = b
-            .constant(
-                OperandDescriptor::new(DataType::Uint4, &[n, blocks]),
-                vec![0; (n * blocks).div_ceil(2) as usize],
-            )
-            .unwrap();
-        let w = b.dequantize_linear(q, scale, zero, none()).unwrap();
-        let r = b
-            .reshape(w, vec![n.into(), blocks.into(), block.into()], none())
-            .unwrap();
-        let off = b
-            .constant(
-                OperandDescriptor::new(F, &[n, blocks, 1]),
-                floats(rng, (n * blocks) as usize, -0.5, 0.5),
-            )
-            .unwrap();
-        let sum = b.add(r, off, none()).unwrap();
-        b.reshape(sum, vec![n.into(), k.into()], none()).unwrap()
+    let y = if quantized {
+        let layer = QuantizedLinear { weight: DataType::Uint4, n, k, block: 32, offset: true };
+        layer.build(&mut b, x, rng).unwrap()
     } else {
-        b.constant(
-            OperandDescriptor::new(F, &[n, k]),
-            floats(rng, (n * k) as usize, -0.5, 0.5),
-        )
-        .unwrap()
+        let w = b
+            .constant(OperandDescriptor::new(F, &[n, k]), floats(rng, (n * k) as usize, -0.5, 0.5))
+            .unwrap();
+        b.gemm(x, w, GemmOptions { b_transpose: true, ..Default::default() }).unwrap()
     };
-    let y = b
-        .gemm(
-            x,
-            w,
-            GemmOptions {
-                b_transpose: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
     b.build(&[("y", y)]).unwrap()
 }
 

@@ -6,7 +6,7 @@
 use webnn_core::ops::{GemmOptions, OpOptions};
 use webnn_core::{Backend, DataType, Graph, GraphBuilder, HostTensor, OperandDescriptor};
 use webnn_fast::FastBackend;
-use webnn_models::Rng;
+use webnn_models::{QuantizedLinear, Rng};
 
 const F: DataType = DataType::Float32;
 
@@ -36,51 +36,13 @@ struct Case {
 }
 
 fn graph(c: &Case, rng: &mut Rng) -> Graph {
-    let (n, k, blocks) = (c.n, c.k, c.k / c.block);
     let mut b = GraphBuilder::new();
     let none = OpOptions::default;
-    let x = b.input("x", OperandDescriptor::new(F, &[c.m, k])).unwrap();
-    let bytes = |d: &OperandDescriptor, rng: &mut Rng| -> Vec<u8> {
-        (0..d.max_byte_length().unwrap())
-            .map(|_| (rng.next_u64() >> 24) as u8)
-            .collect()
-    };
-    let qd = OperandDescriptor::new(c.t, &[n, k]);
-    let q = b.constant(qd.clone(), bytes(&qd, rng)).unwrap();
-    let scale = b
-        .constant(
-            OperandDescriptor::new(F, &[n, blocks]),
-            floats(rng, (n * blocks) as usize, 0.01, 0.1),
-        )
-        .unwrap();
-    let zd = OperandDescriptor::new(c.t, &[n, blocks]);
-    let zero = b.constant(zd.clone(), bytes(&zd, rng)).unwrap();
-    let mut w = b.dequantize_linear(q, scale, zero, none()).unwrap();
-    if c.offset {
-        let r = b
-            .reshape(w, vec![n.into(), blocks.into(), c.block.into()], none())
-            .unwrap();
-        let off = b
-            .constant(
-                OperandDescriptor::new(F, &[n, blocks, 1]),
-                floats(rng, (n * blocks) as usize, -0.5, 0.5),
-            )
-            .unwrap();
-        let sum = b.add(r, off, none()).unwrap();
-        w = b.reshape(sum, vec![n.into(), k.into()], none()).unwrap();
-    }
-    let mut y = b
-        .gemm(
-            x,
-            w,
-            GemmOptions {
-                b_transpose: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let x = b.input("x", OperandDescriptor::new(F, &[c.m, c.k])).unwrap();
+    let layer = QuantizedLinear { weight: c.t, n: c.n, k: c.k, block: c.block, offset: c.offset };
+    let mut y = layer.build(&mut b, x, rng).unwrap();
     if c.tail {
-        let r = b.input("r", OperandDescriptor::new(F, &[c.m, n])).unwrap();
+        let r = b.input("r", OperandDescriptor::new(F, &[c.m, c.n])).unwrap();
         y = b.add(y, r, none()).unwrap();
         y = b.relu(y, none()).unwrap();
     }

@@ -10,15 +10,17 @@ mod decoder;
 mod efficientnet;
 mod flexible;
 mod mobilenet;
+mod quantized;
 mod rng;
 
+pub use decoder::{greedy, toy_decoder, DecoderConfig, StepInputs};
 pub use efficientnet::{
     efficientnet_dir, efficientnet_lite0, imagenet_labels, preprocess, same_padding, sample_rgb,
     top_k, Block, EfficientNetWeights, ModelError, EFFICIENTNET_INPUT, EFFICIENTNET_SAMPLES,
     EFFICIENTNET_SIZE,
 };
-pub use decoder::{greedy, toy_decoder, DecoderConfig, StepInputs};
 pub use flexible::{flexible_batch_probe, flexible_probe, probe_values};
 pub use mobilenet::{mobilenet_v2, sample_image, MOBILENET_INPUT};
+pub use quantized::QuantizedLinear;
 pub use rng::Rng;
 pub use webnn_core::ops::InputLayout;

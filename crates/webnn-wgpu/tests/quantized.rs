@@ -2,9 +2,8 @@
 //! cpu backend running the same graph op by op: every weight type, with and without Q4_1's
 //! per-block offset, two block sizes, and 1 to 6 rows of x through one graph.
 
-use webnn_core::ops::{GemmOptions, OpOptions};
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
-use webnn_models::Rng;
+use webnn_models::{QuantizedLinear, Rng};
 
 const F: DataType = DataType::Float32;
 
@@ -13,28 +12,10 @@ fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
 }
 
 fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
-    let (n, k) = (40u32, 96u32);
-    let blocks = k / block;
     let mut b = GraphBuilder::new();
-    let none = OpOptions::default;
     let rows = Dim::Dynamic { name: "m".into(), max_size: 16 };
-    let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, k.into()])).unwrap();
-    let bytes = |d: &OperandDescriptor, rng: &mut Rng| -> Vec<u8> {
-        (0..d.max_byte_length().unwrap()).map(|_| (rng.next_u64() >> 24) as u8).collect()
-    };
-    let qd = OperandDescriptor::new(t, &[n, k]);
-    let q = b.constant(qd.clone(), bytes(&qd, rng)).unwrap();
-    let scale = b.constant(OperandDescriptor::new(F, &[n, blocks]), floats(rng, (n * blocks) as usize, 0.01, 0.1)).unwrap();
-    let zd = OperandDescriptor::new(t, &[n, blocks]);
-    let zero = b.constant(zd.clone(), bytes(&zd, rng)).unwrap();
-    let mut w = b.dequantize_linear(q, scale, zero, none()).unwrap();
-    if offset {
-        let r = b.reshape(w, vec![n.into(), blocks.into(), block.into()], none()).unwrap();
-        let m = b.constant(OperandDescriptor::new(F, &[n, blocks, 1]), floats(rng, (n * blocks) as usize, -0.5, 0.5)).unwrap();
-        let sum = b.add(r, m, none()).unwrap();
-        w = b.reshape(sum, vec![n.into(), k.into()], none()).unwrap();
-    }
-    let y = b.gemm(x, w, GemmOptions { b_transpose: true, ..Default::default() }).unwrap();
+    let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, 96.into()])).unwrap();
+    let y = QuantizedLinear { weight: t, n: 40, k: 96, block, offset }.build(&mut b, x, rng).unwrap();
     b.build(&[("y", y)]).unwrap()
 }
 

@@ -172,7 +172,7 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
         let ms = |i: usize| runners.get(i).map_or(f64::NAN, |x| f(x, "medianMs"));
         let diff = f(&r, "logitsMaxDiff");
         let top1 = r["top1"].as_array().cloned().unwrap_or_default();
-        if !(diff <= 1e-3) || top1.first() != top1.get(1) {
+        if diff.is_nan() || diff > 1e-3 || top1.first() != top1.get(1) {
             failures.push(format!(
                 "{t} threads: outputs differ (max |logits diff| {diff:e}, top-1 {top1:?})"
             ));
