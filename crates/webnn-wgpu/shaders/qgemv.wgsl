@@ -56,6 +56,37 @@ fn x4(i: u32, step: u32) -> vec4<f32> {
     return vec4<f32>(load_a(i), load_a(i + step), load_a(i + 2u * step), load_a(i + 3u * step));
 }
 
+// A weight word's values as floats, decoded once for every row of x that uses them: the
+// even and odd nibbles (4 bits), or the four bytes in `lo` (8 bits).
+struct WordValues {
+    lo: vec4<f32>,
+    hi: vec4<f32>,
+}
+
+fn word_values(word: u32) -> WordValues {
+    if (W_BITS == 4u) {
+        return WordValues(nibbles4(word), nibbles4(word >> 4u));
+    }
+    return WordValues(bytes4(word), vec4<f32>(0.0));
+}
+
+// One word's share of a block for the row of x whose values for the word start at `i`:
+// sum(x * q), and x summed into four lanes.
+struct WordPart {
+    xq: f32,
+    xs: vec4<f32>,
+}
+
+fn word_part(v: WordValues, i: u32) -> WordPart {
+    if (W_BITS == 4u) {
+        let xe = x4(i, 2u);
+        let xo = x4(i + 1u, 2u);
+        return WordPart(dot(xe, v.lo) + dot(xo, v.hi), xe + xo);
+    }
+    let xv = x4(i, 1u);
+    return WordPart(dot(xv, v.lo), xv);
+}
+
 // One row of x (decode steps): a word of weights at a time as vec4 dot products.
 fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     var acc = 0.0;
@@ -69,18 +100,9 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
             var xq = 0.0;
             var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
-                let word = b[word0 + w];
-                let i = at + w * per_word;
-                if (W_BITS == 4u) {
-                    let xe = x4(i, 2u);
-                    let xo = x4(i + 1u, 2u);
-                    xq += dot(xe, nibbles4(word)) + dot(xo, nibbles4(word >> 4u));
-                    xs += xe + xo;
-                } else {
-                    let xv = x4(i, 1u);
-                    xq += dot(xv, bytes4(word));
-                    xs += xv;
-                }
+                let p = word_part(word_values(b[word0 + w]), at + w * per_word);
+                xq += p.xq;
+                xs += p.xs;
             }
             acc += block_part(n * blocks + bk, xq, dot(xs, vec4<f32>(1.0)));
         }
@@ -126,45 +148,22 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
             var s1 = vec4<f32>(0.0);
             var s2 = vec4<f32>(0.0);
             var s3 = vec4<f32>(0.0);
-            // A word's values are decoded once and used for all four rows, as vec4 dot
-            // products (the decode path's arithmetic, four rows at a time).
+            // A word's values are decoded once and used for all four rows.
             for (var w = 0u; w < block / per_word; w++) {
-                let word = b[word0 + w];
+                let v = word_values(b[word0 + w]);
                 let i = at + w * per_word;
-                if (W_BITS == 4u) {
-                    let ve = nibbles4(word);
-                    let vo = nibbles4(word >> 4u);
-                    var xe = x4(r0 + i, 2u);
-                    var xo = x4(r0 + i + 1u, 2u);
-                    q0 += dot(xe, ve) + dot(xo, vo);
-                    s0 += xe + xo;
-                    xe = x4(r1 + i, 2u);
-                    xo = x4(r1 + i + 1u, 2u);
-                    q1 += dot(xe, ve) + dot(xo, vo);
-                    s1 += xe + xo;
-                    xe = x4(r2 + i, 2u);
-                    xo = x4(r2 + i + 1u, 2u);
-                    q2 += dot(xe, ve) + dot(xo, vo);
-                    s2 += xe + xo;
-                    xe = x4(r3 + i, 2u);
-                    xo = x4(r3 + i + 1u, 2u);
-                    q3 += dot(xe, ve) + dot(xo, vo);
-                    s3 += xe + xo;
-                } else {
-                    let v = bytes4(word);
-                    var xv = x4(r0 + i, 1u);
-                    q0 += dot(xv, v);
-                    s0 += xv;
-                    xv = x4(r1 + i, 1u);
-                    q1 += dot(xv, v);
-                    s1 += xv;
-                    xv = x4(r2 + i, 1u);
-                    q2 += dot(xv, v);
-                    s2 += xv;
-                    xv = x4(r3 + i, 1u);
-                    q3 += dot(xv, v);
-                    s3 += xv;
-                }
+                var p = word_part(v, r0 + i);
+                q0 += p.xq;
+                s0 += p.xs;
+                p = word_part(v, r1 + i);
+                q1 += p.xq;
+                s1 += p.xs;
+                p = word_part(v, r2 + i);
+                q2 += p.xq;
+                s2 += p.xs;
+                p = word_part(v, r3 + i);
+                q3 += p.xq;
+                s3 += p.xs;
             }
             let s = n * blocks + bk;
             let one = vec4<f32>(1.0);
