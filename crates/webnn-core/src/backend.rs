@@ -32,4 +32,33 @@ pub trait Executable {
     /// in the graph's output order. With dynamic dimensions, the inputs' shapes give their
     /// sizes (`DimBindings`) and the outputs come at the sizes those imply.
     fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>>;
+
+    /// Like `dispatch`, with the tensors of in-place pairs (`Graph::in_place_pairs`: a KV
+    /// cache and its scatter update) passed once, as `inout`: each holds the input's value
+    /// and is left holding the output's. Returns the other outputs. A backend that can update
+    /// such a tensor where it lies overrides this; the default copies through `dispatch`.
+    fn dispatch_in_place(
+        &mut self,
+        inputs: &[(&str, &HostTensor)],
+        inout: &mut [InPlace<'_>],
+    ) -> Result<Vec<(String, HostTensor)>> {
+        let mut all = inputs.to_vec();
+        all.extend(inout.iter().map(|p| (p.input, &*p.tensor)));
+        let outputs = self.dispatch(&all)?;
+        let mut rest = Vec::with_capacity(outputs.len());
+        for (name, value) in outputs {
+            match inout.iter_mut().find(|p| p.output == name) {
+                Some(p) => *p.tensor = value,
+                None => rest.push((name, value)),
+            }
+        }
+        Ok(rest)
+    }
+}
+
+/// One tensor bound to an input and to the output that updates it in place.
+pub struct InPlace<'a> {
+    pub input: &'a str,
+    pub output: &'a str,
+    pub tensor: &'a mut HostTensor,
 }

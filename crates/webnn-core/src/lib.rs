@@ -15,7 +15,7 @@ pub mod fusion;
 pub mod shape;
 mod validate;
 
-pub use backend::{Backend, Executable, HostTensor};
+pub use backend::{Backend, Executable, HostTensor, InPlace};
 pub use builder::GraphBuilder;
 pub use dtype::{check_view_type, DataType, DataTypeSet, ViewType};
 pub use error::{Error, ErrorKind, Result};

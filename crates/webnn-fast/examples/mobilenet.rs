@@ -77,7 +77,7 @@ fn main() {
     for threads in [1, 2] {
         let fast = FastBackend::new(threads);
         let t = Instant::now();
-        let compiled = fast.compile_static(&graph).expect("fast compile");
+        let compiled = fast.compile_graph(&graph).expect("fast compile");
         let compile_ms = t.elapsed().as_secs_f64() * 1e3;
         let (f, r) = compiled.step_counts();
         if threads == 1 {

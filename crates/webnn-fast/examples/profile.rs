@@ -13,7 +13,7 @@ fn main() {
     let graph = webnn_models::mobilenet_v2(7).expect("MobileNetV2 builds");
     let image = webnn_models::sample_image(11);
     let fast = FastBackend::new(threads);
-    let compiled = fast.compile_static(&graph).expect("compile");
+    let compiled = fast.compile_graph(&graph).expect("compile");
     let input = Tensor::from_bytes(&image.desc, &image.bytes).expect("input");
     let inputs = HashMap::from([("input".to_owned(), input)]);
     let steps = compiled.profile(&inputs, runs).expect("profile");

@@ -1,6 +1,7 @@
 //! Running a plan: slots of values, the steps in order, buffers recycled between steps.
 
 use crate::buffers::{Buf, Spare};
+use crate::cache::CacheWrite;
 use crate::chain::ChainStep;
 use crate::conv::Conv;
 use crate::matmul::{GemmStep, MatmulStep};
@@ -24,6 +25,7 @@ pub(crate) enum Step {
     Gemm(Box<GemmStep>),
     Matmul(Box<MatmulStep>),
     QGemm(Box<QGemmStep>),
+    CacheWrite(Box<CacheWrite>),
     Chain(Box<ChainStep>),
     GlobalPool(Box<GlobalPool>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
@@ -85,6 +87,7 @@ impl Step {
             Step::Gemm(g) => g.describe(),
             Step::Matmul(m) => m.describe(),
             Step::QGemm(q) => q.describe(),
+            Step::CacheWrite(c) => c.describe(),
             Step::Chain(c) => c.describe(),
             Step::GlobalPool(p) => p.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
@@ -105,6 +108,7 @@ impl Step {
             Step::Gemm(g) => g.reads(),
             Step::Matmul(m) => m.reads(),
             Step::QGemm(q) => q.reads(),
+            Step::CacheWrite(c) => c.reads(),
             Step::Chain(c) => c.reads(),
             Step::GlobalPool(p) => p.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
@@ -206,19 +210,26 @@ impl Drop for Values<'_> {
     }
 }
 
-/// A graph input: a decoded tensor, or float32 bytes decoded straight into a reused buffer.
+/// A graph input: a decoded tensor, float32 bytes decoded straight into a reused buffer, or
+/// a cache whose bytes its cache write reads and writes where they lie.
 pub(crate) enum Input<'a> {
     Tensor(Tensor),
     F32(&'a [u8], Vec<usize>),
+    Cache,
 }
 
 /// Runs `plan` on `inputs` (already in their slots' order) and returns the output tensors.
+/// `caches` holds the bytes of the caches written in place, by input slot: their outputs are
+/// those bytes, not returned.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     plan: &Plan,
     frees: &[Vec<usize>],
     ctx: &Ctx,
     spare: &mut Spare,
     inputs: Vec<(usize, Input)>,
+    caches: &mut [(usize, &mut [u8])],
+    dims: &DimBindings,
     mut times: Option<&mut Vec<f64>>,
 ) -> Result<Vec<(String, Tensor)>> {
     let mut values = Values {
@@ -237,9 +248,9 @@ pub(crate) fn run(
                 }
                 values.put(slot, shape, v);
             }
+            Input::Cache => {}
         }
     }
-    let dims = DimBindings::default();
     for (i, step) in plan.steps.iter().enumerate() {
         let start = times.is_some().then(std::time::Instant::now);
         match step {
@@ -249,7 +260,7 @@ pub(crate) fn run(
                     graph: &plan.graph,
                     values: &values.slots,
                     constants: &plan.constants,
-                    dims: &dims,
+                    dims,
                 };
                 let outs =
                     eval::eval(&env, node).map_err(|e| e.at(node.op.name(), node.op.label()))?;
@@ -261,6 +272,13 @@ pub(crate) fn run(
             Step::Gemm(g) => g.run(ctx, &mut values)?,
             Step::Matmul(m) => m.run(ctx, &mut values)?,
             Step::QGemm(q) => q.run(ctx, &mut values)?,
+            Step::CacheWrite(c) => {
+                let (_, bytes) = caches
+                    .iter_mut()
+                    .find(|(slot, _)| *slot == c.input)
+                    .ok_or_else(|| Error::operation_error("a cache written in place is not bound"))?;
+                c.run(&mut values, bytes, dims, &plan.graph)?
+            }
             Step::Chain(c) => c.run(ctx, &mut values)?,
             Step::GlobalPool(p) => p.run(&mut values)?,
             Step::Binary {
@@ -285,7 +303,11 @@ pub(crate) fn run(
         }
     }
     let mut outputs = Vec::with_capacity(plan.outputs.len());
+    let in_place: Vec<&str> = plan.caches.iter().map(|(_, o, _)| o.as_str()).collect();
     for (k, (name, slot)) in plan.outputs.iter().enumerate() {
+        if in_place.contains(&name.as_str()) {
+            continue;
+        }
         // The last output naming a value takes it; earlier ones copy it.
         let again = plan.outputs[k + 1..].iter().any(|(_, s)| s == slot);
         let t = match again {

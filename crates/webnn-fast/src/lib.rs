@@ -14,10 +14,11 @@
 //! Threads: one persistent pool per backend ([`Pool`]); each op splits its rows into
 //! work units fixed by its shape alone, so the outputs are bit-identical for any thread count.
 //!
-//! Dynamic (flexible) dimensions: a graph with any is handed whole to the reference executor.
-//! Its sizes change per dispatch, while the point of this backend is planning (packing,
-//! tiling, buffer reuse) for fixed shapes; the models that use flexible inputs (decoders) are
-//! the GPU backend's business. Such graphs still run, correctly, just not faster.
+//! Dynamic (flexible) dimensions: a graph with any is planned once, at compile. Its quantized
+//! products (a decoder's linear layers, whose row count is the token count) take their rows
+//! from the value they read, so one packed copy of the weights serves every size; nodes whose
+//! shapes are all static get their fast steps; every other node runs its reference kernel
+//! at the sizes the dispatch binds.
 // The wasm threads build parks workers with `memory.atomic.wait32`, whose intrinsic is still
 // unstable; that build already needs a rebuilt std (RUSTC_BOOTSTRAP, scripts/build-web.sh).
 #![cfg_attr(
@@ -26,6 +27,7 @@
 )]
 
 mod buffers;
+mod cache;
 mod chain;
 mod conv;
 mod depthwise;
@@ -41,9 +43,9 @@ mod vector;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webnn_core::{
-    Backend, Capabilities, DimBindings, Error, Executable, Graph, HostTensor, Result,
+    Backend, Capabilities, DimBindings, Error, Executable, Graph, HostTensor, InPlace, Result,
 };
-use webnn_cpu::{CpuGraph, Tensor};
+use webnn_cpu::Tensor;
 use webnn_gemm::Isa;
 
 pub use pool::Pool;
@@ -91,14 +93,9 @@ impl FastBackend {
         self.isa
     }
 
-    /// Compiles a graph without dynamic dimensions to the concrete type, which tells how
-    /// much of it runs on fast kernels ([`FastGraph::step_counts`]).
-    pub fn compile_static(&self, graph: &Graph) -> Result<FastGraph> {
-        if graph.is_dynamic() {
-            return Err(Error::not_supported(
-                "compile_static: the graph has dynamic dimensions",
-            ));
-        }
+    /// Compiles a graph to the concrete type, which tells how much of it runs on fast
+    /// kernels ([`FastGraph::step_counts`]).
+    pub fn compile_graph(&self, graph: &Graph) -> Result<FastGraph> {
         FastGraph::new(graph, self.pool.clone(), self.isa)
     }
 }
@@ -121,10 +118,7 @@ impl Backend for FastBackend {
         Capabilities::default()
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        if graph.is_dynamic() {
-            return Ok(Box::new(CpuGraph::new(graph.clone())?));
-        }
-        Ok(Box::new(self.compile_static(graph)?))
+        Ok(Box::new(self.compile_graph(graph)?))
     }
 }
 
@@ -222,23 +216,48 @@ impl FastGraph {
         inputs: &HashMap<String, Tensor>,
         times: Option<&mut Vec<f64>>,
     ) -> Result<Vec<(String, Tensor)>> {
+        // Caches written in place take their tensor's bytes, and give them back as the output.
+        let mut held: Vec<(String, usize, Vec<u8>)> = Vec::new();
+        for (input, output, slot) in &self.plan.caches {
+            if let Some(t) = inputs.get(input) {
+                held.push((output.clone(), *slot, t.to_host().bytes));
+            }
+        }
         let bound = self.bind(|name| {
             let t = inputs.get(name)?;
-            Some((
-                t.data_type(),
-                t.shape.clone(),
-                exec::Input::Tensor(t.clone()),
-            ))
+            let input = match held.iter().any(|(_, slot, _)| self.input_slot(name) == Some(*slot)) {
+                true => exec::Input::Cache,
+                false => exec::Input::Tensor(t.clone()),
+            };
+            Some((t.data_type(), t.shape.clone(), input))
         })?;
-        self.execute(bound, times)
+        let mut caches: Vec<(usize, &mut [u8])> =
+            held.iter_mut().map(|(_, slot, b)| (*slot, b.as_mut_slice())).collect();
+        let mut out = self.execute(bound, &mut caches, times)?;
+        for (output, slot, bytes) in held {
+            let desc = &self.plan.graph.operands[slot].desc;
+            out.push((output, Tensor::from_bytes(desc, &bytes)?));
+        }
+        Ok(self.in_output_order(out))
+    }
+
+    fn input_slot(&self, name: &str) -> Option<usize> {
+        self.inputs.iter().find(|(n, _)| n == name).map(|(_, s)| *s)
+    }
+
+    /// `outputs` sorted into the graph's output order.
+    fn in_output_order<T>(&self, mut outputs: Vec<(String, T)>) -> Vec<(String, T)> {
+        let rank = |name: &str| self.plan.outputs.iter().position(|(n, _)| n == name);
+        outputs.sort_by_key(|(n, _)| rank(n));
+        outputs
     }
 
     /// Checks each graph input against what `get` gives for its name (data type and shape)
-    /// and pairs it with its slot.
+    /// and pairs it with its slot; returns them with the dimension sizes they bind.
     fn bind<'a>(
         &self,
         mut get: impl FnMut(&str) -> Option<(webnn_core::DataType, Vec<usize>, exec::Input<'a>)>,
-    ) -> Result<Vec<(usize, exec::Input<'a>)>> {
+    ) -> Result<(Vec<(usize, exec::Input<'a>)>, DimBindings)> {
         let g = &self.plan.graph;
         let mut bound = Vec::with_capacity(self.inputs.len());
         let mut dims = DimBindings::default();
@@ -258,12 +277,13 @@ impl FastGraph {
             dims.bind(name, want, &actual)?;
             bound.push((*slot, input));
         }
-        Ok(bound)
+        Ok((bound, dims))
     }
 
     fn execute(
         &self,
-        bound: Vec<(usize, exec::Input)>,
+        (bound, dims): (Vec<(usize, exec::Input)>, DimBindings),
+        caches: &mut [(usize, &mut [u8])],
         times: Option<&mut Vec<f64>>,
     ) -> Result<Vec<(String, Tensor)>> {
         let ctx = exec::Ctx {
@@ -271,18 +291,61 @@ impl FastGraph {
             simd: self.simd,
         };
         let mut spare = std::mem::take(&mut *self.spare.lock().unwrap_or_else(|e| e.into_inner()));
-        let out = exec::run(&self.plan, &self.frees, &ctx, &mut spare, bound, times);
+        let out = exec::run(&self.plan, &self.frees, &ctx, &mut spare, bound, caches, &dims, times);
         *self.spare.lock().unwrap_or_else(|e| e.into_inner()) = spare;
         out
     }
-}
 
-impl Executable for FastGraph {
-    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+    /// Runs on host tensors; `inout` are in-place pairs, updated where their caches are
+    /// written in place and replaced by the output otherwise. A cache written in place but
+    /// given as a plain input (its output bound to another tensor) is written in a copy,
+    /// returned as its output.
+    fn run_host(
+        &self,
+        inputs: &[(&str, &HostTensor)],
+        inout: &mut [InPlace],
+    ) -> Result<Vec<(String, HostTensor)>> {
+        let mut held: Vec<(&str, &str, HostTensor)> = Vec::new();
+        for (input, output, _) in &self.plan.caches {
+            if let Some((name, t)) = inputs.iter().find(|(n, _)| n == input) {
+                held.push((name, output.as_str(), (*t).clone()));
+            }
+        }
+        if held.is_empty() {
+            return self.run_lent(inputs, inout);
+        }
+        let rest: Vec<(&str, &HostTensor)> = inputs
+            .iter()
+            .filter(|(n, _)| !held.iter().any(|(i, _, _)| i == n))
+            .copied()
+            .collect();
+        let mut all: Vec<InPlace> = held
+            .iter_mut()
+            .map(|(input, output, tensor)| InPlace { input, output, tensor })
+            .collect();
+        all.extend(inout.iter_mut().map(|p| InPlace { input: p.input, output: p.output, tensor: &mut *p.tensor }));
+        let mut out = self.run_lent(&rest, &mut all)?;
+        drop(all);
+        out.extend(held.into_iter().map(|(_, o, t)| (o.to_owned(), t)));
+        Ok(self.in_output_order(out))
+    }
+
+    fn run_lent(
+        &self,
+        inputs: &[(&str, &HostTensor)],
+        inout: &mut [InPlace],
+    ) -> Result<Vec<(String, HostTensor)>> {
+        let written = |name: &str| self.plan.caches.iter().find(|(i, _, _)| i == name);
+        let lent: Vec<&str> = inout
+            .iter()
+            .filter(|p| written(p.input).is_some_and(|(_, o, _)| o == p.output))
+            .map(|p| p.input)
+            .collect();
+        // Well-formed float32 inputs are decoded into a reused buffer when the run binds
+        // them; the rest here (with from_bytes's checks and errors), and the in-place pairs
+        // not written in place (their tensors are replaced by the output after the run).
         let mut decoded = HashMap::new();
         for (name, t) in inputs {
-            // Well-formed float32 inputs are decoded into a reused buffer when the run binds
-            // them; the rest here (with from_bytes's checks and errors).
             let elements = t
                 .desc
                 .static_shape()
@@ -293,29 +356,58 @@ impl Executable for FastGraph {
                 decoded.insert(*name, Tensor::from_bytes(&t.desc, &t.bytes)?);
             }
         }
-        let bound = self.bind(|name| {
-            let (_, host) = inputs.iter().find(|(n, _)| *n == name)?;
-            Some(match decoded.remove(name) {
-                Some(t) => (t.data_type(), t.shape.clone(), exec::Input::Tensor(t)),
-                None => {
-                    let shape: Vec<usize> = host
-                        .desc
-                        .static_shape()?
-                        .iter()
-                        .map(|&d| d as usize)
-                        .collect();
-                    (
-                        host.desc.data_type,
-                        shape.clone(),
-                        exec::Input::F32(&host.bytes, shape),
-                    )
+        let mut caches_meta = Vec::new();
+        for p in inout.iter() {
+            match lent.contains(&p.input) {
+                true => caches_meta.push((p.input, p.tensor.desc.clone())),
+                false => {
+                    decoded.insert(p.input, Tensor::from_bytes(&p.tensor.desc, &p.tensor.bytes)?);
                 }
-            })
+            }
+        }
+        let bound = self.bind(|name| {
+            if let Some(t) = decoded.remove(name) {
+                return Some((t.data_type(), t.shape.clone(), exec::Input::Tensor(t)));
+            }
+            let shape_of = |d: &webnn_core::OperandDescriptor| -> Option<Vec<usize>> {
+                Some(d.static_shape()?.iter().map(|&d| d as usize).collect())
+            };
+            if let Some((_, desc)) = caches_meta.iter().find(|(n, _)| *n == name) {
+                return Some((desc.data_type, shape_of(desc)?, exec::Input::Cache));
+            }
+            let (_, host) = inputs.iter().find(|(n, _)| *n == name)?;
+            let shape = shape_of(&host.desc)?;
+            Some((host.desc.data_type, shape.clone(), exec::Input::F32(&host.bytes, shape)))
         })?;
-        Ok(self
-            .execute(bound, None)?
-            .into_iter()
-            .map(|(n, t)| (n, t.to_host()))
-            .collect())
+        let mut caches: Vec<(usize, &mut [u8])> = Vec::new();
+        let mut replaced = Vec::new();
+        for p in inout.iter_mut() {
+            match lent.contains(&p.input) {
+                true => caches.push((written(p.input).map_or(usize::MAX, |c| c.2), p.tensor.bytes.as_mut_slice())),
+                false => replaced.push((p.output, &mut *p.tensor)),
+            }
+        }
+        let mut rest = Vec::new();
+        for (name, t) in self.execute(bound, &mut caches, None)? {
+            match replaced.iter_mut().find(|(o, _)| *o == name) {
+                Some((_, h)) => **h = t.to_host(),
+                None => rest.push((name, t.to_host())),
+            }
+        }
+        Ok(rest)
+    }
+}
+
+impl Executable for FastGraph {
+    fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
+        self.run_host(inputs, &mut [])
+    }
+
+    fn dispatch_in_place(
+        &mut self,
+        inputs: &[(&str, &HostTensor)],
+        inout: &mut [InPlace],
+    ) -> Result<Vec<(String, HostTensor)>> {
+        self.run_host(inputs, inout)
     }
 }

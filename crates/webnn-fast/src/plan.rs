@@ -8,6 +8,7 @@
 //! extra slot (the "twin"), with the reader's operand renumbered to it. So a convolutional
 //! network converts its input once and its features once, not around every op.
 
+use crate::cache;
 use crate::chain;
 use crate::conv;
 use crate::exec::{Post, Step};
@@ -32,6 +33,9 @@ pub(crate) struct Plan {
     pub constants: HashMap<usize, Tensor>,
     /// The slot holding each graph output (a twin where the value is stored NHWC).
     pub outputs: Vec<(String, usize)>,
+    /// The in-place pairs whose cache writes run where the tensor lies: (input name, output
+    /// name, input slot).
+    pub caches: Vec<(String, String, usize)>,
 }
 
 pub(crate) struct Planner<'g> {
@@ -48,6 +52,11 @@ pub(crate) struct Planner<'g> {
     steps: Vec<Step>,
     /// Quantized linear layers to fuse, by their gemm node, with their packed weights.
     quantized: HashMap<usize, (QuantizedLinear, quantized::Packed)>,
+    /// Cache writes (`cache::CacheWrite`) by their scatter node.
+    caches: HashMap<usize, cache::CacheWrite>,
+    /// The graph has dynamic dimensions: only the quantized products (whose rows may vary)
+    /// and nodes whose shapes are all static get fast steps.
+    dynamic: bool,
 }
 
 impl<'g> Planner<'g> {
@@ -79,6 +88,8 @@ impl<'g> Planner<'g> {
             twin: HashMap::new(),
             steps: Vec::new(),
             quantized: HashMap::new(),
+            caches: HashMap::new(),
+            dynamic: graph.is_dynamic(),
         }
     }
 
@@ -92,6 +103,16 @@ impl<'g> Planner<'g> {
                     self.absorbed[a] = true;
                 }
                 self.quantized.insert(q.node, (q, packed));
+            }
+        }
+        let mut caches = Vec::new();
+        let g = self.orig;
+        for (i, o) in g.in_place_pairs() {
+            let ((input, _), (output, out)) = (&g.inputs[i], &g.outputs[o]);
+            let Some(n) = self.producer[out.index()] else { continue };
+            if let Some(c) = cache::plan(&mut self, n, *out) {
+                caches.push((input.clone(), output.clone(), c.input));
+                self.caches.insert(n, c);
             }
         }
         for n in 0..self.orig.nodes.len() {
@@ -132,6 +153,7 @@ impl<'g> Planner<'g> {
             steps: self.steps,
             constants,
             outputs,
+            caches,
         })
     }
 
@@ -139,6 +161,12 @@ impl<'g> Planner<'g> {
     /// purpose: a new op must be placed on one side or the other.
     fn fast(&mut self, n: usize) -> Option<Step> {
         let orig = self.orig;
+        if let Some(c) = self.caches.remove(&n) {
+            return Some(Step::CacheWrite(Box::new(c)));
+        }
+        if self.dynamic && !self.quantized.contains_key(&n) && !self.all_static(n) {
+            return None;
+        }
         if let Some(step) = chain::plan(self, n) {
             return Some(step);
         }
@@ -300,7 +328,36 @@ impl<'g> Planner<'g> {
         self.orig.desc(o).data_type == DataType::Float32
     }
 
-    /// The operand's static shape (dynamic graphs never reach the planner).
+    /// Whether node `n` and every node that follows it through sole readers (which a fused
+    /// step may absorb) read and write only static shapes.
+    fn all_static(&self, n: usize) -> bool {
+        let node_static = |n: usize| {
+            let node = &self.orig.nodes[n];
+            node.op.operands().iter().chain(&node.outputs).all(|&o| self.orig.desc(o).is_static())
+        };
+        let mut n = n;
+        loop {
+            if !node_static(n) {
+                return false;
+            }
+            match self.orig.nodes[n].outputs[..] {
+                [y] => match self.sole_user(y) {
+                    Some(u) => n = u,
+                    None => return true,
+                },
+                _ => return true,
+            }
+        }
+    }
+
+    /// Whether two operands have the same shape at every dispatch: equal static shapes, or
+    /// the same dimensions by name.
+    pub(crate) fn same_shape(&self, a: Operand, b: Operand) -> bool {
+        self.orig.desc(a).shape == self.orig.desc(b).shape
+    }
+
+    /// The operand's shape, at its bounds where a dimension is dynamic (steps of dynamic
+    /// graphs take their sizes from the values they read).
     pub(crate) fn shape(&self, o: Operand) -> Vec<usize> {
         self.orig
             .desc(o)
@@ -340,6 +397,11 @@ impl<'g> Planner<'g> {
         self.nhwc[o.index()] = flag;
     }
 
+    /// The nodes reading `o`.
+    pub(crate) fn users(&self, o: Operand) -> &[usize] {
+        &self.users[o.index()]
+    }
+
     /// The one reader of `o` when fusing into it is safe: exactly one use, not an output.
     pub(crate) fn sole_user(&self, o: Operand) -> Option<usize> {
         match self.users[o.index()].as_slice() {
@@ -373,8 +435,8 @@ impl<'g> Planner<'g> {
                     && ready
                     && self.is_f32(other)
                     && self.nhwc[other.index()] == y_nhwc
-                    && self.shape(other) == self.shape(out)
-                    && self.shape(out2) == self.shape(out)
+                    && self.same_shape(other, out)
+                    && self.same_shape(out2, out)
                 {
                     post.residual = Some(other.index());
                     self.absorbed[u] = true;

@@ -29,6 +29,7 @@ const COLUMNS: usize = 32;
 pub(crate) struct QGemmStep {
     x: usize,
     out: usize,
+    /// Rows at the bound (a dynamic graph's steps take the row count from the input).
     m: usize,
     k: usize,
     n: usize,
@@ -179,7 +180,8 @@ impl QGemmStep {
     }
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
-        let (m, n) = (self.m, self.n);
+        let (k, n) = (self.k, self.n);
+        let m = values.f32(self.x)?.len() / k;
         let mut y = values.alloc(m * n);
         {
             let x = values.f32(self.x)?;
@@ -188,8 +190,8 @@ impl QGemmStep {
                 let cols = task * COLUMNS..((task + 1) * COLUMNS).min(n);
                 let mut acc = vec![0.0f32; m * cols.len()];
                 if m > GEMV_ROWS {
-                    self.columns_by_gemm(x, cols.clone(), &mut acc);
-                } else if !self.x86_columns(ctx.simd, x, cols.clone(), &mut acc) {
+                    self.columns_by_gemm(m, x, cols.clone(), &mut acc);
+                } else if !self.x86_columns(ctx.simd, m, x, cols.clone(), &mut acc) {
                     let out = &mut acc[..];
                     simd::dispatch!(ctx.simd, columns_generic((self, x, cols.clone()), out));
                 }
@@ -239,7 +241,7 @@ impl QGemmStep {
 
     /// Columns `cols` for every row through the f32 GEMM: the panel's weights dequantized
     /// (k x columns, as B), packed, multiplied.
-    fn columns_by_gemm(&self, x: &[f32], cols: std::ops::Range<usize>, acc: &mut [f32]) {
+    fn columns_by_gemm(&self, m: usize, x: &[f32], cols: std::ops::Range<usize>, acc: &mut [f32]) {
         let (k, block, w) = (self.k, self.block, cols.len());
         let mut panel = vec![0.0f32; k * w];
         let mut tmp = vec![0.0f32; block];
@@ -252,7 +254,7 @@ impl QGemmStep {
             }
         }
         let packed = webnn_gemm::PackedB::new(self.isa, k, w, &panel, None);
-        webnn_gemm::gemm(self.m, x, k, &packed, acc, w, webnn_gemm::Epilogue::NONE);
+        webnn_gemm::gemm(m, x, k, &packed, acc, w, webnn_gemm::Epilogue::NONE);
     }
 }
 
@@ -263,6 +265,7 @@ impl QGemmStep {
     fn x86_columns(
         &self,
         simd: Simd,
+        m: usize,
         x: &[f32],
         cols: std::ops::Range<usize>,
         acc: &mut [f32],
@@ -285,7 +288,7 @@ impl QGemmStep {
                     &self.scale[j * blocks..(j + 1) * blocks],
                     &self.shift[j * blocks..(j + 1) * blocks],
                 );
-                for i in 0..self.m {
+                for i in 0..m {
                     let xr = &x[i * k..(i + 1) * k];
                     // SAFETY: `Simd::Avx2`/`Avx512` come from `Isa::detect`, which checked AVX2
                     // and FMA; the slices have the lengths the kernels read.
@@ -398,7 +401,8 @@ fn columns_generic<const FMA: bool>(
     (step, x, cols): (&QGemmStep, &[f32], std::ops::Range<usize>),
     acc: &mut [f32],
 ) {
-    let (m, k, block) = (step.m, step.k, step.block);
+    let (k, block) = (step.k, step.block);
+    let m = x.len() / k;
     let blocks = k / block;
     let rb = step.row_bytes();
     let width = cols.len();

@@ -18,7 +18,7 @@ fn scalar(g: &mut G, v: f32) -> webnn_core::Operand {
 
 /// The step descriptions of a graph's plan.
 fn steps(graph: &webnn_core::Graph, g: &G) -> Vec<String> {
-    let fast = FastBackend::new(1).compile_static(graph).unwrap();
+    let fast = FastBackend::new(1).compile_graph(graph).unwrap();
     let inputs = g
         .inputs
         .iter()

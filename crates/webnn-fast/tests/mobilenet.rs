@@ -14,7 +14,7 @@ fn mobilenet_v2_matches_the_reference_for_every_thread_count() {
     let want = run(&webnn_cpu::CpuBackend, &graph, &inputs);
 
     let fast = FastBackend::new(1);
-    let (fast_steps, reference_steps) = fast.compile_static(&graph).unwrap().step_counts();
+    let (fast_steps, reference_steps) = fast.compile_graph(&graph).unwrap().step_counts();
     // Only reshape and softmax; the global pool reads the NHWC features directly.
     assert_eq!(reference_steps, 2, "{fast_steps} fast steps");
 

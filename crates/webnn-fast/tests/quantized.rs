@@ -83,7 +83,7 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
                 let g = graph(&c, &mut rng);
                 assert_eq!(webnn_core::fusion::quantized_linears(&g).len(), 1);
                 let one = FastBackend::new(1);
-                let fast1 = one.compile_static(&g).unwrap();
+                let fast1 = one.compile_graph(&g).unwrap();
                 // The gemm and everything feeding its weights became one fast step (plus
                 // the fused tail); nothing runs on the reference kernels. An odd 4-bit block
                 // cannot be split into nibble halves and stays unfused.
@@ -179,7 +179,7 @@ fn a_dequantized_weight_read_twice_stays_unfused() {
     assert!(webnn_core::fusion::quantized_linears(&g).is_empty());
     let fast = FastBackend::new(2);
     // dequantizeLinear and the two gemms on a computed B all run on the reference kernels.
-    assert_eq!(fast.compile_static(&g).unwrap().step_counts(), (0, 3));
+    assert_eq!(fast.compile_graph(&g).unwrap().step_counts(), (0, 3));
     let xv = HostTensor {
         desc: OperandDescriptor::new(F, &[2, 32]),
         bytes: floats(&mut rng, 64, -1.0, 1.0),

@@ -2,9 +2,10 @@
 //!
 //!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N]
 //!
-//! For each backend: the graph's op count and quantized matmuls matched, kernels dispatched
-//! per decode step (wgpu), time to first token for a 128-token prompt, and greedy decode
-//! tokens/s at context 16 and 1,024. llama.cpp (PyPI llama-cpp-python, as the parity test
+//! For each backend (wgpu fused and unfused, the fast cpu backend on 1 and 2 threads, the
+//! reference interpreter, ONNX Runtime with the feature): the graph's op count and quantized
+//! matmuls matched, kernels dispatched per decode step (wgpu), time to first token for a
+//! 128-token prompt, and greedy decode tokens/s at context 16 and 1,024. llama.cpp (PyPI llama-cpp-python, as the parity test
 //! uses it) runs the same GGUF on 1 and 2 threads in the same run.
 //!
 //! Decode at context 1,024 starts from the session moved to position 1,016 without filling
@@ -106,8 +107,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wgpu = webnn_wgpu::WgpuBackend::new()?;
     rows.push(measure("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, &prompt, steps)?);
     rows.push(measure("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, &prompt, steps.min(2))?);
-    let cpu = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(BackendKind::Cpu), ..Default::default() }))?;
-    rows.push(measure("cpu (reference executor: dynamic graph)", cpu, &gguf, config, &prompt, steps.min(2))?);
+    for threads in [1, 2] {
+        let name = format!("cpu (fast), {threads} thread{}", if threads == 1 { "" } else { "s" });
+        let ctx = Context::fast(webnn_fast::FastBackend::new(threads));
+        rows.push(measure(&name, ctx, &gguf, config, &prompt, steps.max(32))?);
+    }
+    rows.push(measure("cpu (reference interpreter, unfused)", Context::reference(), &gguf, config, &prompt, steps.min(2))?);
     if cfg!(feature = "ort") {
         let ort = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(BackendKind::Ort), ..Default::default() }))?;
         rows.push(measure("ONNX Runtime (same WebNN graph)", ort, &gguf, config, &prompt, steps)?);
@@ -118,7 +123,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Err(e) => eprintln!("llama.cpp: {e}"),
         }
     }
-    println!("\ndecode over {steps} steps (2 on the slow rows)\n");
+    println!("\ndecode over {steps} steps (2 on the slow rows, at least 32 on the fast cpu)\n");
     println!("| backend | kernels per step | TTFT, {PROMPT}-token prompt | decode at context {SHORT} | decode at context {LONG} |");
     println!("|---|---|---|---|---|");
     for r in &rows {
@@ -134,6 +139,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let by = |n: &str| rows.iter().find(|r| r.name == n).map(|r| r.decode_16);
     if let (Some(f), Some(u)) = (by("wgpu, fused"), by("wgpu, unfused")) {
         println!("\nwgpu fused / unfused decode at context {SHORT}: {:.1}x", f / u);
+    }
+    for threads in [1, 2] {
+        let s = if threads == 1 { "" } else { "s" };
+        let ours = rows.iter().find(|r| r.name == format!("cpu (fast), {threads} thread{s}"));
+        let theirs = rows.iter().find(|r| r.name == format!("llama.cpp, {threads} thread{s}"));
+        if let (Some(a), Some(b)) = (ours, theirs) {
+            println!(
+                "cpu (fast) / llama.cpp decode, {threads} thread{s}: {:.2}x at context {SHORT}, {:.2}x at {LONG}; TTFT {:.2}x",
+                a.decode_16 / b.decode_16,
+                a.decode_long / b.decode_long,
+                b.ttft_ms / a.ttft_ms
+            );
+        }
     }
     Ok(())
 }

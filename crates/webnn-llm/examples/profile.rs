@@ -1,7 +1,8 @@
-//! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries): where a
-//! token's time goes. `--seq N` profiles a prompt chunk of N tokens instead.
+//! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries), or with
+//! `--cpu` the time per step kind on the fast cpu backend: where a token's time goes.
+//! `--seq N` profiles a prompt chunk of N tokens instead.
 //!
-//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--unfused]
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--unfused] [--cpu [--threads N]]
 
 use std::collections::BTreeMap;
 use webnn_core::{DataType, HostTensor, OperandDescriptor};
@@ -13,13 +14,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let context: u32 = args.iter().position(|a| a == "--context").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(64);
     let seq: u32 = args.iter().position(|a| a == "--seq").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(1).clamp(1, 64.min(context));
     let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
-    let config = Config::from_gguf(&gguf, 256, 64)?;
+    let config = Config::from_gguf(&gguf, context.max(256), 64)?;
     let graph = build_graph(&gguf, config)?;
-    let mut backend = webnn_wgpu::WgpuBackend::new()?;
-    if args.iter().any(|a| a == "--unfused") {
-        backend = backend.unfused();
-    }
-    let mut g = backend.compile_graph(&graph)?;
     let host = |t: DataType, shape: &[u32], bytes: Vec<u8>| HostTensor { desc: OperandDescriptor::new(t, shape), bytes };
     let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let cache = (config.capacity * config.kv_dim() * 4) as usize;
@@ -34,6 +30,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             named.push((format!("{k}{l}"), host(DataType::Float32, &[config.capacity, config.kv_dim()], vec![0; cache])));
         }
     }
+    if args.iter().any(|a| a == "--cpu") {
+        let threads = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(1);
+        return cpu(&graph, &named, seq, context, threads);
+    }
+    let mut backend = webnn_wgpu::WgpuBackend::new()?;
+    if args.iter().any(|a| a == "--unfused") {
+        backend = backend.unfused();
+    }
+    let mut g = backend.compile_graph(&graph)?;
     let inputs: Vec<(&str, &HostTensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();
     webnn_core::Executable::dispatch(&mut g, &inputs)?;
     let Some(steps) = g.profile(&inputs)? else {
@@ -54,6 +59,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---|---|---|");
     for (k, (n, ns)) in rows.iter().take(14) {
         println!("| {k} | {n} | {:.2} | {:.0}% |", ns / 1e6, 100.0 * ns / total);
+    }
+    Ok(())
+}
+
+/// The fast cpu backend's steps, grouped by kind (their description up to the first digit),
+/// median time over 20 runs.
+fn cpu(graph: &webnn_core::Graph, named: &[(String, HostTensor)], seq: u32, context: u32, threads: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let g = webnn_fast::FastBackend::new(threads).compile_graph(graph)?;
+    let mut inputs = std::collections::HashMap::new();
+    for (n, t) in named {
+        inputs.insert(n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes)?);
+    }
+    let steps = g.profile(&inputs, 20)?;
+    let mut by: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    for (d, secs) in &steps {
+        let kind: String = d.split(|c: char| c.is_ascii_digit()).next().unwrap_or("").trim().to_owned();
+        let e = by.entry(kind).or_default();
+        e.0 += 1;
+        e.1 += secs;
+    }
+    let total: f64 = steps.iter().map(|(_, s)| s).sum();
+    let mut rows: Vec<_> = by.into_iter().collect();
+    rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
+    println!("one step of {seq} token(s) at context {context} on the fast cpu backend ({threads} thread(s)): {} steps, {:.2} ms", steps.len(), total * 1e3);
+    println!("| step | count | ms | share |");
+    println!("|---|---|---|---|");
+    for (k, (n, s)) in rows.iter().take(16) {
+        println!("| {k} | {n} | {:.3} | {:.0}% |", s * 1e3, 100.0 * s / total);
     }
     Ok(())
 }

@@ -3,9 +3,10 @@
 //! answer and prints time to first token and tokens/s.
 //!
 //!     cargo run --release -p webnn-llm --example smollm -- [--backend cpu|wgpu|ort] \
-//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N] [--unfused]
+//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N] [--unfused] [--threads N]
 //!
-//! `--unfused` runs every op as its own kernels on wgpu (no fused quantized matmul).
+//! `--unfused` runs every op as its own kernels on wgpu (no fused quantized matmul);
+//! `--threads` sets the cpu backend's threads (default: one per core).
 
 use std::time::Instant;
 use webnn::{BackendKind, ContextOptions, Ml};
@@ -36,7 +37,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let t0 = Instant::now();
-    let ctx = if backend == BackendKind::Wgpu {
+    let threads: Option<usize> = arg("--threads").and_then(|n| n.parse().ok());
+    let ctx = if let (BackendKind::Cpu, Some(n)) = (backend, threads) {
+        webnn::Context::fast(webnn_fast::FastBackend::new(n))
+    } else if backend == BackendKind::Wgpu {
         let b = webnn_wgpu::WgpuBackend::new()?;
         webnn::Context::wgpu(if args.iter().any(|a| a == "--unfused") { b.unfused() } else { b })
     } else {

@@ -131,16 +131,57 @@ impl Graph {
                 Ok(None)
             }
             Some(Compiled::Host(exe)) => {
+                // A tensor bound to both sides of an in-place pair is lent to the backend
+                // (its bytes moved out and back, never copied); other inputs are copied.
+                let shared = |name: &str, t: &Tensor| {
+                    self.0.in_place.iter().find(|(i, o)| {
+                        i == name && outputs.iter().any(|(n, u)| n == o && Rc::ptr_eq(&u.0, &t.0))
+                    })
+                };
                 let mut feeds = Vec::new();
+                let mut lent = Vec::new();
                 for (name, t) in inputs {
-                    let storage = t.0.storage.borrow();
-                    let Some(Storage::Host(bytes)) = &*storage else {
+                    let mut storage = t.0.storage.borrow_mut();
+                    let Some(Storage::Host(bytes)) = &mut *storage else {
                         return Err(Error::type_error(format!("dispatch: input '{name}' is not a host tensor")));
                     };
-                    feeds.push((*name, webnn_core::HostTensor { desc: t.desc().clone(), bytes: bytes.clone() }));
+                    let bytes = match shared(name, t) {
+                        Some((_, o)) => {
+                            lent.push((*name, o.as_str(), *t));
+                            continue;
+                        }
+                        None => bytes.clone(),
+                    };
+                    feeds.push((*name, webnn_core::HostTensor { desc: t.desc().clone(), bytes }));
                 }
+                let mut held: Vec<webnn_core::HostTensor> = lent
+                    .iter()
+                    .map(|(_, _, t)| {
+                        let bytes = match &mut *t.0.storage.borrow_mut() {
+                            Some(Storage::Host(b)) => std::mem::take(b),
+                            _ => Vec::new(),
+                        };
+                        webnn_core::HostTensor { desc: t.desc().clone(), bytes }
+                    })
+                    .collect();
                 let feeds: Vec<(&str, &webnn_core::HostTensor)> = feeds.iter().map(|(n, t)| (*n, t)).collect();
-                for (name, value) in exe.dispatch(&feeds)? {
+                let mut inout: Vec<webnn_core::InPlace> = lent
+                    .iter()
+                    .zip(held.iter_mut())
+                    .map(|((input, output, _), tensor)| webnn_core::InPlace { input, output, tensor })
+                    .collect();
+                let result = exe.dispatch_in_place(&feeds, &mut inout);
+                drop(inout);
+                for ((_, _, t), h) in lent.iter().zip(held) {
+                    // Back in place whatever happened; a backend that failed midway may have
+                    // left part of an update, as a failed GPU dispatch would.
+                    let bytes = match h.bytes.len() == t.0.bytes {
+                        true => h.bytes,
+                        false => vec![0; t.0.bytes],
+                    };
+                    *t.0.storage.borrow_mut() = Some(Storage::Host(bytes));
+                }
+                for (name, value) in result? {
                     if let Some((_, t)) = outputs.iter().find(|(n, _)| *n == name) {
                         t.write(&value.bytes)?;
                     }

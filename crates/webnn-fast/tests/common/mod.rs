@@ -104,5 +104,5 @@ pub fn check(graph: &Graph, inputs: &[(String, HostTensor)], tol: f32) -> (usize
             "1 and 3 threads differ"
         );
     }
-    one.compile_static(graph).unwrap().step_counts()
+    one.compile_graph(graph).unwrap().step_counts()
 }

@@ -1,0 +1,104 @@
+//! Key/value caches updated where they lie. A decoder binds each cache tensor as an input and
+//! as the output that `scatterND` updates (`Graph::in_place_pairs`), then reads its first
+//! rows through a `slice`. The reference scatter would copy the whole cache every step (and
+//! the dispatch would copy it in and out); this step writes only the new rows into the bound
+//! tensor's bytes and decodes only the rows the slice reads.
+
+use crate::exec::Values;
+use crate::plan::Planner;
+use webnn_core::ops::Op;
+use webnn_core::{DataType, DimBindings, Error, Operand, Result};
+
+/// `scatterND(cache, indices [s, 1], updates [s, ...row])` of a float32 graph input, and the
+/// `slice` of its leading rows that reads it.
+pub(crate) struct CacheWrite {
+    /// The cache's graph input (its slot is never filled: the bytes are the value).
+    pub input: usize,
+    indices: usize,
+    updates: usize,
+    /// The cache's rows and the elements in one row.
+    rows: usize,
+    row: usize,
+    /// The slice of the leading rows: its slot and output operand (for its bound size).
+    prefix: Option<(usize, Operand)>,
+}
+
+/// The cache write for the scatter node `n` that makes output `out` of an in-place pair,
+/// when it updates a float32 input along its first axis and nothing but a leading-rows slice
+/// (and the graph output) reads the result. Absorbs the slice.
+pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite> {
+    let g = p.orig;
+    let Op::ScatterNd(a) = &g.nodes[n].op else { return None };
+    let shape = g.desc(a.input).static_shape()?;
+    let index_depth = g.desc(a.indices).shape.last().and_then(|d| d.as_static());
+    if g.desc(a.input).data_type != DataType::Float32 || shape.is_empty() || index_depth != Some(1) {
+        return None;
+    }
+    let prefix = match p.users(out) {
+        [] => None,
+        &[u] => {
+            let Op::Slice(s) = &g.nodes[u].op else { return None };
+            let unit = s.options.strides.as_ref().is_none_or(|v| v.iter().all(|&x| x == 1));
+            let leading = s.starts.iter().all(|&x| x == 0)
+                && s.sizes[1..].iter().zip(&shape[1..]).all(|(d, &n)| d.as_static() == Some(n));
+            if !unit || !leading {
+                return None;
+            }
+            p.absorb(u);
+            let y = g.nodes[u].outputs[0];
+            Some((y.index(), y))
+        }
+        _ => return None,
+    };
+    Some(CacheWrite {
+        input: a.input.index(),
+        indices: a.indices.index(),
+        updates: a.updates.index(),
+        rows: shape[0] as usize,
+        row: shape[1..].iter().map(|&d| d as usize).product(),
+        prefix,
+    })
+}
+
+impl CacheWrite {
+    pub(crate) fn describe(&self) -> String {
+        format!("cache write, {} rows of {}", self.rows, self.row)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.indices, self.updates]
+    }
+
+    /// Writes the update rows into `cache` (the bound tensor's little-endian bytes) in order,
+    /// a later row to the same index winning; indices count from the end when negative and
+    /// are clamped into range, as the reference kernel does. Then decodes the slice's rows.
+    pub(crate) fn run(&self, values: &mut Values, cache: &mut [u8], dims: &DimBindings, graph: &webnn_core::Graph) -> Result<()> {
+        let row_bytes = self.row * 4;
+        if cache.len() != self.rows * row_bytes {
+            return Err(Error::operation_error("cache write: the bound tensor has another size"));
+        }
+        let indices = values.get(self.indices)?.to_i128();
+        let updates = values.f32(self.updates)?;
+        if updates.len() != indices.len() * self.row {
+            return Err(Error::operation_error("cache write: updates and indices disagree"));
+        }
+        for (k, &i) in indices.iter().enumerate() {
+            let n = self.rows as i128;
+            let r = (if i < 0 { i + n } else { i }).clamp(0, n - 1) as usize;
+            let dst = &mut cache[r * row_bytes..(r + 1) * row_bytes];
+            for (d, v) in dst.chunks_exact_mut(4).zip(&updates[k * self.row..(k + 1) * self.row]) {
+                d.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        if let Some((slot, y)) = self.prefix {
+            let shape: Vec<usize> = dims.shape(graph.desc(y))?.iter().map(|&d| d as usize).collect();
+            let len: usize = shape.iter().product();
+            let mut v = values.alloc(len);
+            for (x, b) in v.iter_mut().zip(cache[..len * 4].chunks_exact(4)) {
+                *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            }
+            values.put(slot, shape, v);
+        }
+        Ok(())
+    }
+}

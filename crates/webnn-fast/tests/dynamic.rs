@@ -1,0 +1,159 @@
+//! Dynamic (flexible) graphs on the fast backend: a decoder-shaped graph (quantized linear
+//! layers whose rows are the token count, a cache updated in place by scatterND and read
+//! through a leading-rows slice) at several sizes, through `dispatch` and through
+//! `dispatch_in_place`, against the reference interpreter.
+
+use webnn_core::ops::{OpOptions, SliceOptions};
+use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, InPlace, OperandDescriptor};
+use webnn_cpu::CpuBackend;
+use webnn_fast::FastBackend;
+use webnn_models::{QuantizedLinear, Rng};
+
+const K: u32 = 64;
+const ROWS: u32 = 12;
+
+/// `y = linear(x)`; `cache_out = scatterND(cache, positions, y)`; `s = sum of the cache's first
+/// `total` rows` (through `slice`), and a second linear layer on x with a residual add.
+/// `leading: false` slices from row 1, which the in-place step does not take.
+fn decoder(leading: bool) -> Graph {
+    let mut b = GraphBuilder::new();
+    let mut rng = Rng::new(7);
+    let none = OpOptions::default;
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 5 };
+    let total = Dim::Dynamic { name: "total".into(), max_size: ROWS - 1 };
+    let x = b.input("x", OperandDescriptor::with_dims(DataType::Float32, vec![seq.clone(), K.into()])).unwrap();
+    let pos = b.input("positions", OperandDescriptor::with_dims(DataType::Int32, vec![seq.clone(), 1.into()])).unwrap();
+    let mark = b.input("mark", OperandDescriptor::with_dims(DataType::Float32, vec![total.clone()])).unwrap();
+    let cache = b.input("cache", OperandDescriptor::new(DataType::Float32, &[ROWS, K])).unwrap();
+    let layer = |weight, offset| QuantizedLinear { weight, n: K, k: K, block: 32, offset };
+    let y = layer(DataType::Uint4, true).build(&mut b, x, &mut rng).unwrap();
+    let z = layer(DataType::Int8, false).build(&mut b, x, &mut rng).unwrap();
+    let z = b.add(z, x, none()).unwrap();
+    let updated = b.scatter_nd(cache, pos, y, none()).unwrap();
+    let start = u32::from(!leading);
+    let rows = b.slice_dims(updated, vec![start, 0], vec![total, K.into()], SliceOptions::default()).unwrap();
+    let mark = b.reshape(mark, vec![Dim::Dynamic { name: "total".into(), max_size: ROWS - 1 }, 1.into()], none()).unwrap();
+    let rows = b.mul(rows, mark, none()).unwrap();
+    let s = b.reduce_sum(rows, webnn_core::ops::ReduceOptions { axes: Some(vec![0]), ..Default::default() }).unwrap();
+    b.build(&[("sum", s), ("z", z), ("cache_out", updated)]).unwrap()
+}
+
+fn host(data_type: DataType, shape: &[u32], bytes: Vec<u8>) -> HostTensor {
+    HostTensor { desc: OperandDescriptor::new(data_type, shape), bytes }
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// One step's inputs: `seq` new rows at positions `past..`, reading `past + seq` rows
+/// (`total`, one fewer when the slice starts at row 1).
+fn step(rng: &mut Rng, past: u32, seq: u32, total: u32) -> Vec<(&'static str, HostTensor)> {
+    let positions: Vec<u8> = (past..past + seq).flat_map(|p| (p as i32).to_le_bytes()).collect();
+    vec![
+        ("x", host(DataType::Float32, &[seq, K], f32s(&rng.fill((seq * K) as usize, -1.0, 1.0)))),
+        ("positions", host(DataType::Int32, &[seq, 1], positions)),
+        ("mark", host(DataType::Float32, &[total], f32s(&rng.fill(total as usize, 0.5, 1.5)))),
+    ]
+}
+
+fn close(a: &HostTensor, b: &HostTensor, what: &str) {
+    assert_eq!(a.desc, b.desc, "{what}");
+    let (a, b) = (floats(&a.bytes), floats(&b.bytes));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{what}[{i}]: {x} vs {y}");
+    }
+}
+
+fn floats(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// Prefill of 5 rows, then 4 decode steps and a chunk of 2, on both backends; the fast one
+/// through `dispatch_in_place` (the cache's bytes updated where they lie) or `dispatch`.
+fn run(leading: bool, in_place: bool) {
+    let g = decoder(leading);
+    let mut reference = CpuBackend.compile(&g).unwrap();
+    let mut fast = FastBackend::new(2).compile(&g).unwrap();
+    let mut cache_ref = host(DataType::Float32, &[ROWS, K], vec![0; (ROWS * K * 4) as usize]);
+    let mut cache_fast = cache_ref.clone();
+    let mut rng = Rng::new(11);
+    let mut past = 0;
+    for seq in [5, 1, 1, 1, 1, 2] {
+        let total = past + seq - u32::from(!leading);
+        let inputs = step(&mut rng, past, seq, total);
+        let mut named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+        named.push(("cache", &cache_ref));
+        let want = reference.dispatch(&named).unwrap();
+        let mut named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+        let got = if in_place {
+            let mut inout = [InPlace { input: "cache", output: "cache_out", tensor: &mut cache_fast }];
+            let got = fast.dispatch_in_place(&named, &mut inout).unwrap();
+            assert!(got.iter().all(|(n, _)| n != "cache_out"), "the cache is not returned");
+            got
+        } else {
+            named.push(("cache", &cache_fast));
+            let mut got = fast.dispatch(&named).unwrap();
+            let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["sum", "z", "cache_out"], "outputs in graph order");
+            cache_fast = got.pop().unwrap().1;
+            got
+        };
+        for ((name, w), (n, g)) in want.iter().zip(&got) {
+            assert_eq!(name, n);
+            close(g, w, &format!("{name} at past {past}, seq {seq}"));
+        }
+        cache_ref = want.into_iter().find(|(n, _)| n == "cache_out").unwrap().1;
+        close(&cache_fast, &cache_ref, &format!("cache at past {past}"));
+        past += seq;
+    }
+}
+
+#[test]
+fn decoder_in_place_matches_reference() {
+    run(true, true);
+}
+
+#[test]
+fn decoder_through_dispatch_matches_reference() {
+    run(true, false);
+}
+
+/// A slice that does not start at row 0 keeps the reference scatter (and still updates the
+/// cache through the in-place call).
+#[test]
+fn other_slices_stay_unfused_and_match() {
+    run(false, true);
+    run(false, false);
+}
+
+/// What the plan runs fast: both quantized products and the cache write.
+#[test]
+fn decoder_plan_has_fast_steps() {
+    let g = decoder(true);
+    let fast = FastBackend::new(1).compile_graph(&g).unwrap();
+    let (fast_steps, reference) = fast.step_counts();
+    assert!(fast_steps >= 3, "{fast_steps} fast, {reference} reference steps");
+    let unfused = FastBackend::new(1).compile_graph(&decoder(false)).unwrap();
+    assert_eq!(unfused.step_counts().0, fast_steps - 1, "the cache write is planned only for leading slices");
+}
+
+/// Sizes outside the bounds are TypeErrors naming the input, and a wrong-sized cache too.
+#[test]
+fn bad_sizes_are_type_errors() {
+    let g = decoder(true);
+    let mut fast = FastBackend::new(1).compile(&g).unwrap();
+    let mut rng = Rng::new(3);
+    let inputs = step(&mut rng, 0, 6, 6);
+    let mut cache = host(DataType::Float32, &[ROWS, K], vec![0; (ROWS * K * 4) as usize]);
+    let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+    let mut inout = [InPlace { input: "cache", output: "cache_out", tensor: &mut cache }];
+    let e = fast.dispatch_in_place(&named, &mut inout).unwrap_err();
+    assert_eq!(e.kind, webnn_core::ErrorKind::TypeError, "{e}");
+    let inputs = step(&mut rng, 0, 2, 2);
+    let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+    let mut small = host(DataType::Float32, &[ROWS - 1, K], vec![0; ((ROWS - 1) * K * 4) as usize]);
+    let mut inout = [InPlace { input: "cache", output: "cache_out", tensor: &mut small }];
+    let e = fast.dispatch_in_place(&named, &mut inout).unwrap_err();
+    assert_eq!(e.kind, webnn_core::ErrorKind::TypeError, "{e}");
+}
