@@ -14,7 +14,7 @@ bash scripts/build-web.sh --harness   # the polyfill (pkg-js/dist) and the in-pa
 echo "== native tests"
 cargo test --workspace --exclude webnn-browser-tests
 cargo test -p webnn --features ort,coreml   # the facade with every backend compiled in
-cargo test -p webnn-llm --features ort --test smollm --test llama -- whole_model matches_llama_cpp   # SmolLM2 on ONNX Runtime: its known answer, parity with llama.cpp
+cargo test -p webnn-llm --features ort --test smollm --test llama -- on_onnx_runtime   # SmolLM2 on ONNX Runtime: its known answer, parity with llama.cpp
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
 cargo check -q -p webnn-gemm -p webnn-fast --target aarch64-apple-darwin   # the NEON kernels (aarch64)
 cargo run -q -p webnn-wpt -- --backend fast   # WPT on the fast CPU backend (webnn-fast)

@@ -1,6 +1,7 @@
 //! Running a plan: slots of values, the steps in order, buffers recycled between steps.
 
 use crate::buffers::{Buf, Spare};
+use crate::attention::AttentionStep;
 use crate::cache::CacheWrite;
 use crate::chain::ChainStep;
 use crate::conv::Conv;
@@ -26,6 +27,7 @@ pub(crate) enum Step {
     Matmul(Box<MatmulStep>),
     QGemm(Box<QGemmStep>),
     CacheWrite(Box<CacheWrite>),
+    Attention(Box<AttentionStep>),
     Chain(Box<ChainStep>),
     GlobalPool(Box<GlobalPool>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
@@ -88,6 +90,7 @@ impl Step {
             Step::Matmul(m) => m.describe(),
             Step::QGemm(q) => q.describe(),
             Step::CacheWrite(c) => c.describe(),
+            Step::Attention(a) => a.describe(),
             Step::Chain(c) => c.describe(),
             Step::GlobalPool(p) => p.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
@@ -109,6 +112,7 @@ impl Step {
             Step::Matmul(m) => m.reads(),
             Step::QGemm(q) => q.reads(),
             Step::CacheWrite(c) => c.reads(),
+            Step::Attention(a) => a.reads(),
             Step::Chain(c) => c.reads(),
             Step::GlobalPool(p) => p.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
@@ -272,6 +276,7 @@ pub(crate) fn run(
             Step::Gemm(g) => g.run(ctx, &mut values)?,
             Step::Matmul(m) => m.run(ctx, &mut values)?,
             Step::QGemm(q) => q.run(ctx, &mut values)?,
+            Step::Attention(a) => a.run(ctx, &mut values)?,
             Step::CacheWrite(c) => {
                 let (_, bytes) = caches
                     .iter_mut()

@@ -26,6 +26,7 @@
     feature(stdarch_wasm_atomic_wait)
 )]
 
+mod attention;
 mod buffers;
 mod cache;
 mod chain;

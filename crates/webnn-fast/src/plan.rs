@@ -8,6 +8,7 @@
 //! extra slot (the "twin"), with the reader's operand renumbered to it. So a convolutional
 //! network converts its input once and its features once, not around every op.
 
+use crate::attention;
 use crate::cache;
 use crate::chain;
 use crate::conv;
@@ -52,6 +53,8 @@ pub(crate) struct Planner<'g> {
     steps: Vec<Step>,
     /// Quantized linear layers to fuse, by their gemm node, with their packed weights.
     quantized: HashMap<usize, (QuantizedLinear, quantized::Packed)>,
+    /// Attention matches by their final matmul node.
+    attention: HashMap<usize, webnn_core::fusion::Attention>,
     /// Cache writes (`cache::CacheWrite`) by their scatter node.
     caches: HashMap<usize, cache::CacheWrite>,
     /// The graph has dynamic dimensions: only the quantized products (whose rows may vary)
@@ -89,6 +92,7 @@ impl<'g> Planner<'g> {
             steps: Vec::new(),
             quantized: HashMap::new(),
             caches: HashMap::new(),
+            attention: HashMap::new(),
             dynamic: graph.is_dynamic(),
         }
     }
@@ -113,6 +117,14 @@ impl<'g> Planner<'g> {
             if let Some(c) = cache::plan(&mut self, n, *out) {
                 caches.push((input.clone(), output.clone(), c.input));
                 self.caches.insert(n, c);
+            }
+        }
+        for a in webnn_core::fusion::attentions(g) {
+            if attention::fits(g, &a) && a.absorbed.iter().all(|&n| !self.absorbed[n]) {
+                for &n in &a.absorbed {
+                    self.absorbed[n] = true;
+                }
+                self.attention.insert(a.node, a);
             }
         }
         for n in 0..self.orig.nodes.len() {
@@ -163,6 +175,10 @@ impl<'g> Planner<'g> {
         let orig = self.orig;
         if let Some(c) = self.caches.remove(&n) {
             return Some(Step::CacheWrite(Box::new(c)));
+        }
+        if let Some(a) = self.attention.remove(&n) {
+            // `fits` checked what `plan` needs when the match's nodes were absorbed.
+            return attention::plan(self, &a).map(|s| Step::Attention(Box::new(s)));
         }
         if self.dynamic && !self.quantized.contains_key(&n) && !self.all_static(n) {
             return None;

@@ -16,7 +16,7 @@
 use crate::exec::{Ctx, Post, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
-use crate::simd::{self, Simd};
+use crate::simd::{self, fma, Simd};
 use webnn_core::fusion::QuantizedLinear;
 use webnn_core::{DataType, Result};
 use webnn_cpu::Data;
@@ -465,16 +465,6 @@ fn columns_generic<const FMA: bool>(
                 + ((half[2] + half[6]) + (half[3] + half[7]));
             acc[i * width + c] = sum + tail;
         }
-    }
-}
-
-/// `a·b + c`, fused where the caller is compiled with FMA.
-#[inline(always)]
-fn fma<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
     }
 }
 

@@ -52,6 +52,16 @@ macro_rules! dispatch {
 
 pub(crate) use dispatch;
 
+/// `a·b + c`, fused where the caller is compiled with FMA.
+#[inline(always)]
+pub(crate) fn fma<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
+    if FMA {
+        a.mul_add(b, c)
+    } else {
+        a * b + c
+    }
+}
+
 /// The epilogue's clamp; NaN passes through, as in the reference clamp and relu.
 #[inline(always)]
 pub(crate) fn clamp(x: f32, lo: f32, hi: f32) -> f32 {

@@ -1,10 +1,10 @@
 //! Parity with llama.cpp (PyPI `llama-cpp-python`, which scripts/llm-setup.sh builds) on the
 //! same GGUF: tokenization, teacher-forced top-1 agreement over 300+ positions, and greedy
-//! continuations of 32 tokens on three prompts. The WebNN graph runs on ONNX Runtime here
-//! (fast enough for 300 positions in a test); the wgpu and cpu backends are held to the same
-//! graph by tests/smollm.rs. llama.cpp rounds activations to 8 bits inside its quantized dot
-//! products, so rare near-ties may part; the test reports where.
-#![cfg(feature = "ort")]
+//! continuations of 32 tokens on three prompts. The WebNN graph runs on the fast cpu backend
+//! (its fused quantized products and attention) and, with the `ort` feature, on ONNX Runtime
+//! (every op as ONNX Runtime runs it); tests/smollm.rs holds wgpu to the reference
+//! interpreter. llama.cpp rounds activations to 8 bits inside its quantized dot products, so
+//! rare near-ties may part; the test reports where.
 
 use webnn_llm::gguf::Gguf;
 use webnn_llm::model::Config;
@@ -56,7 +56,19 @@ fn ids(v: &serde_json::Value) -> Vec<u32> {
 }
 
 #[test]
-fn matches_llama_cpp() {
+fn matches_llama_cpp_on_fast_cpu() {
+    matches_llama_cpp(webnn::Context::fast(webnn_fast::FastBackend::new(2)));
+}
+
+#[cfg(feature = "ort")]
+#[test]
+fn matches_llama_cpp_on_onnx_runtime() {
+    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
+    matches_llama_cpp(pollster::block_on(webnn::Ml.create_context(options)).unwrap());
+}
+
+fn matches_llama_cpp(ctx: webnn::Context) {
+    eprintln!("on {}", ctx.device_name());
     let path = webnn_llm::smollm2_path();
     let g = Gguf::read(&path).unwrap_or_else(|e| panic!("{e}: run scripts/llm-setup.sh"));
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
@@ -65,8 +77,6 @@ fn matches_llama_cpp() {
         "model": path, "prompts": prompts, "teacher": TEACHER, "greedy": 32,
     });
     let reference = llama_cpp(&request);
-    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
-    let ctx = pollster::block_on(webnn::Ml.create_context(options)).unwrap();
     let config = Config::from_gguf(&g, 512, 64).unwrap();
     let mut session = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
 

@@ -1,6 +1,7 @@
 //! SmolLM2 through WebNN: the decoder graph (primitive ops, flexible inputs, caches in place)
-//! on wgpu against the reference cpu backend, and the whole model's known greedy answer on
-//! ONNX Runtime (a reference runtime; llama.cpp has no PyPI wheel to run here).
+//! on wgpu and on the fast cpu backend (both fusing the quantized products and attention)
+//! against the reference interpreter (every op unfused), and the whole model's known greedy
+//! answer on the fast cpu backend and on ONNX Runtime.
 
 use webnn::Context;
 use webnn_llm::gguf::Gguf;
@@ -34,15 +35,18 @@ fn truncated_model_on_wgpu_matches_cpu_step_by_step() {
     };
     let cpu = run(Context::reference());
     let gpu = run(Context::wgpu(webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter")));
-    let mut worst = 0f32;
-    for (step, (a, b)) in cpu.iter().zip(&gpu).enumerate() {
-        assert_eq!(argmax(a), argmax(b), "greedy token at step {step}");
-        for (x, y) in a.iter().zip(b) {
-            worst = worst.max((x - y).abs());
+    let fast = run(Context::fast(webnn_fast::FastBackend::new(2)));
+    for (name, other) in [("wgpu", &gpu), ("fast cpu", &fast)] {
+        let mut worst = 0f32;
+        for (step, (a, b)) in cpu.iter().zip(other).enumerate() {
+            assert_eq!(argmax(a), argmax(b), "{name}: greedy token at step {step}");
+            for (x, y) in a.iter().zip(b) {
+                worst = worst.max((x - y).abs());
+            }
         }
+        eprintln!("2-layer SmolLM2: logits max |reference - {name}| = {worst:e} over {} steps", cpu.len());
+        assert!(worst < 2e-2, "{name}: logits differ by {worst}");
     }
-    eprintln!("2-layer SmolLM2: logits max |cpu - wgpu| = {worst:e} over {} steps", cpu.len());
-    assert!(worst < 2e-2, "logits differ by {worst}");
     // The token chosen on the device (argMax output, 4 bytes read) is the host's argmax.
     let ctx = Context::wgpu(webnn_wgpu::WgpuBackend::new().unwrap());
     let mut s = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
@@ -55,14 +59,10 @@ fn truncated_model_on_wgpu_matches_cpu_step_by_step() {
 
 /// The check recorded for this file: greedy decoding of the chat prompt answers
 /// "The capital of France is Paris." and stops.
-#[cfg(feature = "ort")]
-#[test]
-fn whole_model_answers_on_onnx_runtime() {
+fn answers(ctx: Context) {
     let g = model();
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
     let prompt = tokenizer.encode(&tokenizer.chat_prompt("What is the capital of France?"), true);
-    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
-    let ctx = pollster::block_on(webnn::Ml.create_context(options)).unwrap();
     let mut s = pollster::block_on(Session::new(ctx, &g, Config::from_gguf(&g, 64, 64).unwrap())).unwrap();
     let mut logits = pollster::block_on(s.feed(&prompt)).unwrap();
     let mut out = Vec::new();
@@ -75,4 +75,16 @@ fn whole_model_answers_on_onnx_runtime() {
         logits = pollster::block_on(s.feed(&[next])).unwrap();
     }
     assert_eq!(tokenizer.decode(&out), "The capital of France is Paris.<|im_end|>");
+}
+
+#[test]
+fn whole_model_answers_on_fast_cpu() {
+    answers(Context::fast(webnn_fast::FastBackend::new(2)));
+}
+
+#[cfg(feature = "ort")]
+#[test]
+fn whole_model_answers_on_onnx_runtime() {
+    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
+    answers(pollster::block_on(webnn::Ml.create_context(options)).unwrap());
 }
