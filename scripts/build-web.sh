@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the browser polyfill into pkg-js/dist: crates/webnn-web for wasm32, the pinned
-# wasm-bindgen (ES module glue), wasm-opt, and the two entry scripts (scripts/web/bundle.mjs).
+# wasm-bindgen (ES module glue), wasm-opt, and the two entry scripts (scripts/web/bundle.mjs);
+# and the chat page's module (crates/webnn-llm-web) into www/chat/pkg.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -36,6 +37,12 @@ wasm-bindgen --target web --out-dir "$dist" --out-name webnn_web_mt \
 opt --enable-threads --enable-relaxed-simd "$dist/webnn_web_mt_bg.wasm" -o "$dist/webnn_web_mt_bg.wasm"
 
 node scripts/web/bundle.mjs
+
+# The chat page's own module (www/chat): the model file reader and the tokenizer.
+cargo build -q -p webnn-llm-web --target wasm32-unknown-unknown --release
+wasm-bindgen --target web --out-dir www/chat/pkg --out-name webnn_llm_web \
+  "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_llm_web.wasm"
+opt "www/chat/pkg/webnn_llm_web_bg.wasm" -o "www/chat/pkg/webnn_llm_web_bg.wasm"
 
 # --harness: also the WPT harness that drives the polyfill in a page (webnn-wpt-js), kept
 # in the target directory since it is only for tests.

@@ -38,4 +38,8 @@ echo "== the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX
 cargo run -q -p webnn-onnx --example mobilenet_files -- www/models/mobilenetv2
 cargo run -q -p webnn-www -- bench --runs 2
 
+echo "== the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
+cargo run -q -p webnn-www -- chat --device cpu --tokens 24
+cargo run -q -p webnn-www -- chat --device gpu --tokens 4
+
 bash scripts/check-types.sh   # the npm package's TypeScript declarations

@@ -7,7 +7,10 @@
 use crate::exec::{Ctx, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
-use crate::simd::{self, fma, Simd};
+use crate::simd::{self, fma};
+// `simd::dispatch!` names the x86 levels.
+#[cfg(target_arch = "x86_64")]
+use crate::simd::Simd;
 use webnn_core::fusion::Attention;
 use webnn_core::{DataType, Error, Result};
 use webnn_cpu::Data;

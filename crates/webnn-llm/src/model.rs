@@ -18,54 +18,13 @@
 //! Outputs: `logits` float32 `[picked, vocab]` and `next` int32 `[picked]`, their argmax (the
 //! greedy token, chosen on the device).
 
-use crate::gguf::{Gguf, GgufError, TensorInfo, TensorType};
+use crate::gguf::{Gguf, GgufError, TensorInfo};
+use crate::weights;
+pub use crate::weights::Config;
 use webnn_core::ops::*;
 use webnn_core::{DataType, Dim, Error, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
 
 const F: DataType = DataType::Float32;
-
-/// The hyperparameters the graph needs, from the GGUF metadata.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Config {
-    pub layers: u32,
-    pub dim: u32,
-    pub hidden: u32,
-    pub heads: u32,
-    pub kv_heads: u32,
-    pub vocab: u32,
-    pub rope_base: f64,
-    pub eps: f64,
-    /// Rows of each key/value cache (the longest context a graph serves).
-    pub capacity: u32,
-    /// The most tokens one dispatch takes.
-    pub max_seq: u32,
-}
-
-impl Config {
-    pub fn from_gguf(g: &Gguf, capacity: u32, max_seq: u32) -> std::result::Result<Config, GgufError> {
-        let arch = g.get("general.architecture").and_then(|v| v.as_str()).unwrap_or("llama").to_owned();
-        let key = |k: &str| format!("{arch}.{k}");
-        let vocab = g.strings("tokenizer.ggml.tokens")?.len() as u32;
-        Ok(Config {
-            layers: g.u64(&key("block_count"))? as u32,
-            dim: g.u64(&key("embedding_length"))? as u32,
-            hidden: g.u64(&key("feed_forward_length"))? as u32,
-            heads: g.u64(&key("attention.head_count"))? as u32,
-            kv_heads: g.u64(&key("attention.head_count_kv"))? as u32,
-            vocab,
-            rope_base: g.f64(&key("rope.freq_base")).unwrap_or(10_000.0),
-            eps: g.f64(&key("attention.layer_norm_rms_epsilon"))?,
-            capacity,
-            max_seq: max_seq.min(capacity),
-        })
-    }
-    pub fn head_dim(&self) -> u32 {
-        self.dim / self.heads
-    }
-    pub fn kv_dim(&self) -> u32 {
-        self.kv_heads * self.head_dim()
-    }
-}
 
 fn data_error(e: GgufError) -> Error {
     Error::data_error(e.to_string())
@@ -100,32 +59,12 @@ impl Build<'_> {
     /// A Q4_1 matrix `[rows, cols]` (GGUF dims `[cols, rows]`) as float32 from primitive ops:
     /// `dequantizeLinear(q, d, 0) + m` per block of 32 along a row.
     fn q4_1(&mut self, name: &str) -> Result<Operand> {
-        let t = self.info(name)?;
-        if t.kind != TensorType::Q4_1 || t.dims.len() != 2 {
-            return Err(Error::data_error(format!("{name}: expected a 2-D Q4_1 tensor, got {:?} {:?}", t.kind, t.dims)));
-        }
-        let (cols, rows) = (t.dims[0] as u32, t.dims[1] as u32);
-        let blocks = cols / 32;
-        let bytes = self.g.bytes(&t);
-        let count = (rows * blocks) as usize;
-        let (mut q, mut d, mut m) = (Vec::with_capacity(count * 16), Vec::with_capacity(count), Vec::with_capacity(count));
-        let h = |i: usize| half::f16::from_le_bytes([bytes[i], bytes[i + 1]]).to_f32();
-        for k in 0..count {
-            let at = 20 * k;
-            d.push(h(at));
-            m.push(h(at + 2));
-            // GGUF keeps elements 0..16 in the low nibbles and 16..32 in the high ones; WebNN
-            // packs element 2i in the low nibble of byte i.
-            let qs = &bytes[at + 4..at + 20];
-            let element = |e: usize| if e < 16 { qs[e] & 15 } else { qs[e - 16] >> 4 };
-            for i in 0..16 {
-                q.push(element(2 * i) | (element(2 * i + 1) << 4));
-            }
-        }
-        let qd = self.b.constant(OperandDescriptor::new(DataType::Uint4, &[rows, cols]), q)?;
-        let scale = self.constant_f32(&[rows, blocks], &d)?;
-        let zero = self.b.constant(OperandDescriptor::new(DataType::Uint4, &[rows, blocks]), vec![0; (count + 1) / 2])?;
-        let min = self.constant_f32(&[rows, blocks, 1], &m)?;
+        let w = weights::q4_1(self.g, name).map_err(data_error)?;
+        let (rows, cols, blocks) = (w.rows, w.cols, w.cols / 32);
+        let qd = self.b.constant(OperandDescriptor::new(DataType::Uint4, &[rows, cols]), w.q)?;
+        let scale = self.constant_f32(&[rows, blocks], &w.scale)?;
+        let zero = self.b.constant(OperandDescriptor::new(DataType::Uint4, &[rows, blocks]), vec![0; (rows * blocks).div_ceil(2) as usize])?;
+        let min = self.constant_f32(&[rows, blocks, 1], &w.min)?;
         let none = OpOptions::default;
         let x = self.b.dequantize_linear(qd, scale, zero, none())?;
         let x = self.b.reshape(x, vec![rows.into(), blocks.into(), 32.into()], none())?;
@@ -141,22 +80,11 @@ impl Build<'_> {
 
     /// The Q8_0 embedding `[vocab, dim]`: its int8 values, scales and zero points.
     fn q8_0(&mut self, name: &str) -> Result<(Operand, Operand, Operand)> {
-        let t = self.info(name)?;
-        if t.kind != TensorType::Q8_0 || t.dims.len() != 2 {
-            return Err(Error::data_error(format!("{name}: expected a 2-D Q8_0 tensor")));
-        }
-        let (cols, rows) = (t.dims[0] as u32, t.dims[1] as u32);
-        let blocks = cols / 32;
-        let bytes = self.g.bytes(&t);
-        let count = (rows * blocks) as usize;
-        let (mut q, mut d) = (Vec::with_capacity(count * 32), Vec::with_capacity(count));
-        for k in 0..count {
-            d.push(half::f16::from_le_bytes([bytes[34 * k], bytes[34 * k + 1]]).to_f32());
-            q.extend_from_slice(&bytes[34 * k + 2..34 * k + 34]);
-        }
-        let q = self.b.constant(OperandDescriptor::new(DataType::Int8, &[rows, cols]), q)?;
-        let d = self.constant_f32(&[rows, blocks], &d)?;
-        let zero = self.b.constant(OperandDescriptor::new(DataType::Int8, &[rows, blocks]), vec![0; count])?;
+        let w = weights::q8_0(self.g, name).map_err(data_error)?;
+        let (rows, cols, blocks) = (w.rows, w.cols, w.cols / 32);
+        let q = self.b.constant(OperandDescriptor::new(DataType::Int8, &[rows, cols]), w.q)?;
+        let d = self.constant_f32(&[rows, blocks], &w.scale)?;
+        let zero = self.b.constant(OperandDescriptor::new(DataType::Int8, &[rows, blocks]), vec![0; (rows * blocks) as usize])?;
         Ok((q, d, zero))
     }
 
@@ -220,15 +148,7 @@ pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
 
     // cos/sin of position * base^(-2i/head_dim), gathered by position: [seq, 1, hd/2, 1].
     let half = hd / 2;
-    let mut cos = Vec::with_capacity((c.capacity * half) as usize);
-    let mut sin = Vec::with_capacity(cos.capacity());
-    for p in 0..c.capacity {
-        for i in 0..half {
-            let angle = p as f64 * c.rope_base.powf(-2.0 * i as f64 / hd as f64);
-            cos.push(angle.cos() as f32);
-            sin.push(angle.sin() as f32);
-        }
-    }
+    let (cos, sin) = weights::rope_tables(&c);
     let flat = m.b.reshape(positions, vec![seq.clone()], none())?;
     let table = |m: &mut Build, v: &[f32]| -> Result<Operand> {
         let t = m.constant_f32(&[c.capacity, half], v)?;

@@ -17,7 +17,8 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     let total = R.len;
     let s = row % seq;
     let h = row / (R.i.z * seq);
-    var top = -3.4028235e38;
+    // The lowest f32, as bits: the decimal form rounds past f32 for some WGSL compilers (Tint).
+    var top = bitcast<f32>(0xff7fffffu);
     if (live) {
         for (var t = lane; t < total; t += LANES) {
             var score = R.f.y;

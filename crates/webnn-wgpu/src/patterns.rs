@@ -4,7 +4,7 @@
 //! every condition the kernels add holds at any size within the bounds.
 
 use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate};
-use webnn_core::Graph;
+use webnn_core::{Graph, Operand};
 
 /// What a node runs instead of its own lowering.
 pub enum Fused {
@@ -26,6 +26,22 @@ impl Patterns {
     pub fn none(graph: &Graph) -> Patterns {
         let n = graph.nodes.len();
         Patterns { at: (0..n).map(|_| None).collect(), absorbed: vec![false; n] }
+    }
+
+    /// Per node: the operands its fused kernel reads (the match's inputs), which the buffer
+    /// plan keeps alive until that node, not just until the absorbed nodes that named them.
+    pub fn reads(&self) -> Vec<Vec<Operand>> {
+        self.at
+            .iter()
+            .map(|f| match f {
+                None => Vec::new(),
+                Some(Fused::Quantized(q)) => [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset].into_iter().flatten().collect(),
+                Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
+                Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
+                Some(Fused::SiluGate(s)) => vec![s.gate, s.up],
+                Some(Fused::Attention(a)) => vec![a.query, a.keys, a.values, a.mask],
+            })
+            .collect()
     }
 
     /// Every match the kernels take.

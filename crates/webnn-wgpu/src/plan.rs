@@ -34,8 +34,10 @@ pub struct BufferPlan {
 }
 
 /// Plans buffers for `graph`. `alias[n]` is the operand node n's output aliases (None when
-/// the node writes a buffer of its own); `bytes(i)` is the buffer size operand index i needs.
-pub fn plan(graph: &Graph, alias: &[Option<Operand>], bytes: &dyn Fn(usize) -> u64) -> BufferPlan {
+/// the node writes a buffer of its own); `reads[n]` (when given) are operands node n's kernels
+/// read besides its own (a fused kernel reads the inputs of the nodes it absorbed, which
+/// come earlier); `bytes(i)` is the buffer size operand index i needs.
+pub fn plan(graph: &Graph, alias: &[Option<Operand>], reads: &[Vec<Operand>], bytes: &dyn Fn(usize) -> u64) -> BufferPlan {
     let count = graph.operands.len();
     // The operand whose buffer each operand uses.
     let mut root: Vec<usize> = (0..count).collect();
@@ -73,8 +75,8 @@ pub fn plan(graph: &Graph, alias: &[Option<Operand>], bytes: &dyn Fn(usize) -> u
         for o in &node.outputs {
             last_use[root[o.index()]] = last_use[root[o.index()]].max(n);
         }
-        for o in node.op.operands() {
-            last_use[root[o.index()]] = n;
+        for o in node.op.operands().iter().chain(reads.get(n).into_iter().flatten()) {
+            last_use[root[o.index()]] = last_use[root[o.index()]].max(n);
         }
     }
     let mut free: Vec<usize> = Vec::new();
@@ -157,7 +159,7 @@ mod tests {
             v = b.relu(v, OpOptions::default()).unwrap();
         }
         let g = b.build(&[("y", v)]).unwrap();
-        let p = plan(&g, &no_alias(&g), &|_| 64);
+        let p = plan(&g, &no_alias(&g), &[], &|_| 64);
         // Five intermediates alternate between two slots; the sixth result is the output.
         assert_eq!(p.intermediates, 5);
         assert_eq!(p.slot_bytes.len(), 2);
@@ -183,13 +185,38 @@ mod tests {
         let t3 = b.abs(t2, OpOptions::default()).unwrap();
         let y = b.add(t3, t1, OpOptions::default()).unwrap();
         let g = b.build(&[("y", y)]).unwrap();
-        let p = plan(&g, &no_alias(&g), &|_| 32);
+        let p = plan(&g, &no_alias(&g), &[], &|_| 32);
         let slot = |o: Operand| p.loc[o.index()];
         assert_ne!(slot(t1), slot(t2));
         assert_ne!(slot(t1), slot(t3));
         // t2 is dead once t3 exists, so t3 can take t2's slot only after abs ran: not here.
         assert_ne!(slot(t2), slot(t3));
         assert_eq!(p.slot_bytes.len(), 3);
+    }
+
+    /// A fused kernel at node n reads a value whose named readers (the absorbed nodes) all
+    /// come earlier: its slot stays its own until n, so the kernel never writes what it reads.
+    #[test]
+    fn a_fused_kernel_keeps_what_it_reads() {
+        let mut b = GraphBuilder::new();
+        let x = b
+            .input("x", OperandDescriptor::new(DataType::Float32, &[8]))
+            .unwrap();
+        let t1 = b.exp(x, OpOptions::default()).unwrap();
+        let t2 = b.neg(t1, OpOptions::default()).unwrap();
+        let t3 = b.abs(t2, OpOptions::default()).unwrap();
+        let t4 = b.relu(t3, OpOptions::default()).unwrap();
+        let y = b.relu(t4, OpOptions::default()).unwrap();
+        let g = b.build(&[("y", y)]).unwrap();
+        let slot = |p: &BufferPlan, o: Operand| p.loc[o.index()];
+        // Without the extra read, t1's slot is free again once neg ran, and t3 takes it.
+        let p = plan(&g, &no_alias(&g), &[], &|_| 32);
+        assert_eq!(slot(&p, t1), slot(&p, t3));
+        let reads = vec![vec![], vec![], vec![], vec![t1], vec![]];
+        let p = plan(&g, &no_alias(&g), &reads, &|_| 32);
+        for o in [t2, t3, t4] {
+            assert_ne!(slot(&p, t1), slot(&p, o));
+        }
     }
 
     #[test]
@@ -206,7 +233,7 @@ mod tests {
         let g = b.build(&[("y", y)]).unwrap();
         let alias = reshape_aliases(&g);
         let size = |i: usize| g.operands[i].desc.max_byte_length().unwrap_or(0);
-        let p = plan(&g, &alias, &size);
+        let p = plan(&g, &alias, &[], &size);
         assert_eq!(p.loc[r.index()], p.loc[t1.index()]);
         assert_eq!(p.intermediates, 3);
         // t1 (24 bytes) dies at exp; t3 (48 bytes) takes its slot, grown.
@@ -225,7 +252,7 @@ mod tests {
         let y = b.exp(t, OpOptions::default()).unwrap();
         let g = b.build(&[("r", r), ("y", y)]).unwrap();
         let alias = reshape_aliases(&g);
-        let p = plan(&g, &alias, &|_| 16);
+        let p = plan(&g, &alias, &[], &|_| 16);
         assert_eq!(p.loc[r.index()], Some(Loc::Output(0)));
         assert_eq!(p.loc[t.index()], Some(Loc::Output(0)));
         assert_eq!(p.loc[y.index()], Some(Loc::Output(1)));

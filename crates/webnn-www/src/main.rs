@@ -10,6 +10,11 @@
 //! MobileNetV2 on the polyfill's CPU context against ONNX Runtime Web's wasm backend) in
 //! headless Chromium once per thread count and prints a table. It fails when the two
 //! disagree on the outputs (top class, or logits beyond 1e-3); speed is reported, not judged.
+//!
+//! `webnn-www chat [--device cpu|gpu] [--prompt TEXT] [--tokens N]`: runs the chat page
+//! (`www/chat/`, SmolLM2 built through the polyfill's MLGraphBuilder) on that prompt in
+//! headless Chromium, then the native decoder (webnn-llm on the fast cpu backend) on the
+//! same one, and fails unless the greedy tokens are the same; prints both speeds.
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -26,6 +31,10 @@ fn mounts() -> Vec<Mount> {
             "/ort/",
             PathBuf::from(tools).join("node_modules/onnxruntime-web/dist"),
         ));
+    }
+    // The language model for the chat page (scripts/llm-setup.sh installs it).
+    if let Some(dir) = webnn_llm::smollm2_path().parent() {
+        mounts.push(Mount::new("/llm/", dir));
     }
     mounts.push(Mount::new("/", root.join("www")));
     mounts
@@ -51,7 +60,13 @@ fn main() -> ExitCode {
             &arg(&args, "--threads").unwrap_or_else(|| "1,2".into()),
             arg(&args, "--runs").and_then(|r| r.parse().ok()).unwrap_or(30),
         ),
-        _ => Err("usage: webnn-www serve|demo|bench [--port N] [--screenshot FILE] [--threads 1,2] [--runs N]".into()),
+        Some("chat") => chat(
+            port,
+            &arg(&args, "--device").unwrap_or_else(|| "cpu".into()),
+            &arg(&args, "--prompt").unwrap_or_else(|| "What is the capital of France?".into()),
+            arg(&args, "--tokens").and_then(|r| r.parse().ok()).unwrap_or(24),
+        ),
+        _ => Err("usage: webnn-www serve|demo|bench|chat [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu] [--prompt TEXT] [--tokens N]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -194,4 +209,85 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
     } else {
         Err(failures.join("; "))
     }
+}
+
+/// The page's configuration (www/chat/main.js): cache rows and prompt chunk.
+const CHAT_CAPACITY: u32 = 512;
+const CHAT_MAX_SEQ: u32 = 64;
+
+fn chat(port: u16, device: &str, prompt: &str, tokens: usize) -> Result<(), String> {
+    let server = start(port)?;
+    let browser = Browser::start()?;
+    let query: String = prompt
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
+    browser.goto(&server.url(&format!("/chat/?auto&device={device}&tokens={tokens}&prompt={query}")))?;
+    let r = browser.wait_for("window.chatResult", Duration::from_secs(1200))?;
+    if let Some(e) = r.get("error").and_then(Value::as_str) {
+        return Err(format!("the chat page failed: {e}"));
+    }
+    let ids = |v: &Value| -> Vec<u32> {
+        v.as_array().into_iter().flatten().filter_map(Value::as_u64).map(|x| x as u32).collect()
+    };
+    let f = |k: &str| r.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let page = ids(&r["tokens"]);
+    println!(
+        "page ({}): {:?}\n  graph built in {:.1} s, first token after {:.0} ms ({} prompt tokens), {} tokens at {:.1} tokens/s",
+        r["device"].as_str().unwrap_or("?"),
+        r["text"].as_str().unwrap_or(""),
+        f("buildMs") / 1e3,
+        f("ttftMs"),
+        ids(&r["prompt"]).len(),
+        page.len(),
+        f("tokensPerSecond")
+    );
+    let native = native_answer(&ids(&r["prompt"]), tokens)?;
+    if native.tokens != page {
+        return Err(format!("the page's tokens {page:?} differ from the native decoder's {:?}", native.tokens));
+    }
+    println!(
+        "native ({}): the same {} tokens; first token after {:.0} ms, {:.1} tokens/s",
+        native.device,
+        native.tokens.len(),
+        native.ttft_ms,
+        native.tokens_per_second
+    );
+    Ok(())
+}
+
+struct Native {
+    device: String,
+    tokens: Vec<u32>,
+    ttft_ms: f64,
+    tokens_per_second: f64,
+}
+
+/// Greedy decoding of `prompt` by webnn-llm on the fast cpu backend, as the page decodes.
+fn native_answer(prompt: &[u32], limit: usize) -> Result<Native, String> {
+    use webnn_llm::{gguf::Gguf, model::Config, session::Session, tokenizer::Tokenizer};
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    let gguf = Gguf::read(&webnn_llm::smollm2_path()).map_err(|x| e(&x))?;
+    let eos = Tokenizer::from_gguf(&gguf).map_err(|x| e(&x))?.eos;
+    let config = Config::from_gguf(&gguf, CHAT_CAPACITY, CHAT_MAX_SEQ).map_err(|x| e(&x))?;
+    let ctx = webnn::Context::fast(webnn_fast::FastBackend::default());
+    let device = ctx.device_name();
+    let mut s = pollster::block_on(Session::new(ctx, &gguf, config)).map_err(|x| e(&x))?;
+    let t0 = std::time::Instant::now();
+    let mut next = pollster::block_on(s.feed_greedy(prompt)).map_err(|x| e(&x))?;
+    let ttft_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let t1 = std::time::Instant::now();
+    let mut tokens = Vec::new();
+    while tokens.len() < limit {
+        tokens.push(next);
+        if next == eos {
+            break;
+        }
+        next = pollster::block_on(s.feed_greedy(&[next])).map_err(|x| e(&x))?;
+    }
+    let tokens_per_second = tokens.len() as f64 / t1.elapsed().as_secs_f64();
+    Ok(Native { device, tokens, ttft_ms, tokens_per_second })
 }
