@@ -73,10 +73,16 @@ impl AttentionStep {
         let width = h * d;
         let mut y = values.alloc(values.f32(self.query)?.len());
         let shape = values.get(self.query)?.shape.clone();
+        // Units: (kv head, query row, block of keys). Each block leaves, per group member,
+        // its running maximum, sum of exponentials and weighted values; the merge rescales
+        // them to the row's maximum. Blocks depend only on `total`, so the results do not
+        // depend on the thread count; a decode step (one row) still splits into many units.
+        let (total, seq) = (values.f32(self.keys)?.len() / width, y.len() / (h * g * d));
+        let blocks = total.div_ceil(KEYS).max(1);
+        let stride = g * (d + 2);
+        let mut partial = values.alloc(h * seq * blocks * stride);
         let q = values.f32(self.query)?;
         let (keys, vals) = (values.f32(self.keys)?, values.f32(self.values)?);
-        let total = keys.len() / width;
-        let seq = q.len() / (h * g * d);
         let Data::U8(mask) = &values.get(self.mask)?.data else {
             return Err(Error::operation_error("attention: the mask is not uint8"));
         };
@@ -84,16 +90,36 @@ impl AttentionStep {
             return Err(Error::operation_error("attention: operand sizes disagree"));
         }
         {
-            let dst = SharedMut::new(&mut y);
-            // One unit per (kv head, query row): the group's queries share each key and
-            // value row while it is loaded.
-            let job = Job { step: self, q, keys, vals, mask, total, seq, dst: &dst };
-            ctx.pool.run(h * seq, &|unit| simd::dispatch!(ctx.simd, attend((&job, unit))));
+            let dst = SharedMut::new(&mut partial);
+            let job = Job { step: self, q, keys, vals, mask, total, seq, blocks, dst: &dst };
+            ctx.pool.run(h * seq * blocks, &|unit| simd::dispatch!(ctx.simd, attend((&job, unit))));
         }
+        for row in 0..h * seq {
+            let (head, i) = (row / seq, row % seq);
+            let parts = &partial[row * blocks * stride..(row + 1) * blocks * stride];
+            for m in 0..g {
+                let at = |b: usize| &parts[b * stride + m * (d + 2)..][..d + 2];
+                let top = (0..blocks).map(|b| at(b)[0]).fold(f32::NEG_INFINITY, f32::max);
+                let out = &mut y[((head * g + m) * seq + i) * d..][..d];
+                out.fill(0.0);
+                let mut sum = 0.0f32;
+                for b in 0..blocks {
+                    let p = at(b);
+                    let w = (p[0] - top).exp();
+                    sum += p[1] * w;
+                    out.iter_mut().zip(&p[2..]).for_each(|(o, v)| *o += v * w);
+                }
+                out.iter_mut().for_each(|o| *o /= sum);
+            }
+        }
+        values.recycle(partial);
         values.put(self.out, shape, y);
         Ok(())
     }
 }
+
+/// Keys per unit of work.
+const KEYS: usize = 256;
 
 /// What every unit of one run reads and where it writes.
 struct Job<'a> {
@@ -104,54 +130,64 @@ struct Job<'a> {
     mask: &'a [u8],
     total: usize,
     seq: usize,
+    blocks: usize,
+    /// Per unit, per group member: maximum, sum of exponentials, weighted values (head_dim).
     dst: &'a SharedMut<'a>,
 }
 
-/// Unit `unit` = (kv head, query row): scores of the group's queries against every key,
-/// masked, softmax, then the weighted sum of the values.
+/// Unit `unit` = (kv head, query row, block of keys): the group's queries scored against the
+/// block's keys (each key row loaded once for the group), masked, exponentiated against the
+/// block's maximum, and the values weighted by them.
 #[inline(always)]
 fn attend<const FMA: bool>((job, unit): (&Job, usize)) {
     let s = job.step;
     let (g, d, total, seq) = (s.group, s.head_dim, job.total, job.seq);
     let width = s.heads * d;
-    let (head, i) = (unit / seq, unit % seq);
-    // Row of q and y for group member m: [head, m, i].
-    let row = |m: usize| ((head * g + m) * seq + i) * d;
-    let mut scores = vec![0.0f32; g * total];
+    let (row, block) = (unit / job.blocks, unit % job.blocks);
+    let (head, i) = (row / seq, row % seq);
+    let keys = block * KEYS..((block + 1) * KEYS).min(total);
+    let n = keys.len();
+    // Row of q for group member m: [head, m, i].
+    let q_row = |m: usize| ((head * g + m) * seq + i) * d;
+    let mut scores = vec![0.0f32; g * n];
     let mut best = vec![f32::NEG_INFINITY; g];
-    for j in 0..total {
+    for (t, j) in keys.clone().enumerate() {
         let key = &job.keys[j * width + head * d..][..d];
         let keep = job.mask[i * total + j] != 0;
         for m in 0..g {
             let v = match keep {
-                true => dot::<FMA>(&job.q[row(m)..row(m) + d], key) * s.scale,
+                true => dot::<FMA>(&job.q[q_row(m)..q_row(m) + d], key) * s.scale,
                 false => s.masked,
             };
-            scores[m * total + j] = v;
+            scores[m * n + t] = v;
             best[m] = best[m].max(v);
         }
     }
     let mut sums = vec![0.0f32; g];
     for m in 0..g {
-        for v in &mut scores[m * total..(m + 1) * total] {
+        for v in &mut scores[m * n..(m + 1) * n] {
             *v = (*v - best[m]).exp();
             sums[m] += *v;
         }
     }
     let mut acc = vec![0.0f32; g * d];
-    for j in 0..total {
+    for (t, j) in keys.enumerate() {
         let value = &job.vals[j * width + head * d..][..d];
         for m in 0..g {
-            let w = scores[m * total + j] / sums[m];
+            let w = scores[m * n + t];
             for (o, v) in acc[m * d..(m + 1) * d].iter_mut().zip(value) {
                 *o = fma::<FMA>(w, *v, *o);
             }
         }
     }
+    let stride = g * (d + 2);
+    // SAFETY: each unit writes its own part.
+    let out = unsafe { job.dst.range(unit * stride, stride) };
     for m in 0..g {
-        // SAFETY: each unit writes its own rows.
-        let out = unsafe { job.dst.range(row(m), d) };
-        out.copy_from_slice(&acc[m * d..(m + 1) * d]);
+        let p = &mut out[m * (d + 2)..(m + 1) * (d + 2)];
+        p[0] = best[m];
+        p[1] = sums[m];
+        p[2..].copy_from_slice(&acc[m * d..(m + 1) * d]);
     }
 }
 
