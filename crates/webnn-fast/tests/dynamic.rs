@@ -157,3 +157,55 @@ fn bad_sizes_are_type_errors() {
     let e = fast.dispatch_in_place(&named, &mut inout).unwrap_err();
     assert_eq!(e.kind, webnn_core::ErrorKind::TypeError, "{e}");
 }
+
+/// Grouped-query attention over `total` cached rows (the pattern `fusion::attentions` finds),
+/// across the 256-key blocks the step splits into, with a causal-style mask, against the
+/// reference; the match runs as one fast step.
+#[test]
+fn attention_matches_reference_across_key_blocks() {
+    use webnn_core::ops::{MLNumber, TransposeOptions};
+    let (heads, group, hd, seq) = (2u32, 3u32, 16u32, 2u32);
+    let total = Dim::Dynamic { name: "total".into(), max_size: 800 };
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
+    let q = b.input("q", f(vec![heads.into(), group.into(), seq.into(), hd.into()])).unwrap();
+    let keys = b.input("keys", f(vec![total.clone(), (heads * hd).into()])).unwrap();
+    let values = b.input("values", f(vec![total.clone(), (heads * hd).into()])).unwrap();
+    let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.into(), total.clone()])).unwrap();
+    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
+        let r = b.reshape(x, vec![total.clone(), heads.into(), 1.into(), hd.into()], none()).unwrap();
+        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
+    };
+    let kh = view(&mut b, keys, vec![1, 2, 3, 0]);
+    let vh = view(&mut b, values, vec![1, 2, 0, 3]);
+    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(0.25)).unwrap();
+    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
+    let scores = b.matmul(q, kh, none()).unwrap();
+    let scores = b.mul(scores, scale, none()).unwrap();
+    let scores = b.where_(mask, scores, masked, none()).unwrap();
+    let probs = b.softmax(scores, 3, none()).unwrap();
+    let y = b.matmul(probs, vh, none()).unwrap();
+    let g = b.build(&[("y", y)]).unwrap();
+    assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
+    let fast_graph = FastBackend::new(2).compile_graph(&g).unwrap();
+    assert_eq!(fast_graph.step_counts(), (1, 0), "the whole pattern is one fast step");
+    let mut reference = CpuBackend.compile(&g).unwrap();
+    let mut fast = FastBackend::new(2).compile(&g).unwrap();
+    let mut rng = Rng::new(5);
+    for t in [5u32, 256, 300, 700] {
+        let rows = |rng: &mut Rng| host(DataType::Float32, &[t, heads * hd], f32s(&rng.fill((t * heads * hd) as usize, -2.0, 2.0)));
+        // Row i sees keys up to t - seq + i; the first row of a 700-key step sees none past 650.
+        let mask: Vec<u8> = (0..seq).flat_map(|i| (0..t).map(move |j| u8::from(j + seq <= t + i && (t < 700 || j < 650)))).collect();
+        let inputs = [
+            ("q", host(DataType::Float32, &[heads, group, seq, hd], f32s(&rng.fill((heads * group * seq * hd) as usize, -2.0, 2.0)))),
+            ("keys", rows(&mut rng)),
+            ("values", rows(&mut rng)),
+            ("mask", host(DataType::Uint8, &[seq, t], mask)),
+        ];
+        let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+        let want = reference.dispatch(&named).unwrap();
+        let got = fast.dispatch(&named).unwrap();
+        close(&got[0].1, &want[0].1, &format!("attention over {t} keys"));
+    }
+}
