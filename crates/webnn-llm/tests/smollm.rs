@@ -88,3 +88,45 @@ fn whole_model_answers_on_onnx_runtime() {
     let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
     answers(pollster::block_on(webnn::Ml.create_context(options)).unwrap());
 }
+
+/// The whole model, fused and unfused: the fast cpu backend and wgpu (lavapipe) fuse the
+/// quantized products and attention; ONNX Runtime runs the graph op by op (its own kernels
+/// for every primitive). 64 greedy tokens on three prompts must be identical, the logits
+/// close; the largest difference is reported. (The reference interpreter and unfused wgpu
+/// run the same graph at a fifth of a token per second: tests/smollm.rs's 2-layer test holds
+/// them to it.)
+#[cfg(feature = "ort")]
+#[test]
+fn parity_64_tokens_on_onnx_runtime_fast_cpu_and_wgpu() {
+    let g = model();
+    let tokenizer = Tokenizer::from_gguf(&g).unwrap();
+    let config = Config::from_gguf(&g, 128, 64).unwrap();
+    let questions = ["What is the capital of France?", "Write a haiku about the sea.", "List three uses of a graphics card."];
+    // Greedy continuation (not stopping at the end of turn) and the logits at every step.
+    let run = |ctx: Context, prompt: &[u32]| {
+        let mut s = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
+        let mut logits = pollster::block_on(s.feed(prompt)).unwrap();
+        let (mut tokens, mut rows) = (Vec::new(), Vec::new());
+        for _ in 0..64 {
+            let next = argmax(&logits);
+            tokens.push(next);
+            rows.push(std::mem::take(&mut logits));
+            logits = pollster::block_on(s.feed(&[next])).unwrap();
+        }
+        (tokens, rows)
+    };
+    let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
+    let ort = pollster::block_on(webnn::Ml.create_context(options)).unwrap();
+    let gpu = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter");
+    for q in questions {
+        let prompt = tokenizer.encode(&tokenizer.chat_prompt(q), true);
+        let (want, want_rows) = run(ort.clone(), &prompt);
+        for (name, ctx) in [("fast cpu", Context::fast(webnn_fast::FastBackend::new(2))), ("wgpu", Context::wgpu(gpu.clone()))] {
+            let (got, rows) = run(ctx, &prompt);
+            let worst = rows.iter().flatten().zip(want_rows.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+            eprintln!("{q:?}: {name} vs ONNX Runtime, 64 tokens identical: {}, logits max |diff| {worst:e}", got == want);
+            assert_eq!(tokenizer.decode(&got), tokenizer.decode(&want), "{name} on {q:?}");
+            assert!(worst < 5e-3, "{name} on {q:?}: logits differ by {worst}");
+        }
+    }
+}
