@@ -24,10 +24,12 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu --test web_binding -- --nocapture
-echo "== the GEMM microkernels in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
+echo "== the GEMM microkernels and the quantized row kernels in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
 cargo test -p webnn-gemm --target wasm32-unknown-unknown --release --test correctness
+cargo test -p webnn-fast --target wasm32-unknown-unknown --release --test quantized
 source scripts/wasm-threads.sh
 threads_cargo test -p webnn-gemm --release --test correctness
+threads_cargo test -p webnn-fast --release --test quantized
 echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (each wasm build: threads, relaxed-simd, simd128) and WebGPU contexts"
 cargo run -q -p webnn-wpt -- --backend browser-cpu
 WEBNN_WPT_BUILD=relaxed-simd cargo run -q -p webnn-wpt -- --backend browser-cpu

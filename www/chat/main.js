@@ -51,7 +51,9 @@ async function download(url) {
 }
 
 async function load() {
-  install();
+  // ?threads=N and ?build=simd128|relaxed-simd|threads pick the CPU threads and wasm build
+  // (default: the fastest usable build, one thread per core).
+  await install({ threads: params.has('threads') ? Number(params.get('threads')) : undefined, build: params.get('build') ?? undefined });
   await init();
   const bytes = await download(MODEL);
   status('building the graph…');

@@ -1,7 +1,12 @@
 //! The fused quantized linear layer (`webnn_core::fusion::QuantizedLinear`, weights kept
 //! 4- or 8-bit) against the reference interpreter running the same graph op by op: every
 //! weight type, with and without Q4_1's per-block offset, several block sizes and row
-//! counts, a fused relu and residual add; bit-identical for 1 and 3 threads.
+//! counts, a fused relu and residual add; bit-identical for 1 and 3 threads. The same tests
+//! run in headless Chromium for the simd128 and the threads build's relaxed-SIMD row kernels
+//! (scripts/test.sh), where a pool without started workers runs every unit on the caller.
+
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use webnn_core::ops::{GemmOptions, OpOptions};
 use webnn_core::{Backend, DataType, Graph, GraphBuilder, HostTensor, OperandDescriptor};
@@ -49,7 +54,8 @@ fn graph(c: &Case, rng: &mut Rng) -> Graph {
     b.build(&[("y", y)]).unwrap()
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn fused_quantized_linear_matches_the_ops_one_by_one() {
     let mut rng = Rng::new(3);
     let types = [
@@ -142,7 +148,8 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
     assert_eq!(cases, 40);
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn a_dequantized_weight_read_twice_stays_unfused() {
     // The dequantized weight also feeds a second gemm: no match, both gemms run unfused
     // and still agree with the reference.

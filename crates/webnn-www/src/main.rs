@@ -11,7 +11,8 @@
 //! headless Chromium once per thread count and prints a table. It fails when the two
 //! disagree on the outputs (top class, or logits beyond 1e-3); speed is reported, not judged.
 //!
-//! `webnn-www chat [--device cpu|gpu] [--prompt TEXT] [--tokens N]`: runs the chat page
+//! `webnn-www chat [--device cpu|gpu] [--prompt TEXT] [--tokens N] [--threads N] [--build B]`:
+//! runs the chat page
 //! (`www/chat/`, SmolLM2 built through the polyfill's MLGraphBuilder) on that prompt in
 //! headless Chromium, then the native decoder (webnn-llm on the fast cpu backend) on the
 //! same one, and fails unless the greedy tokens are the same; prints both speeds.
@@ -65,8 +66,10 @@ fn main() -> ExitCode {
             &arg(&args, "--device").unwrap_or_else(|| "cpu".into()),
             &arg(&args, "--prompt").unwrap_or_else(|| "What is the capital of France?".into()),
             arg(&args, "--tokens").and_then(|r| r.parse().ok()).unwrap_or(24),
+            arg(&args, "--threads").and_then(|r| r.parse().ok()),
+            arg(&args, "--build"),
         ),
-        _ => Err("usage: webnn-www serve|demo|bench|chat [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu] [--prompt TEXT] [--tokens N]".into()),
+        _ => Err("usage: webnn-www serve|demo|bench|chat [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu] [--prompt TEXT] [--tokens N] [--build B]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -215,7 +218,7 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
 const CHAT_CAPACITY: u32 = 512;
 const CHAT_MAX_SEQ: u32 = 64;
 
-fn chat(port: u16, device: &str, prompt: &str, tokens: usize) -> Result<(), String> {
+fn chat(port: u16, device: &str, prompt: &str, tokens: usize, threads: Option<u32>, build: Option<String>) -> Result<(), String> {
     let server = start(port)?;
     let browser = Browser::start()?;
     let query: String = prompt
@@ -225,7 +228,14 @@ fn chat(port: u16, device: &str, prompt: &str, tokens: usize) -> Result<(), Stri
             _ => format!("%{b:02X}"),
         })
         .collect();
-    browser.goto(&server.url(&format!("/chat/?auto&device={device}&tokens={tokens}&prompt={query}")))?;
+    let mut page = format!("/chat/?auto&device={device}&tokens={tokens}&prompt={query}");
+    if let Some(t) = threads {
+        page += &format!("&threads={t}");
+    }
+    if let Some(b) = build {
+        page += &format!("&build={b}");
+    }
+    browser.goto(&server.url(&page))?;
     let r = browser.wait_for("window.chatResult", Duration::from_secs(1200))?;
     if let Some(e) = r.get("error").and_then(Value::as_str) {
         return Err(format!("the chat page failed: {e}"));
