@@ -41,7 +41,9 @@ pub(crate) struct ChainStep {
     inputs: Vec<usize>,
     links: Vec<Link>,
     out: usize,
-    shape: Vec<usize>,
+    /// The output's shape; `None` in a dynamic graph, where it is the first input's at run
+    /// time (every full-size operand has the same dimensions, by name).
+    shape: Option<Vec<usize>>,
 }
 
 /// Elements per task: enough to outweigh starting it, fixed by nothing but the size.
@@ -59,7 +61,7 @@ fn link(
 ) -> Option<Link> {
     let node = &p.orig.nodes[n];
     let y = node.outputs[0];
-    if !p.is_f32(y) || p.shape(y) != p.shape(value) {
+    if !p.is_f32(y) || !p.same_shape(y, value) {
         return None;
     }
     if let Some(f) = FloatUnary::of(&node.op, webnn_core::DataType::Float32) {
@@ -91,7 +93,7 @@ fn link(
     }
     // A full-size operand must exist before the chain's step runs.
     let ready = p.producer_of(other).is_none_or(|q| q < start);
-    if p.shape(other) != p.shape(value) || !ready {
+    if !p.same_shape(other, value) || !ready {
         return None;
     }
     let i = match inputs.iter().position(|&o| o == other) {
@@ -118,7 +120,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     // op, the first full-size float operand for a binary one.
     let head = match first.op.operands()[..] {
         [x] => x,
-        [a, b] if p.orig.desc(a).max_elements() == 1 && p.shape(b) == p.shape(first.outputs[0]) => {
+        [a, b] if p.orig.desc(a).max_elements() == 1 && p.same_shape(b, first.outputs[0]) => {
             b
         }
         [a, _] => a,
@@ -140,13 +142,14 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
         value = p.orig.nodes[u].outputs[0];
     }
     // A same-shape add/sub/mul/div/max/min followed by at most a clamp or relu has its own
-    // float32 SIMD step (`Step::Binary`); a chain is for what that cannot fuse.
+    // float32 SIMD step (`Step::Binary`) in a static graph; a chain is for what that cannot
+    // fuse, and for single ops too (one pass, split across the pool, no temporary tensor).
     let simd_binary = matches!(links[0], Link::Binary { other: Other::Input(_), op, .. }
         if !matches!(op, FloatBinary::Pow));
     let then_clamp = links[1..]
         .iter()
         .all(|l| matches!(l, Link::Unary(FloatUnary::Relu | FloatUnary::Clamp { .. })));
-    if links.len() < 2 || (simd_binary && then_clamp && links.len() == 2) {
+    if simd_binary && then_clamp && links.len() <= 2 && p.orig.desc(value).is_static() {
         return None;
     }
     for &u in &nodes[1..] {
@@ -165,16 +168,16 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
         inputs: slots,
         links,
         out: value.index(),
-        shape: p.shape(value),
+        shape: p.orig.desc(value).is_static().then(|| p.shape(value)),
     })))
 }
 
 impl ChainStep {
     pub(crate) fn describe(&self) -> String {
         format!(
-            "element-wise chain of {} ops over {:?}",
+            "element-wise chain of {} ops over {}",
             self.links.len(),
-            self.shape
+            self.shape.as_ref().map_or("dynamic shape".into(), |s| format!("{s:?}"))
         )
     }
 
@@ -183,7 +186,16 @@ impl ChainStep {
     }
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
-        let len: usize = self.shape.iter().product();
+        let shape = match &self.shape {
+            Some(s) => s.clone(),
+            None => values.get(self.inputs[0])?.shape.clone(),
+        };
+        let len: usize = shape.iter().product();
+        for &s in &self.inputs {
+            if values.f32(s)?.len() != len {
+                return Err(webnn_core::Error::operation_error("element-wise chain: operand sizes disagree"));
+            }
+        }
         let mut y = values.alloc(len);
         {
             let inputs = self
@@ -212,7 +224,7 @@ impl ChainStep {
                 }
             });
         }
-        values.put(self.out, self.shape.clone(), y);
+        values.put(self.out, shape, y);
         Ok(())
     }
 

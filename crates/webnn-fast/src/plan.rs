@@ -180,11 +180,12 @@ impl<'g> Planner<'g> {
             // `fits` checked what `plan` needs when the match's nodes were absorbed.
             return attention::plan(self, &a).map(|s| Step::Attention(Box::new(s)));
         }
-        if self.dynamic && !self.quantized.contains_key(&n) && !self.all_static(n) {
-            return None;
-        }
+        // Chains compare shapes by dimension name, so they take dynamic values too.
         if let Some(step) = chain::plan(self, n) {
             return Some(step);
+        }
+        if self.dynamic && !self.quantized.contains_key(&n) && !self.all_static(n) {
+            return None;
         }
         match &orig.nodes[n].op {
             Op::Conv2d(a) => conv::plan(self, n, a),
