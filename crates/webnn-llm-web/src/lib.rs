@@ -17,6 +17,16 @@ fn set(o: &Object, key: &str, value: &JsValue) -> Result<(), JsError> {
     Reflect::set(o, &key.into(), value).map(|_| ()).map_err(|_| JsError::new("Reflect.set"))
 }
 
+/// `{rows, cols, q, scale}` of a quantized matrix.
+fn matrix(rows: u32, cols: u32, q: &[u8], scale: &[f32]) -> Result<Object, JsError> {
+    let o = Object::new();
+    set(&o, "rows", &rows.into())?;
+    set(&o, "cols", &cols.into())?;
+    set(&o, "q", &Uint8Array::from(q))?;
+    set(&o, "scale", &Float32Array::from(scale))?;
+    Ok(o)
+}
+
 /// An opened model file. `free()` it once the graph is built: it holds the whole file.
 #[wasm_bindgen]
 pub struct ModelFile {
@@ -48,11 +58,7 @@ impl ModelFile {
     #[wasm_bindgen(js_name = q4_1)]
     pub fn q4_1(&self, name: &str) -> Result<Object, JsError> {
         let w = weights::q4_1(&self.gguf, name).map_err(error)?;
-        let o = Object::new();
-        set(&o, "rows", &w.rows.into())?;
-        set(&o, "cols", &w.cols.into())?;
-        set(&o, "q", &Uint8Array::from(&w.q[..]))?;
-        set(&o, "scale", &Float32Array::from(&w.scale[..]))?;
+        let o = matrix(w.rows, w.cols, &w.q, &w.scale)?;
         set(&o, "min", &Float32Array::from(&w.min[..]))?;
         Ok(o)
     }
@@ -62,12 +68,7 @@ impl ModelFile {
     #[wasm_bindgen(js_name = q8_0)]
     pub fn q8_0(&self, name: &str) -> Result<Object, JsError> {
         let w = weights::q8_0(&self.gguf, name).map_err(error)?;
-        let o = Object::new();
-        set(&o, "rows", &w.rows.into())?;
-        set(&o, "cols", &w.cols.into())?;
-        set(&o, "q", &Uint8Array::from(&w.q[..]))?;
-        set(&o, "scale", &Float32Array::from(&w.scale[..]))?;
-        Ok(o)
+        matrix(w.rows, w.cols, &w.q, &w.scale)
     }
 
     /// A float tensor (a norm's weight) as float32.

@@ -219,7 +219,7 @@ impl Gguf {
                 return err(format!("{name}: ggml type {code} is not read"));
             };
             let n: u64 = dims.iter().product();
-            if !matches!(kind, TensorType::F32 | TensorType::F16) && n % 32 != 0 {
+            if !matches!(kind, TensorType::F32 | TensorType::F16) && !n.is_multiple_of(32) {
                 return err(format!("{name}: {n} elements are not whole blocks"));
             }
             let start = base as u64 + offset;

@@ -174,8 +174,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_value_read_later_keeps_its_slot() {
+    /// `t3 = abs(neg(t1 = exp(x)))`: a builder and t1, t2, t3.
+    fn three_steps() -> (GraphBuilder, [Operand; 3]) {
         let mut b = GraphBuilder::new();
         let x = b
             .input("x", OperandDescriptor::new(DataType::Float32, &[8]))
@@ -183,6 +183,12 @@ mod tests {
         let t1 = b.exp(x, OpOptions::default()).unwrap();
         let t2 = b.neg(t1, OpOptions::default()).unwrap();
         let t3 = b.abs(t2, OpOptions::default()).unwrap();
+        (b, [t1, t2, t3])
+    }
+
+    #[test]
+    fn a_value_read_later_keeps_its_slot() {
+        let (mut b, [t1, t2, t3]) = three_steps();
         let y = b.add(t3, t1, OpOptions::default()).unwrap();
         let g = b.build(&[("y", y)]).unwrap();
         let p = plan(&g, &no_alias(&g), &[], &|_| 32);
@@ -198,13 +204,7 @@ mod tests {
     /// come earlier: its slot stays its own until n, so the kernel never writes what it reads.
     #[test]
     fn a_fused_kernel_keeps_what_it_reads() {
-        let mut b = GraphBuilder::new();
-        let x = b
-            .input("x", OperandDescriptor::new(DataType::Float32, &[8]))
-            .unwrap();
-        let t1 = b.exp(x, OpOptions::default()).unwrap();
-        let t2 = b.neg(t1, OpOptions::default()).unwrap();
-        let t3 = b.abs(t2, OpOptions::default()).unwrap();
+        let (mut b, [t1, t2, t3]) = three_steps();
         let t4 = b.relu(t3, OpOptions::default()).unwrap();
         let y = b.relu(t4, OpOptions::default()).unwrap();
         let g = b.build(&[("y", y)]).unwrap();
