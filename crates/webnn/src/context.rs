@@ -58,8 +58,8 @@ impl Default for ContextOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendKind {
     /// The fast CPU backend (`webnn-fast`): SIMD microkernels, weights packed at build, a
-    /// thread pool (one thread in the browser); the reference kernels for what it does not
-    /// accelerate, and the reference executor for graphs with dynamic dimensions.
+    /// thread pool (Web Workers in the browser's threads build); the reference kernels for
+    /// what it does not accelerate, sized at each dispatch in graphs with dynamic dimensions.
     Cpu,
     /// The reference interpreter (`webnn-cpu`): simple and exact, the oracle the other
     /// backends are tested against; only when named outright.
