@@ -3,6 +3,7 @@
 use crate::buffers::{Buf, Spare};
 use crate::attention::AttentionStep;
 use crate::cache::CacheWrite;
+use crate::rows::{RmsNormStep, RopeStep};
 use crate::chain::ChainStep;
 use crate::conv::Conv;
 use crate::matmul::{GemmStep, MatmulStep};
@@ -28,6 +29,8 @@ pub(crate) enum Step {
     QGemm(Box<QGemmStep>),
     CacheWrite(Box<CacheWrite>),
     Attention(Box<AttentionStep>),
+    RmsNorm(Box<RmsNormStep>),
+    Rope(Box<RopeStep>),
     Chain(Box<ChainStep>),
     GlobalPool(Box<GlobalPool>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
@@ -91,6 +94,8 @@ impl Step {
             Step::QGemm(q) => q.describe(),
             Step::CacheWrite(c) => c.describe(),
             Step::Attention(a) => a.describe(),
+            Step::RmsNorm(r) => r.describe(),
+            Step::Rope(r) => r.describe(),
             Step::Chain(c) => c.describe(),
             Step::GlobalPool(p) => p.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
@@ -113,6 +118,8 @@ impl Step {
             Step::QGemm(q) => q.reads(),
             Step::CacheWrite(c) => c.reads(),
             Step::Attention(a) => a.reads(),
+            Step::RmsNorm(r) => r.reads(),
+            Step::Rope(r) => r.reads(),
             Step::Chain(c) => c.reads(),
             Step::GlobalPool(p) => p.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
@@ -277,6 +284,8 @@ pub(crate) fn run(
             Step::Matmul(m) => m.run(ctx, &mut values)?,
             Step::QGemm(q) => q.run(ctx, &mut values)?,
             Step::Attention(a) => a.run(ctx, &mut values)?,
+            Step::RmsNorm(r) => r.run(ctx, &mut values)?,
+            Step::Rope(r) => r.run(ctx, &mut values)?,
             Step::CacheWrite(c) => {
                 let (_, bytes) = caches
                     .iter_mut()

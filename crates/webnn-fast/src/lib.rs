@@ -38,6 +38,7 @@ mod plan;
 mod pool;
 mod quantized;
 mod reduce;
+mod rows;
 mod simd;
 mod vector;
 

@@ -16,6 +16,7 @@ use crate::exec::{Post, Step};
 use crate::matmul;
 use crate::quantized;
 use crate::reduce;
+use crate::rows;
 use crate::simd::BinaryKind;
 use std::collections::HashMap;
 use webnn_core::fusion::QuantizedLinear;
@@ -39,6 +40,12 @@ pub(crate) struct Plan {
     pub caches: Vec<(String, String, usize)>,
 }
 
+/// A row-wise pattern the planner runs as one step (module `rows`).
+enum RowMatch {
+    RmsNorm(webnn_core::fusion::RmsNorm),
+    Rope(webnn_core::fusion::Rope),
+}
+
 pub(crate) struct Planner<'g> {
     pub orig: &'g Graph,
     pub work: Graph,
@@ -55,6 +62,8 @@ pub(crate) struct Planner<'g> {
     quantized: HashMap<usize, (QuantizedLinear, quantized::Packed)>,
     /// Attention matches by their final matmul node.
     attention: HashMap<usize, webnn_core::fusion::Attention>,
+    /// RMSNorm and rotary-embedding matches by their last node.
+    rows: HashMap<usize, RowMatch>,
     /// Cache writes (`cache::CacheWrite`) by their scatter node.
     caches: HashMap<usize, cache::CacheWrite>,
     /// The graph has dynamic dimensions: only the quantized products (whose rows may vary)
@@ -93,6 +102,7 @@ impl<'g> Planner<'g> {
             quantized: HashMap::new(),
             caches: HashMap::new(),
             attention: HashMap::new(),
+            rows: HashMap::new(),
             dynamic: graph.is_dynamic(),
         }
     }
@@ -125,6 +135,16 @@ impl<'g> Planner<'g> {
                     self.absorbed[n] = true;
                 }
                 self.attention.insert(a.node, a);
+            }
+        }
+        let norms = webnn_core::fusion::rms_norms(g).into_iter().filter(|r| rows::rms_norm_fits(&self, r));
+        let norms = norms.map(|r| (r.node, r.absorbed.clone(), RowMatch::RmsNorm(r)));
+        let ropes = webnn_core::fusion::ropes(g).into_iter().filter(|r| rows::rope_fits(&self, r).is_some());
+        let ropes = ropes.map(|r| (r.node, r.absorbed.clone(), RowMatch::Rope(r)));
+        for (node, absorbed, m) in norms.chain(ropes).collect::<Vec<_>>() {
+            if !self.absorbed[node] && absorbed.iter().all(|&n| !self.absorbed[n]) {
+                absorbed.iter().for_each(|&n| self.absorbed[n] = true);
+                self.rows.insert(node, m);
             }
         }
         for n in 0..self.orig.nodes.len() {
@@ -175,6 +195,11 @@ impl<'g> Planner<'g> {
         let orig = self.orig;
         if let Some(c) = self.caches.remove(&n) {
             return Some(Step::CacheWrite(Box::new(c)));
+        }
+        match self.rows.remove(&n) {
+            Some(RowMatch::RmsNorm(r)) => return rows::plan_rms_norm(self, &r).map(|s| Step::RmsNorm(Box::new(s))),
+            Some(RowMatch::Rope(r)) => return rows::plan_rope(self, &r).map(|s| Step::Rope(Box::new(s))),
+            None => {}
         }
         if let Some(a) = self.attention.remove(&n) {
             // `fits` checked what `plan` needs when the match's nodes were absorbed.

@@ -209,3 +209,52 @@ fn attention_matches_reference_across_key_blocks() {
         close(&got[0].1, &want[0].1, &format!("attention over {t} keys"));
     }
 }
+
+/// RMSNorm and rotary embedding as a framework writes them (webnn-llm's decoder), each run
+/// as one fast step over a dynamic number of rows, against the reference.
+#[test]
+fn rms_norm_and_rope_match_reference() {
+    use webnn_core::ops::{MLNumber, ReduceOptions};
+    let (heads, pairs, dim) = (3u32, 4u32, 24u32);
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 40 };
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
+    let x = b.input("x", f(vec![seq.clone(), dim.into()])).unwrap();
+    let cos = b.input("cos", f(vec![seq.clone(), 1.into(), pairs.into(), 1.into()])).unwrap();
+    let sin = b.input("sin", f(vec![seq.clone(), 1.into(), pairs.into(), 1.into()])).unwrap();
+    let mut rng = Rng::new(8);
+    let w = b.constant(OperandDescriptor::new(DataType::Float32, &[dim]), f32s(&rng.fill(dim as usize, 0.5, 1.5))).unwrap();
+    let two = b.constant_scalar(DataType::Float32, MLNumber::Double(2.0)).unwrap();
+    let eps = b.constant_scalar(DataType::Float32, MLNumber::Double(1e-5)).unwrap();
+    let sq = b.pow(x, two, none()).unwrap();
+    let mean = b.reduce_mean(sq, ReduceOptions { axes: Some(vec![1]), keep_dimensions: true, ..Default::default() }).unwrap();
+    let var = b.add(mean, eps, none()).unwrap();
+    let rms = b.sqrt(var, none()).unwrap();
+    let scaled = b.div(x, rms, none()).unwrap();
+    let normed = b.mul(scaled, w, none()).unwrap();
+    let r = b.reshape(normed, vec![seq.clone(), heads.into(), pairs.into(), 2.into()], none()).unwrap();
+    let part = |b: &mut GraphBuilder, k: u32| b.slice_dims(r, vec![0, 0, 0, k], vec![seq.clone(), heads.into(), pairs.into(), 1.into()], SliceOptions::default()).unwrap();
+    let (even, odd) = (part(&mut b, 0), part(&mut b, 1));
+    let (ec, os) = (b.mul(even, cos, none()).unwrap(), b.mul(odd, sin, none()).unwrap());
+    let (es, oc) = (b.mul(even, sin, none()).unwrap(), b.mul(odd, cos, none()).unwrap());
+    let first = b.sub(ec, os, none()).unwrap();
+    let second = b.add(es, oc, none()).unwrap();
+    let y = b.concat(&[first, second], 3, none()).unwrap();
+    let g = b.build(&[("y", y)]).unwrap();
+    assert_eq!((webnn_core::fusion::rms_norms(&g).len(), webnn_core::fusion::ropes(&g).len()), (1, 1));
+    // The norm, the reshape (a reference view) and the rotation.
+    assert_eq!(FastBackend::new(1).compile_graph(&g).unwrap().step_counts(), (2, 1));
+    let mut reference = CpuBackend.compile(&g).unwrap();
+    let mut fast = FastBackend::new(2).compile(&g).unwrap();
+    for s in [1u32, 7, 40] {
+        let t = |rng: &mut Rng, shape: &[u32], lo, hi| host(DataType::Float32, shape, f32s(&rng.fill(shape.iter().product::<u32>() as usize, lo, hi)));
+        let inputs = [
+            ("x", t(&mut rng, &[s, dim], -3.0, 3.0)),
+            ("cos", t(&mut rng, &[s, 1, pairs, 1], -1.0, 1.0)),
+            ("sin", t(&mut rng, &[s, 1, pairs, 1], -1.0, 1.0)),
+        ];
+        let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+        close(&fast.dispatch(&named).unwrap()[0].1, &reference.dispatch(&named).unwrap()[0].1, &format!("{s} rows"));
+    }
+}
