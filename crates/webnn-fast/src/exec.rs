@@ -317,9 +317,8 @@ pub(crate) fn run(
         }
     }
     let mut outputs = Vec::with_capacity(plan.outputs.len());
-    let in_place: Vec<&str> = plan.caches.iter().map(|(_, o, _)| o.as_str()).collect();
     for (k, (name, slot)) in plan.outputs.iter().enumerate() {
-        if in_place.contains(&name.as_str()) {
+        if plan.written_in_place[k] {
             continue;
         }
         // The last output naming a value takes it; earlier ones copy it.

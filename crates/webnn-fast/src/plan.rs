@@ -38,6 +38,8 @@ pub(crate) struct Plan {
     /// The in-place pairs whose cache writes run where the tensor lies: (input name, output
     /// name, input slot).
     pub caches: Vec<(String, String, usize)>,
+    /// Per output: one of those (its value is the cache's bytes, not a returned tensor).
+    pub written_in_place: Vec<bool>,
 }
 
 /// A row-wise pattern the planner runs as one step (module `rows`).
@@ -183,6 +185,7 @@ impl<'g> Planner<'g> {
         Ok(Plan {
             graph: self.work,
             steps: self.steps,
+            written_in_place: outputs.iter().map(|(n, _)| caches.iter().any(|(_, o, _)| o == n)).collect(),
             constants,
             outputs,
             caches,

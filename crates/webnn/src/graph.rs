@@ -172,16 +172,25 @@ impl Graph {
                     .collect();
                 let result = exe.dispatch_in_place(&feeds, &mut inout);
                 drop(inout);
-                for ((_, _, t), h) in lent.iter().zip(held) {
+                let mut resized = None;
+                for ((name, _, t), h) in lent.iter().zip(held) {
                     // Back in place whatever happened; a backend that failed midway may have
-                    // left part of an update, as a failed GPU dispatch would.
+                    // left part of an update, as a failed GPU dispatch would. One that left
+                    // another size is a backend bug: the tensor keeps its size, zeroed.
                     let bytes = match h.bytes.len() == t.0.bytes {
                         true => h.bytes,
-                        false => vec![0; t.0.bytes],
+                        false => {
+                            resized.get_or_insert(*name);
+                            vec![0; t.0.bytes]
+                        }
                     };
                     *t.0.storage.borrow_mut() = Some(Storage::Host(bytes));
                 }
-                for (name, value) in result? {
+                let result = result?;
+                if let Some(name) = resized {
+                    return Err(Error::operation_error(format!("dispatch: the backend changed the size of in-place tensor '{name}'")));
+                }
+                for (name, value) in result {
                     if let Some((_, t)) = outputs.iter().find(|(n, _)| *n == name) {
                         t.write(&value.bytes)?;
                     }
