@@ -125,6 +125,24 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
                         .1,
                 );
                 let got1 = to_f32(&one.compile(&g).unwrap().dispatch(&feeds).unwrap()[0].1);
+                // Every instruction set this machine has (AVX-512, AVX2, portable on x86)
+                // runs its own row kernels; each must match the reference.
+                for isa in webnn_gemm::Isa::available() {
+                    let got = to_f32(
+                        &FastBackend::with_isa(1, isa)
+                            .compile(&g)
+                            .unwrap()
+                            .dispatch(&feeds)
+                            .unwrap()[0]
+                            .1,
+                    );
+                    for (j, (a, b)) in got.iter().zip(&want).enumerate() {
+                        assert!(
+                            (a - b).abs() <= 2e-5 * k as f32 * b.abs().max(1.0),
+                            "{isa} {t} {m}x{n}x{k} block {block} offset {offset} [{j}]: {a} vs {b}"
+                        );
+                    }
+                }
                 let got3 = to_f32(
                     &FastBackend::new(3)
                         .compile(&g)

@@ -1,7 +1,9 @@
 //! SmolLM2-135M's speed table in one process:
 //!
-//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N]
+//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--cpu]
 //!
+//! `--cpu` leaves out the slow rows (wgpu on a software adapter and the reference
+//! interpreter): the fast cpu backend against llama.cpp (and ONNX Runtime) in a minute.
 //! For each backend (wgpu fused and unfused, the fast cpu backend on 1 and 2 threads, the
 //! reference interpreter, ONNX Runtime with the feature): the graph's op count and quantized
 //! matmuls matched, kernels dispatched per decode step (wgpu), time to first token for a
@@ -106,15 +108,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("SmolLM2-135M-Instruct Q4_1: {} ops in the graph, {matched} quantized matmuls matched by fusion\n", graph.nodes.len());
 
     let mut rows = Vec::new();
-    let wgpu = webnn_wgpu::WgpuBackend::new()?;
-    rows.push(measure("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, &prompt, steps)?);
-    rows.push(measure("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, &prompt, steps.min(2))?);
+    let slow = !args.iter().any(|a| a == "--cpu");
+    if slow {
+        let wgpu = webnn_wgpu::WgpuBackend::new()?;
+        rows.push(measure("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, &prompt, steps)?);
+        rows.push(measure("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, &prompt, steps.min(2))?);
+    }
     for threads in [1, 2] {
         let name = format!("cpu (fast), {threads} thread{}", if threads == 1 { "" } else { "s" });
         let ctx = Context::fast(webnn_fast::FastBackend::new(threads));
         rows.push(measure(&name, ctx, &gguf, config, &prompt, cpu_steps)?);
     }
-    rows.push(measure("cpu (reference interpreter, unfused)", Context::reference(), &gguf, config, &prompt, steps.min(2))?);
+    if slow {
+        rows.push(measure("cpu (reference interpreter, unfused)", Context::reference(), &gguf, config, &prompt, steps.min(2))?);
+    }
     if cfg!(feature = "ort") {
         let ort = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(BackendKind::Ort), ..Default::default() }))?;
         rows.push(measure("ONNX Runtime (same WebNN graph)", ort, &gguf, config, &prompt, steps)?);
