@@ -48,7 +48,8 @@ fn same_index(call: &KernelCall) -> bool {
         | Conv { .. }
         | Depthwise { .. }
         | Gemv { .. }
-        | QGemv { .. } => false,
+        | QGemv { .. }
+        | QGemm { .. } => false,
     }
 }
 

@@ -1,6 +1,7 @@
-//! The fused quantized gemv (`webnn_core::fusion::QuantizedLinear` -> qgemv.wgsl) against the
-//! cpu backend running the same graph op by op: every weight type, with and without Q4_1's
-//! per-block offset, two block sizes, and 1 to 6 rows of x through one graph.
+//! The fused quantized product (`webnn_core::fusion::QuantizedLinear` -> qgemv.wgsl for up to
+//! 8 rows of x, qgemm.wgsl's tiles for more) against the cpu backend running the same graph
+//! op by op: every weight type, with and without Q4_1's per-block offset, two block sizes,
+//! and 1 to 40 rows of x through one graph.
 
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
 use webnn_models::{QuantizedLinear, Rng};
@@ -13,7 +14,7 @@ fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
 
 fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
     let mut b = GraphBuilder::new();
-    let rows = Dim::Dynamic { name: "m".into(), max_size: 16 };
+    let rows = Dim::Dynamic { name: "m".into(), max_size: 40 };
     let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, 96.into()])).unwrap();
     let y = QuantizedLinear { weight: t, n: 40, k: 96, block, offset }.build(&mut b, x, rng).unwrap();
     b.build(&[("y", y)]).unwrap()
@@ -43,10 +44,11 @@ fn check_every_variant(backend: &webnn_wgpu::WgpuBackend) {
                     webnn_wgpu::lower::Lowering::Alias(_) => None,
                 })
                 .collect();
-            assert!(kernels.len() == 1 && kernels[0].starts_with("QGemv"), "{kernels:?}");
+            // At the bound (40 rows), the tiled kernel.
+            assert!(kernels.len() == 1 && kernels[0].starts_with("QGemm"), "{kernels:?}");
             let mut gpu = backend.compile_graph(&g).unwrap();
             let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
-            for m in [1u32, 3, 6, 4, 9, 16] {
+            for m in [1u32, 3, 6, 4, 8, 9, 16, 33, 40] {
                 let x = HostTensor { desc: OperandDescriptor::new(F, &[m, 96]), bytes: floats(&mut rng, m as usize * 96, -1.0, 1.0) };
                 let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
                 let want = cpu.dispatch(&[("x", &x)]).unwrap();
@@ -55,7 +57,9 @@ fn check_every_variant(backend: &webnn_wgpu::WgpuBackend) {
                     assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0) * 96.0, "{t} block {block} offset {offset} m {m} [{i}]: {a} vs {b}");
                 }
             }
-            assert_eq!(gpu.shapes_built(), 1);
+            // Built at the bound (tiled), again for 1 row (gemv; 3 to 8 rows reuse it), and
+            // for 9 rows (tiled; 16 to 40 reuse it).
+            assert_eq!(gpu.shapes_built(), 3);
         }
     }
 }

@@ -25,7 +25,7 @@ pub fn workgroups(units: u32) -> (u32, u32) {
 /// Output rows of a gemm-frame tile.
 fn tile_rows(key: KernelKey) -> u32 {
     match key.kernel {
-        KernelId::Matmul { rows, .. } | KernelId::Conv { rows, .. } => 8 * rows,
+        KernelId::Matmul { rows, .. } | KernelId::Conv { rows, .. } | KernelId::QGemm { rows, .. } => 8 * rows,
         _ => TILE,
     }
 }

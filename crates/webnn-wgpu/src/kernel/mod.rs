@@ -157,6 +157,14 @@ pub enum KernelId {
         clamp: bool,
         lanes: u32,
     },
+    /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
+    /// `Matmul`'s.
+    QGemm {
+        weight: DataType,
+        offset: bool,
+        clamp: bool,
+        rows: u32,
+    },
 }
 
 /// One pipeline of the cache.
@@ -200,7 +208,8 @@ impl KernelKey {
             (Matmul { c, clamp, .. } | Gemv { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. } | Gemv { c: c2, clamp: k2, .. }) => {
                 (c, clamp) == (c2, k2)
             }
-            (QGemv { weight, offset, clamp, .. }, QGemv { weight: w, offset: o, clamp: k, .. }) => {
+            (QGemv { weight, offset, clamp, .. }, QGemv { weight: w, offset: o, clamp: k, .. })
+            | (QGemm { weight, offset, clamp, .. }, QGemm { weight: w, offset: o, clamp: k, .. }) => {
                 (weight, offset, clamp) == (w, o, k)
             }
             (Conv { transposed, bias, clamp, .. }, Conv { transposed: t, bias: b, clamp: k, .. }) => {
@@ -293,6 +302,14 @@ impl KernelKey {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_C", 0.0));
                 c.push(("HAS_CLAMP", flag(clamp)));
+                c.push(("HAS_OFFSET", flag(offset)));
+                c.push(("W_BITS", weight.bits() as f64));
+                c.push(("W_SIGNED", flag(matches!(weight, DataType::Int4 | DataType::Int8))));
+            }
+            QGemm { weight, offset, clamp, rows } => {
+                c.push(("HAS_C", 0.0));
+                c.push(("HAS_CLAMP", flag(clamp)));
+                c.push(("ROWS", rows as f64));
                 c.push(("HAS_OFFSET", flag(offset)));
                 c.push(("W_BITS", weight.bits() as f64));
                 c.push(("W_SIGNED", flag(matches!(weight, DataType::Int4 | DataType::Int8))));
@@ -432,9 +449,12 @@ impl KernelKey {
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];
                     for q in weights.into_iter().filter(|_| t == DataType::Float32) {
+                        let offset = c;
                         for l in lanes() {
-                            let offset = c;
                             keys.push(key(QGemv { weight: q, offset, clamp, lanes: l }, t, t));
+                        }
+                        for rows in [2, 4, 8] {
+                            keys.push(key(QGemm { weight: q, offset, clamp, rows }, t, t));
                         }
                     }
                     keys.push(key(Depthwise { bias: c, clamp }, t, t));

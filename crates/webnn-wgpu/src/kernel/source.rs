@@ -57,6 +57,7 @@ pub enum Body {
     Attention,
     /// With the weight's type.
     QGemv(DataType),
+    QGemm(DataType),
 }
 
 /// How float16 inputs are read.
@@ -109,7 +110,7 @@ mod src {
         ARG_REDUCE = "arg_reduce.wgsl"; SOFTMAX = "softmax.wgsl"; NORMALIZE = "normalize.wgsl";
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
-        QGEMV = "qgemv.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
+        QGEMV = "qgemv.wgsl"; QGEMM = "qgemm.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
         SILU_MUL = "silu_mul.wgsl";
     }
 }
@@ -164,6 +165,7 @@ impl Body {
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
             K::QGemv { weight, .. } => Body::QGemv(weight),
+            K::QGemm { weight, .. } => Body::QGemm(weight),
         }
     }
 
@@ -177,7 +179,7 @@ impl Body {
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
             Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_)
             | Attention => Frame::Rows,
-            Matmul | Conv => Frame::Gemm,
+            Matmul | Conv | QGemm(_) => Frame::Gemm,
             Depthwise => Frame::Own,
         }
     }
@@ -217,6 +219,7 @@ impl Body {
             Depthwise => src::DEPTHWISE,
             Gemv => src::GEMV,
             QGemv(_) => src::QGEMV,
+            QGemm(_) => src::QGEMM,
         }
     }
 
@@ -230,7 +233,7 @@ impl Body {
             Softmax | Normalize | Gemv | QGemv(_) | Attention => Ops::FloatFold,
             Cast | Strided | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
-            | Matmul | Conv | Depthwise => Ops::None,
+            | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
         }
     }
 
@@ -260,7 +263,7 @@ impl Body {
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
             // x, the weight, its scale, zero point and offset.
-            QGemv(w) => vec![dtype, w, dtype, w, dtype],
+            QGemv(w) | QGemm(w) => vec![dtype, w, dtype, w, dtype],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -360,7 +363,7 @@ impl ModuleKey {
                 parts.extend([src::ROWS.into(), store.into()]);
             }
             Frame::Gemm => {
-                if body == Body::Matmul {
+                if matches!(body, Body::Matmul | Body::QGemm(_)) {
                     parts.push(src::MATMUL_PARAMS.into());
                 }
                 parts.extend([src::GEMM.into(), store.into()]);

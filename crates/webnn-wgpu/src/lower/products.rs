@@ -9,6 +9,8 @@ use webnn_core::{Operand, Result};
 
 /// Products with at most this many rows run on the gemv kernel.
 const GEMV_ROWS: u32 = 4;
+/// Quantized products with at most this many rows run on the quantized gemv kernel.
+const QGEMV_ROWS: u32 = 8;
 
 /// The tiled kernels number their output tiles (of all products) in a u32.
 fn check_tiles(rows: u32, cols: u32, tile: [u32; 2], products: u32) -> Result<()> {
@@ -343,11 +345,16 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
     p.alpha = 1.0;
     let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
     (p.clamp_low, p.clamp_high) = (low, high);
-    let kernel = KernelId::QGemv {
-        weight: cx.dtype(q.weight),
-        offset: q.offset.is_some(),
-        clamp: cx.clamp.is_some(),
-        lanes: if cpu_adapter { 1 } else { lanes_for((q.k / q.block).div_ceil(2)) },
+    let (weight, offset, clamp) = (cx.dtype(q.weight), q.offset.is_some(), cx.clamp.is_some());
+    // Prompts: the tiled kernel reads each weight once per 16 to 64 rows of x, the gemv
+    // kernel once per 4.
+    let kernel = if m > QGEMV_ROWS {
+        let rows = gemm_rows(m);
+        check_tiles(m, q.n, [8 * rows, TILE], 1)?;
+        KernelId::QGemm { weight, offset, clamp, rows }
+    } else {
+        let lanes = if cpu_adapter { 1 } else { lanes_for((q.k / q.block).div_ceil(2)) };
+        KernelId::QGemv { weight, offset, clamp, lanes }
     };
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
     let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
