@@ -29,6 +29,7 @@ fn same_index(call: &KernelCall) -> bool {
         | Rope
         | SiluMul
         | Attention
+        | AttentionTiled
         | Gather { .. }
         | GatherNd { .. }
         | Place

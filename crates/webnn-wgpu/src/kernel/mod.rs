@@ -75,6 +75,8 @@ pub enum KernelId {
     /// Attention of one query row over a key/value cache (`webnn_core::fusion::Attention`),
     /// on the row frame with 64 lanes.
     Attention,
+    /// The same for prompts: tiles of 16 query rows (attention_tiled.wgsl).
+    AttentionTiled,
     /// gather and gatherElements, with indices of type `index`.
     Gather {
         index: DataType,
@@ -272,7 +274,7 @@ impl KernelKey {
                 c.push(("MAX_WANTED", flag(max)));
             }
             Softmax { lanes } => c.push(("LANES", lanes as f64)),
-            Attention => c.push(("LANES", ROW_WORKGROUP as f64)),
+            Attention | AttentionTiled => c.push(("LANES", ROW_WORKGROUP as f64)),
             Normalize { scale, bias, rms, lanes } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_SCALE", flag(scale)));
@@ -445,6 +447,7 @@ impl KernelKey {
                     if t == DataType::Float32 && !c && !clamp {
                         keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
                         keys.push(key(Attention, t, t));
+                        keys.push(key(AttentionTiled, t, t));
                         keys.push(key(SiluMul, t, t));
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];

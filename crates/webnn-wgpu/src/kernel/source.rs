@@ -55,6 +55,7 @@ pub enum Body {
     Depthwise,
     Gemv,
     Attention,
+    AttentionTiled,
     /// With the weight's type.
     QGemv(DataType),
     QGemm(DataType),
@@ -111,6 +112,7 @@ mod src {
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
         QGEMV = "qgemv.wgsl"; QGEMM = "qgemm.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
+        ATTENTION_TILED = "attention_tiled.wgsl";
         SILU_MUL = "silu_mul.wgsl";
     }
 }
@@ -145,6 +147,7 @@ impl Body {
             K::Rope => Body::Rope,
             K::SiluMul => Body::SiluMul,
             K::Attention => Body::Attention,
+            K::AttentionTiled => Body::AttentionTiled,
             K::Gather { index } => Body::Gather(index),
             K::GatherNd { index } => Body::GatherNd(index),
             K::Place => Body::Place,
@@ -178,7 +181,7 @@ impl Body {
             }
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
             Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_)
-            | Attention => Frame::Rows,
+            | Attention | AttentionTiled => Frame::Rows,
             Matmul | Conv | QGemm(_) => Frame::Gemm,
             Depthwise => Frame::Own,
         }
@@ -199,6 +202,7 @@ impl Body {
             Rope => src::ROPE,
             SiluMul => src::SILU_MUL,
             Attention => src::ATTENTION,
+            AttentionTiled => src::ATTENTION_TILED,
             Gather(_) => src::GATHER,
             GatherNd(_) => src::GATHER_ND,
             Place => src::PLACE,
@@ -230,7 +234,7 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv | QGemv(_) | Attention => Ops::FloatFold,
+            Softmax | Normalize | Gemv | QGemv(_) | Attention | AttentionTiled => Ops::FloatFold,
             Cast | Strided | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
@@ -256,7 +260,7 @@ impl Body {
             Binary | Compare | SiluMul => vec![dtype, dtype],
             Rope => vec![dtype; 3],
             // q, keys, values, the uint8 mask.
-            Attention => vec![dtype, dtype, dtype, DataType::Uint8],
+            Attention | AttentionTiled => vec![dtype, dtype, dtype, DataType::Uint8],
             Where => vec![DataType::Uint8, dtype, dtype],
             Gather(ix) | GatherNd(ix) => vec![dtype, ix],
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],

@@ -207,8 +207,12 @@ pub fn rms_norm(cx: &Cx, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
     cx.one(kernel, vec![r.input, r.weight, r.input], Uniform::Rows(rows))
 }
 
+/// Query rows per tile of attention_tiled.wgsl (its TR).
+const TILED_ROWS: u32 = 16;
+
 /// An `Attention` match (`webnn_core::fusion`): one row per (kv head, group member, query),
-/// over `total` keys read from the cache layout. `cx.node` is the match's final matmul.
+/// or tiles of 16 such rows of one kv head for prompts, over `total` keys read from the
+/// cache layout. `cx.node` is the match's final matmul.
 pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention) -> Result<Lowering> {
     let q = cx.shape(a.query)?;
     let keys = cx.shape(a.keys)?;
@@ -216,9 +220,18 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention) -> Result<Lowering>
         return Err(webnn_core::Error::operation_error("attention: q must have rank 4"));
     };
     let mut r = Rows::zeroed();
-    r.rows = u32_of(elements(&[kv_heads, group, seq]))?;
+    let per_head = u32_of(elements(&[group, seq]))?;
     r.len = keys[0];
     r.i = [seq, hd, group, kv_heads];
     r.f = [a.scale, a.masked, 0.0, 0.0];
-    cx.one(KernelId::Attention, vec![a.query, a.keys, a.values, a.mask], Uniform::Rows(r))
+    // Prompts: tiles of query rows share each staged key and value (attention_tiled.wgsl's
+    // TR rows, head dims up to its HD); decode steps: a workgroup per query row.
+    let kernel = if per_head >= TILED_ROWS && hd <= 64 {
+        r.rows = u32_of(kv_heads as u64 * per_head.div_ceil(TILED_ROWS) as u64)?;
+        KernelId::AttentionTiled
+    } else {
+        r.rows = u32_of(kv_heads as u64 * per_head as u64)?;
+        KernelId::Attention
+    };
+    cx.one(kernel, vec![a.query, a.keys, a.values, a.mask], Uniform::Rows(r))
 }

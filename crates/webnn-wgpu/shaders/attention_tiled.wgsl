@@ -1,0 +1,107 @@
+// Attention for prompts (a fused pattern, `webnn_core::fusion::Attention`, not a WebNN op):
+// flash attention on the row frame with LANES = 64, where a frame row is a tile of TR = 16
+// query rows of one kv head (its group's query heads share the keys and values). The tile's
+// queries are staged once; the keys and values pass through workgroup memory TC = 16 at a
+// time, each staged key and value read by all 16 rows, and a running maximum and sum
+// (online softmax) rescale the partial outputs as blocks arrive, so no score row is kept.
+// attention.wgsl keeps one workgroup per query row for decode steps. Head dims up to 64.
+// Invocation t works on tile row t / 4: it scores keys 4 * (t % 4) .. + 4 of each block and
+// accumulates output dimensions t % 4, t % 4 + 4, ... (16 of them).
+// Rows block: rows = tiles, len = total; i = (seq, head_dim, group, kv_heads);
+// f = (scale, masked). Inputs: a = q [kv_heads, group, seq, head_dim], b = keys, c = values
+// ([total, kv_heads * head_dim], where the cache keeps them), d = mask [seq, total].
+const TR: u32 = 16u;
+const TC: u32 = 16u;
+const HD: u32 = 64u;
+var<workgroup> q_tile: array<f32, 1024>;
+var<workgroup> k_tile: array<f32, 1024>;
+var<workgroup> v_tile: array<f32, 1024>;
+var<workgroup> scores: array<f32, 256>;
+
+fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
+    let seq = R.i.x;
+    let hd = R.i.y;
+    let width = R.i.w * hd;
+    let total = R.len;
+    let per_head = R.i.z * seq;
+    let tiles = (per_head + TR - 1u) / TR;
+    let h = tile / tiles;
+    let r0 = (tile % tiles) * TR;
+    // This invocation's tile row, and whether it is a query row (and the tile a real one).
+    let r = lane / 4u;
+    let part = lane % 4u;
+    let row_ok = live && r0 + r < per_head;
+    let row = h * per_head + r0 + r;
+    let s = (r0 + r) % seq;
+    for (var e = lane; e < TR * HD; e += LANES) {
+        let rr = e / HD;
+        let d = e % HD;
+        var v = 0.0;
+        if (live && r0 + rr < per_head && d < hd) {
+            v = load_a((h * per_head + r0 + rr) * hd + d);
+        }
+        q_tile[e] = v;
+    }
+    // The lowest f32, as bits: the decimal form rounds past f32 for some WGSL compilers (Tint).
+    var top = bitcast<f32>(0xff7fffffu);
+    var sum = 0.0;
+    var acc: array<f32, 16>;
+    for (var i = 0u; i < 16u; i++) {
+        acc[i] = 0.0;
+    }
+    for (var j0 = 0u; j0 < total; j0 += TC) {
+        workgroupBarrier();
+        for (var e = lane; e < TC * HD; e += LANES) {
+            let t = j0 + e / HD;
+            let d = e % HD;
+            var kv = vec2<f32>(0.0);
+            if (live && t < total && d < hd) {
+                let at = t * width + h * hd + d;
+                kv = vec2<f32>(load_b(at), load_c(at));
+            }
+            k_tile[e] = kv.x;
+            v_tile[e] = kv.y;
+        }
+        workgroupBarrier();
+        for (var c = 0u; c < 4u; c++) {
+            let key = part * 4u + c;
+            var score = R.f.y;
+            if (row_ok && j0 + key < total && load_d(s * total + j0 + key) != 0u) {
+                var dot = 0.0;
+                for (var d = 0u; d < hd; d++) {
+                    dot += q_tile[r * HD + d] * k_tile[key * HD + d];
+                }
+                score = dot * R.f.x;
+            }
+            scores[r * TC + key] = score;
+        }
+        workgroupBarrier();
+        // Keys past the total take no share (the masked value would, in a fully masked row).
+        let n = min(TC, total - j0);
+        var block_top = top;
+        for (var j = 0u; j < n; j++) {
+            block_top = max(block_top, scores[r * TC + j]);
+        }
+        let rescale = exp_f(top - block_top);
+        sum *= rescale;
+        for (var i = 0u; i < 16u; i++) {
+            acc[i] *= rescale;
+        }
+        for (var j = 0u; j < n; j++) {
+            let p = exp_f(scores[r * TC + j] - block_top);
+            sum += p;
+            for (var i = 0u; i < 16u; i++) {
+                acc[i] += p * v_tile[j * HD + part + 4u * i];
+            }
+        }
+        top = block_top;
+    }
+    if (row_ok) {
+        for (var i = 0u; i < 16u; i++) {
+            let d = part + 4u * i;
+            if (d < hd) {
+                store_elem(row * hd + d, acc[i] / sum);
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The fused attention (`webnn_core::fusion::Attention`) against the cpu backend running the
+//! same graph op by op: decode-sized steps on attention.wgsl (a workgroup per query row) and
+//! prompt-sized ones on attention_tiled.wgsl (16-row tiles, 16-key blocks, online softmax),
+//! with partial tiles and blocks, a causal mask and a fully masked row.
+
+use webnn_core::ops::{MLNumber, OpOptions, TransposeOptions};
+use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
+use webnn_models::Rng;
+
+const HEADS: u32 = 2;
+const GROUP: u32 = 3;
+const HD: u32 = 64;
+
+fn graph() -> Graph {
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 24 };
+    let total = Dim::Dynamic { name: "total".into(), max_size: 300 };
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
+    let q = b.input("q", f(vec![HEADS.into(), GROUP.into(), seq.clone(), HD.into()])).unwrap();
+    let keys = b.input("keys", f(vec![total.clone(), (HEADS * HD).into()])).unwrap();
+    let values = b.input("values", f(vec![total.clone(), (HEADS * HD).into()])).unwrap();
+    let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq, total.clone()])).unwrap();
+    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
+        let r = b.reshape(x, vec![total.clone(), HEADS.into(), 1.into(), HD.into()], none()).unwrap();
+        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
+    };
+    let kh = view(&mut b, keys, vec![1, 2, 3, 0]);
+    let vh = view(&mut b, values, vec![1, 2, 0, 3]);
+    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(0.125)).unwrap();
+    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
+    let scores = b.matmul(q, kh, none()).unwrap();
+    let scores = b.mul(scores, scale, none()).unwrap();
+    let scores = b.where_(mask, scores, masked, none()).unwrap();
+    let probs = b.softmax(scores, 3, none()).unwrap();
+    let y = b.matmul(probs, vh, none()).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+fn host(t: DataType, shape: &[u32], bytes: Vec<u8>) -> HostTensor {
+    HostTensor { desc: OperandDescriptor::new(t, shape), bytes }
+}
+
+fn floats(rng: &mut Rng, n: u32) -> Vec<u8> {
+    rng.fill(n as usize, -2.0, 2.0).iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn kernel_at(g: &Graph, seq: u32, total: u32) -> String {
+    let mut dims = webnn_core::DimBindings::default();
+    for (name, o) in &g.inputs {
+        let shape = match name.as_str() {
+            "q" => vec![HEADS, GROUP, seq, HD],
+            "mask" => vec![seq, total],
+            _ => vec![total, HEADS * HD],
+        };
+        dims.bind(name, g.desc(*o), &shape).unwrap();
+    }
+    let lowered = webnn_wgpu::lower_graph(&g.resolved(&dims)).unwrap();
+    lowered
+        .iter()
+        .find_map(|l| match l {
+            webnn_wgpu::lower::Lowering::Kernels(c) if c[0].key.label().starts_with("Attention") => Some(c[0].key.label()),
+            _ => None,
+        })
+        .expect("an attention kernel")
+}
+
+#[test]
+fn fused_attention_matches_the_ops_one_by_one() {
+    let g = graph();
+    assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
+    assert!(kernel_at(&g, 1, 40).starts_with("Attention "), "decode: a workgroup per row");
+    assert!(kernel_at(&g, 6, 40).starts_with("AttentionTiled"), "18 query rows per head: tiles");
+    let mut gpu = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)").compile_graph(&g).unwrap();
+    let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+    let mut rng = Rng::new(9);
+    // (seq, total): one row and several on the row kernel; partial tiles (18, 30 rows per
+    // head) and blocks (total not a multiple of 16), one key, and the bounds on the tiled one.
+    for (seq, total) in [(1u32, 40u32), (2, 7), (6, 40), (10, 1), (10, 300), (24, 300), (16, 16)] {
+        // Causal: query i sees keys up to total - seq + i; with 10 or more queries the first
+        // sees none (a fully masked row: uniform weights over every key, as softmax gives).
+        let mask: Vec<u8> = (0..seq)
+            .flat_map(|i| (0..total).map(move |j| u8::from(j + seq <= total + i && !(seq >= 10 && i == 0))))
+            .collect();
+        let inputs = [
+            ("q", host(DataType::Float32, &[HEADS, GROUP, seq, HD], floats(&mut rng, HEADS * GROUP * seq * HD))),
+            ("keys", host(DataType::Float32, &[total, HEADS * HD], floats(&mut rng, total * HEADS * HD))),
+            ("values", host(DataType::Float32, &[total, HEADS * HD], floats(&mut rng, total * HEADS * HD))),
+            ("mask", host(DataType::Uint8, &[seq, total], mask)),
+        ];
+        let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+        let got = webnn_core::Executable::dispatch(&mut gpu, &named).unwrap();
+        let want = cpu.dispatch(&named).unwrap();
+        let f = |t: &HostTensor| -> Vec<f32> { t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect() };
+        let (got, want) = (f(&got[0].1), f(&want[0].1));
+        assert_eq!(got.len(), want.len());
+        for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+            assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0) * 16.0, "seq {seq} total {total} [{i}]: {a} vs {b}");
+        }
+    }
+}
