@@ -1,8 +1,10 @@
 // Folds one value per lane of a row into the row's result with the domain's acc_combine, as a
 // tree in workgroup memory; every invocation of the workgroup must call it (it has barriers).
+// `lanes_reduce` (lanes_tree.wgsl, or lanes_subgroup.wgsl where the device has subgroups)
+// is what the kernels call.
 var<workgroup> lane_acc: array<Acc, 64>;
 
-fn lanes_reduce(op: u32, v: Acc, slot: u32, lane: u32) -> Acc {
+fn lanes_fold_tree(op: u32, v: Acc, slot: u32, lane: u32) -> Acc {
     let at = slot * LANES + lane;
     lane_acc[at] = v;
     workgroupBarrier();

@@ -69,7 +69,7 @@ impl PipelineCache {
             .inner
             .lock()
             .map_err(|_| Error::operation_error("the pipeline cache is poisoned"))?;
-        let module_key = key.module_for(native_f16 && gpu.shader_f16);
+        let module_key = key.module_for(native_f16 && gpu.shader_f16, gpu.subgroup);
         if let Some(p) = inner.pipelines.get(&(key, module_key.f16)) {
             return Ok(p.clone());
         }

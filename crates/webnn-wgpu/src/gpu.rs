@@ -16,6 +16,10 @@ pub struct Gpu {
     pub shader_f16: bool,
     /// `timestamp-query` is enabled (for profiling).
     pub timestamps: bool,
+    /// With the `subgroups` feature (wgpu offers it natively, not yet on the web), the
+    /// smallest subgroup the adapter may run: the row kernels reduce up to that many lanes
+    /// with subgroup shuffles. 0 without it.
+    pub subgroup: u32,
     /// Errors wgpu reported outside any error scope; never a panic.
     uncaptured: Arc<Mutex<Vec<String>>>,
 }
@@ -66,7 +70,7 @@ impl Gpu {
             .await
             .map_err(|e| Error::not_supported(format!("no WebGPU adapter: {e}")))?;
         let offered = adapter.features();
-        let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::TIMESTAMP_QUERY;
+        let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
         let required_features = offered & wanted;
         let limits = adapter.limits();
         let (device, queue) = adapter
@@ -89,10 +93,17 @@ impl Gpu {
         // over the page's own GPUDevice, created with the page's features and limits.
         let (features, limits) = (device.features(), device.limits());
         let _ = required_features;
+        let info = adapter.get_info();
+        // The shuffle reduction pairs lanes within a subgroup: sizes must be powers of two.
+        let subgroup = match features.contains(wgpu::Features::SUBGROUP) {
+            true if info.subgroup_min_size.is_power_of_two() => info.subgroup_min_size,
+            _ => 0,
+        };
         Ok(Gpu {
             device,
             queue,
-            info: adapter.get_info(),
+            info,
+            subgroup,
             limits,
             shader_f16: features.contains(wgpu::Features::SHADER_F16),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),

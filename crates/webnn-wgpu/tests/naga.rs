@@ -18,7 +18,9 @@ fn validate(key: &str, module: &naga::Module, source: &str, f16: bool) -> naga::
     } else {
         Capabilities::empty()
     };
-    Validator::new(ValidationFlags::all(), caps)
+    Validator::new(ValidationFlags::all(), caps | Capabilities::SUBGROUP)
+        .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+        .subgroup_operations(naga::valid::SubgroupOperationSet::all())
         .validate(module)
         .unwrap_or_else(|e| panic!("{key}: invalid module:\n{}", e.emit_to_string(source)))
 }
@@ -29,10 +31,11 @@ fn every_kernel_variant_validates_and_lowers_to_spirv() {
     let mut modules: BTreeMap<ModuleKey, (String, naga::Module, naga::valid::ModuleInfo)> =
         BTreeMap::new();
     // Each key on devices without and with shader-f16 (the module differs where float16 is
-    // read).
-    for (key, native) in keys.iter().flat_map(|k| [(k, false), (k, true)]) {
-        let mk = key.module_for(native);
-        if native && mk.f16 == F16::Packed {
+    // read) and without and with subgroups (the module differs where lanes reduce).
+    let variants = [(false, 0), (true, 0), (false, 8), (true, 8)];
+    for (key, (native, subgroup)) in keys.iter().flat_map(|k| variants.map(|v| (k, v))) {
+        let mk = key.module_for(native, subgroup);
+        if (native && mk.f16 == F16::Packed) || (subgroup > 0 && mk.subgroup == 0) {
             continue;
         }
         let (source, module, info) = modules.entry(mk).or_insert_with(|| {

@@ -234,12 +234,12 @@ impl KernelKey {
 
     /// The module without native float16.
     pub fn module(self) -> ModuleKey {
-        self.module_for(false)
+        self.module_for(false, 0)
     }
 
     /// The module on a device with (`native_f16`) or without the shader-f16 feature.
-    pub fn module_for(self, native_f16: bool) -> ModuleKey {
-        ModuleKey::new(Body::of(self.kernel), self.dtype, self.out, native_f16)
+    pub fn module_for(self, native_f16: bool, subgroup: u32) -> ModuleKey {
+        ModuleKey::new(Body::of(self.kernel), self.dtype, self.out, native_f16, subgroup)
     }
 
     /// Override constants of the pipeline: exactly the overrides its module declares.

@@ -80,6 +80,9 @@ pub struct ModuleKey {
     pub out: DataType,
     /// `Native` only for modules that read float16 inputs.
     pub f16: F16,
+    /// The device's smallest subgroup for modules that reduce across lanes (a row's lanes,
+    /// up to this many, fold with subgroup shuffles); 0: workgroup memory only.
+    pub subgroup: u32,
 }
 
 mod src {
@@ -93,7 +96,7 @@ mod src {
         STORAGE = "storage.wgsl"; MATH = "math.wgsl";
         PARAMS = "params.wgsl"; GRID = "grid.wgsl"; ELEMENTWISE = "elementwise.wgsl";
         STORE = "store.wgsl"; STORE_PACKED = "store_packed.wgsl"; ROWS = "rows.wgsl"; ROWS_PARAMS = "rows_params.wgsl";
-        LANES = "lanes.wgsl"; GEMM = "gemm.wgsl";
+        LANES = "lanes.wgsl"; LANES_TREE = "lanes_tree.wgsl"; LANES_SUBGROUP = "lanes_subgroup.wgsl"; GEMM = "gemm.wgsl";
         UNARY_FLOAT = "unary_float.wgsl"; UNARY_SINT = "unary_sint.wgsl";
         UNARY_UINT = "unary_uint.wgsl"; UNARY_S64 = "unary_s64.wgsl"; UNARY_U64 = "unary_u64.wgsl";
         BINARY_FLOAT = "binary_float.wgsl"; BINARY_SINT = "binary_sint.wgsl";
@@ -298,18 +301,20 @@ fn domain_file(ops: Ops, domain: Domain) -> Option<&'static str> {
 impl ModuleKey {
     /// The module of `body` on these types; native float16 loads only where an input is
     /// float16 (`native` says whether the device offers them).
-    pub fn new(body: Body, dtype: DataType, out: DataType, native: bool) -> ModuleKey {
+    pub fn new(body: Body, dtype: DataType, out: DataType, native: bool, subgroup: u32) -> ModuleKey {
         let reads_f16 = body.inputs(dtype, out).contains(&DataType::Float16);
         let f16 = if native && reads_f16 {
             F16::Native
         } else {
             F16::Packed
         };
+        let lanes = matches!(body.ops(), Ops::Fold { lanes: true } | Ops::FloatFold);
         ModuleKey {
             body,
             dtype,
             out,
             f16,
+            subgroup: if lanes { subgroup } else { 0 },
         }
     }
 
@@ -330,6 +335,11 @@ impl ModuleKey {
         let mut parts: Vec<String> = Vec::new();
         if self.f16 == F16::Native {
             parts.push("enable f16;".into());
+        }
+        // Naga takes the subgroup built-ins without `enable subgroups;` (which it rejects);
+        // only wgpu's native backends offer the feature.
+        if self.subgroup > 0 {
+            parts.push(format!("const SUBGROUP_MIN: u32 = {}u;", self.subgroup));
         }
         parts.extend([
             src::CODES.into(),
@@ -382,6 +392,7 @@ impl ModuleKey {
         }
         if matches!(ops, Ops::Fold { lanes: true } | Ops::FloatFold) {
             parts.push(src::LANES.into());
+            parts.push(if self.subgroup > 0 { src::LANES_SUBGROUP } else { src::LANES_TREE }.into());
         }
         parts.push(body.file().into());
         parts.join("\n")
