@@ -17,8 +17,12 @@ use webnn_cpu::Data;
 
 pub(crate) struct AttentionStep {
     query: usize,
-    keys: usize,
-    values: usize,
+    pub keys: usize,
+    pub values: usize,
+    /// The cache inputs (slots) whose bytes hold the keys and values, when they are the
+    /// leading rows of caches written in place (`plan::link_caches`): read there, not from
+    /// a decoded copy.
+    pub cached: Option<(usize, usize)>,
     mask: usize,
     out: usize,
     heads: usize,
@@ -49,6 +53,7 @@ pub(crate) fn plan(p: &mut Planner, a: &Attention) -> Option<AttentionStep> {
         query: p.logical(a.query),
         keys: p.logical(a.keys),
         values: p.logical(a.values),
+        cached: None,
         mask: p.logical(a.mask),
         out: out.index(),
         heads: dims[0] as usize,
@@ -65,27 +70,40 @@ impl AttentionStep {
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
-        vec![self.query, self.keys, self.values, self.mask]
+        match self.cached {
+            Some(_) => vec![self.query, self.mask],
+            None => vec![self.query, self.keys, self.values, self.mask],
+        }
     }
 
-    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+    /// `lent`: the bytes of the key and value caches when `cached`.
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values, lent: Option<(&[u8], &[u8])>) -> Result<()> {
         let (h, g, d) = (self.heads, self.group, self.head_dim);
         let width = h * d;
         let mut y = values.alloc(values.f32(self.query)?.len());
         let shape = values.get(self.query)?.shape.clone();
+        let seq = y.len() / (h * g * d);
+        // The mask is [seq, total]: the cached rows to read.
+        let total = match lent {
+            Some(_) => values.get(self.mask)?.data.len() / seq.max(1),
+            None => values.f32(self.keys)?.len() / width,
+        };
         // Units: (kv head, query row, block of keys). Each block leaves, per group member,
         // its running maximum, sum of exponentials and weighted values; the merge rescales
         // them to the row's maximum. Blocks depend only on `total`, so the results do not
         // depend on the thread count; a decode step (one row) still splits into many units.
-        let (total, seq) = (values.f32(self.keys)?.len() / width, y.len() / (h * g * d));
         let blocks = total.div_ceil(KEYS).max(1);
         let stride = g * (d + 2);
         let mut partial = values.alloc(h * seq * blocks * stride);
-        let q = values.f32(self.query)?;
-        let (keys, vals) = (values.f32(self.keys)?, values.f32(self.values)?);
+        let (mut kd, mut vd) = (Vec::new(), Vec::new());
+        let (keys, vals) = match lent {
+            Some((k, v)) => (floats(k, total * width, &mut kd)?, floats(v, total * width, &mut vd)?),
+            None => (values.f32(self.keys)?, values.f32(self.values)?),
+        };
         let Data::U8(mask) = &values.get(self.mask)?.data else {
             return Err(Error::operation_error("attention: the mask is not uint8"));
         };
+        let q = values.f32(self.query)?;
         if vals.len() != keys.len() || mask.len() != seq * total || q.len() != h * g * seq * d {
             return Err(Error::operation_error("attention: operand sizes disagree"));
         }
@@ -116,6 +134,21 @@ impl AttentionStep {
         values.put(self.out, shape, y);
         Ok(())
     }
+}
+
+/// The first `len` floats of little-endian bytes: a view where they are aligned (as an
+/// allocator places a tensor's bytes), else decoded into `scratch`.
+fn floats<'a>(bytes: &'a [u8], len: usize, scratch: &'a mut Vec<f32>) -> Result<&'a [f32]> {
+    let bytes = bytes
+        .get(..len * 4)
+        .ok_or_else(|| Error::operation_error("attention: the cache holds fewer rows than the mask"))?;
+    // SAFETY: every bit pattern is an f32; `align_to` only returns an aligned middle part.
+    let (head, mid, _) = unsafe { bytes.align_to::<f32>() };
+    if cfg!(target_endian = "little") && head.is_empty() && mid.len() == len {
+        return Ok(mid);
+    }
+    scratch.extend(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+    Ok(scratch)
 }
 
 /// Keys per unit of work.

@@ -21,6 +21,9 @@ pub(crate) struct CacheWrite {
     row: usize,
     /// The slice of the leading rows: its slot and output operand (for its bound size).
     prefix: Option<(usize, Operand)>,
+    /// Whether the slice's rows are decoded into its slot: not when its only reader is an
+    /// attention step that reads the cache's bytes itself (`plan::link_caches`).
+    pub decode_prefix: bool,
 }
 
 /// The cache write for the scatter node `n` that makes output `out` of an in-place pair,
@@ -57,12 +60,19 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite
         rows: shape[0] as usize,
         row: shape[1..].iter().map(|&d| d as usize).product(),
         prefix,
+        decode_prefix: true,
     })
 }
 
 impl CacheWrite {
     pub(crate) fn describe(&self) -> String {
-        format!("cache write, {} rows of {}", self.rows, self.row)
+        let read = if self.decode_prefix { "" } else { ", its rows read in place" };
+        format!("cache write, {} rows of {}{read}", self.rows, self.row)
+    }
+
+    /// The slot of the leading-rows slice this step absorbed, if any.
+    pub(crate) fn prefix_slot(&self) -> Option<usize> {
+        self.prefix.map(|(slot, _)| slot)
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
@@ -90,7 +100,7 @@ impl CacheWrite {
                 d.copy_from_slice(&v.to_le_bytes());
             }
         }
-        if let Some((slot, y)) = self.prefix {
+        if let (Some((slot, y)), true) = (self.prefix, self.decode_prefix) {
             let shape: Vec<usize> = dims.shape(graph.desc(y))?.iter().map(|&d| d as usize).collect();
             let len: usize = shape.iter().product();
             let mut v = values.alloc(len);

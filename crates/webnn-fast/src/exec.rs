@@ -283,7 +283,20 @@ pub(crate) fn run(
             Step::Gemm(g) => g.run(ctx, &mut values)?,
             Step::Matmul(m) => m.run(ctx, &mut values)?,
             Step::QGemm(q) => q.run(ctx, &mut values)?,
-            Step::Attention(a) => a.run(ctx, &mut values)?,
+            Step::Attention(a) => {
+                let lent = |slot: usize| {
+                    caches
+                        .iter()
+                        .find(|(s, _)| *s == slot)
+                        .map(|(_, b)| &**b)
+                        .ok_or_else(|| Error::operation_error("a cache written in place is not bound"))
+                };
+                let kv = match a.cached {
+                    Some((k, v)) => Some((lent(k)?, lent(v)?)),
+                    None => None,
+                };
+                a.run(ctx, &mut values, kv)?
+            }
             Step::RmsNorm(r) => r.run(ctx, &mut values)?,
             Step::Rope(r) => r.run(ctx, &mut values)?,
             Step::CacheWrite(c) => {

@@ -170,6 +170,12 @@ impl FastGraph {
         })
     }
 
+    /// What each step of the plan runs, in order (a reference node's op name, or the fast
+    /// step's description).
+    pub fn step_descriptions(&self) -> Vec<String> {
+        self.plan.steps.iter().map(|s| s.describe(&self.plan.graph)).collect()
+    }
+
     /// How many steps run on fast kernels, and how many on the reference interpreter (for
     /// tests and reports).
     pub fn step_counts(&self) -> (usize, usize) {

@@ -258,3 +258,92 @@ fn rms_norm_and_rope_match_reference() {
         close(&fast.dispatch(&named).unwrap()[0].1, &reference.dispatch(&named).unwrap()[0].1, &format!("{s} rows"));
     }
 }
+
+/// A decoder layer's attention over key and value caches written in place: scatterND of the
+/// new rows, a slice of the leading `total` rows, the attention pattern. The attention step
+/// reads the caches' bytes where they lie (the cache writes decode no rows), through
+/// `dispatch_in_place` and through `dispatch`, against the reference over a prefill and
+/// decode steps.
+#[test]
+fn attention_reads_caches_written_in_place() {
+    use webnn_core::ops::{MLNumber, TransposeOptions};
+    let (heads, group, hd, rows) = (2u32, 3u32, 8u32, 16u32);
+    let width = heads * hd;
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 5 };
+    let total = Dim::Dynamic { name: "total".into(), max_size: rows };
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
+    let q = b.input("q", f(vec![heads.into(), group.into(), seq.clone(), hd.into()])).unwrap();
+    let pos = b.input("positions", OperandDescriptor::with_dims(DataType::Int32, vec![seq.clone(), 1.into()])).unwrap();
+    let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.clone(), total.clone()])).unwrap();
+    let mut caches = Vec::new();
+    for name in ["k", "v"] {
+        let new = b.input(&format!("{name}_new"), f(vec![seq.clone(), width.into()])).unwrap();
+        let cache = b.input(name, OperandDescriptor::new(DataType::Float32, &[rows, width])).unwrap();
+        let updated = b.scatter_nd(cache, pos, new, none()).unwrap();
+        let lead = b.slice_dims(updated, vec![0, 0], vec![total.clone(), width.into()], SliceOptions::default()).unwrap();
+        caches.push((updated, lead));
+    }
+    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
+        let r = b.reshape(x, vec![total.clone(), heads.into(), 1.into(), hd.into()], none()).unwrap();
+        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
+    };
+    let kh = view(&mut b, caches[0].1, vec![1, 2, 3, 0]);
+    let vh = view(&mut b, caches[1].1, vec![1, 2, 0, 3]);
+    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(0.35)).unwrap();
+    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
+    let scores = b.matmul(q, kh, none()).unwrap();
+    let scores = b.mul(scores, scale, none()).unwrap();
+    let scores = b.where_(mask, scores, masked, none()).unwrap();
+    let probs = b.softmax(scores, 3, none()).unwrap();
+    let y = b.matmul(probs, vh, none()).unwrap();
+    let g = b.build(&[("y", y), ("k_out", caches[0].0), ("v_out", caches[1].0)]).unwrap();
+    let steps = FastBackend::new(2).compile_graph(&g).unwrap().step_descriptions();
+    assert_eq!(steps.iter().filter(|s| s.ends_with("its rows read in place")).count(), 2, "{steps:?}");
+    assert!(steps.iter().any(|s| s.starts_with("attention")), "{steps:?}");
+    for in_place in [true, false] {
+        let mut reference = CpuBackend.compile(&g).unwrap();
+        let mut fast = FastBackend::new(2).compile(&g).unwrap();
+        let empty = host(DataType::Float32, &[rows, width], vec![0; (rows * width * 4) as usize]);
+        let (mut k_ref, mut v_ref) = (empty.clone(), empty.clone());
+        let (mut k_fast, mut v_fast) = (empty.clone(), empty);
+        let mut rng = Rng::new(21);
+        let mut past = 0;
+        for s in [5u32, 1, 1, 2, 1] {
+            let t = past + s;
+            let positions: Vec<u8> = (past..t).flat_map(|p| (p as i32).to_le_bytes()).collect();
+            // Query i sees the keys up to its own position.
+            let mask: Vec<u8> = (0..s).flat_map(|i| (0..t).map(move |j| u8::from(j <= past + i))).collect();
+            let inputs = [
+                ("q", host(DataType::Float32, &[heads, group, s, hd], f32s(&rng.fill((heads * group * s * hd) as usize, -1.0, 1.0)))),
+                ("positions", host(DataType::Int32, &[s, 1], positions)),
+                ("mask", host(DataType::Uint8, &[s, t], mask)),
+                ("k_new", host(DataType::Float32, &[s, width], f32s(&rng.fill((s * width) as usize, -1.0, 1.0)))),
+                ("v_new", host(DataType::Float32, &[s, width], f32s(&rng.fill((s * width) as usize, -1.0, 1.0)))),
+            ];
+            let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+            let mut with_ref = named.clone();
+            with_ref.extend([("k", &k_ref), ("v", &v_ref)]);
+            let want = reference.dispatch(&with_ref).unwrap();
+            let got = if in_place {
+                let mut inout = [
+                    InPlace { input: "k", output: "k_out", tensor: &mut k_fast },
+                    InPlace { input: "v", output: "v_out", tensor: &mut v_fast },
+                ];
+                fast.dispatch_in_place(&named, &mut inout).unwrap()
+            } else {
+                let mut with_fast = named.clone();
+                with_fast.extend([("k", &k_fast), ("v", &v_fast)]);
+                let got = fast.dispatch(&with_fast).unwrap();
+                (k_fast, v_fast) = (got[1].1.clone(), got[2].1.clone());
+                got
+            };
+            close(&got[0].1, &want[0].1, &format!("y at past {past} (in place: {in_place})"));
+            (k_ref, v_ref) = (want[1].1.clone(), want[2].1.clone());
+            close(&k_fast, &k_ref, "keys");
+            close(&v_fast, &v_ref, "values");
+            past = t;
+        }
+    }
+}
