@@ -380,6 +380,22 @@ impl WgpuGraph {
                     }
                     return Ok(());
                 }
+                // A kept set with these kernels takes the sizes in place: a decoder switches
+                // between its prompt steps (tiled products) and its decode steps (gemv)
+                // without building either again.
+                for i in (0..self.others.len()).rev() {
+                    let (kept_key, kept) = self.others.remove(i);
+                    let current = std::mem::replace(&mut self.shaped, kept);
+                    if self.reshape_in_place(&g, &lowered, &sizes, options)? {
+                        if let Some(dynamic) = &mut self.dynamic {
+                            let old_key = std::mem::replace(&mut dynamic.sizes, key);
+                            self.others.push((old_key, current));
+                        }
+                        return Ok(());
+                    }
+                    let kept = std::mem::replace(&mut self.shaped, current);
+                    self.others.insert(i, (kept_key, kept));
+                }
                 self.shapes_built += 1;
                 self.make_shaped(&cache, &g, &lowered, &sizes, options)?
             }
