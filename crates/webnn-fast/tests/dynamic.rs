@@ -7,7 +7,7 @@ use webnn_core::ops::{OpOptions, SliceOptions};
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, InPlace, OperandDescriptor};
 use webnn_cpu::CpuBackend;
 use webnn_fast::FastBackend;
-use webnn_models::{QuantizedLinear, Rng};
+use webnn_models::{attention, AttentionShape, QuantizedLinear, Rng};
 
 const K: u32 = 64;
 const ROWS: u32 = 12;
@@ -163,29 +163,16 @@ fn bad_sizes_are_type_errors() {
 /// reference; the match runs as one fast step.
 #[test]
 fn attention_matches_reference_across_key_blocks() {
-    use webnn_core::ops::{MLNumber, TransposeOptions};
     let (heads, group, hd, seq) = (2u32, 3u32, 16u32, 2u32);
     let total = Dim::Dynamic { name: "total".into(), max_size: 800 };
     let mut b = GraphBuilder::new();
-    let none = OpOptions::default;
     let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
     let q = b.input("q", f(vec![heads.into(), group.into(), seq.into(), hd.into()])).unwrap();
     let keys = b.input("keys", f(vec![total.clone(), (heads * hd).into()])).unwrap();
     let values = b.input("values", f(vec![total.clone(), (heads * hd).into()])).unwrap();
     let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.into(), total.clone()])).unwrap();
-    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
-        let r = b.reshape(x, vec![total.clone(), heads.into(), 1.into(), hd.into()], none()).unwrap();
-        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
-    };
-    let kh = view(&mut b, keys, vec![1, 2, 3, 0]);
-    let vh = view(&mut b, values, vec![1, 2, 0, 3]);
-    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(0.25)).unwrap();
-    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
-    let scores = b.matmul(q, kh, none()).unwrap();
-    let scores = b.mul(scores, scale, none()).unwrap();
-    let scores = b.where_(mask, scores, masked, none()).unwrap();
-    let probs = b.softmax(scores, 3, none()).unwrap();
-    let y = b.matmul(probs, vh, none()).unwrap();
+    let shape = AttentionShape { kv_heads: heads, head_dim: hd, total, scale: 0.25, masked: -1e30 };
+    let y = attention(&mut b, &shape, q, keys, values, mask).unwrap();
     let g = b.build(&[("y", y)]).unwrap();
     assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
     let fast_graph = FastBackend::new(2).compile_graph(&g).unwrap();
@@ -266,7 +253,6 @@ fn rms_norm_and_rope_match_reference() {
 /// decode steps.
 #[test]
 fn attention_reads_caches_written_in_place() {
-    use webnn_core::ops::{MLNumber, TransposeOptions};
     let (heads, group, hd, rows) = (2u32, 3u32, 8u32, 16u32);
     let width = heads * hd;
     let seq = Dim::Dynamic { name: "seq".into(), max_size: 5 };
@@ -285,19 +271,8 @@ fn attention_reads_caches_written_in_place() {
         let lead = b.slice_dims(updated, vec![0, 0], vec![total.clone(), width.into()], SliceOptions::default()).unwrap();
         caches.push((updated, lead));
     }
-    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
-        let r = b.reshape(x, vec![total.clone(), heads.into(), 1.into(), hd.into()], none()).unwrap();
-        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
-    };
-    let kh = view(&mut b, caches[0].1, vec![1, 2, 3, 0]);
-    let vh = view(&mut b, caches[1].1, vec![1, 2, 0, 3]);
-    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(0.35)).unwrap();
-    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
-    let scores = b.matmul(q, kh, none()).unwrap();
-    let scores = b.mul(scores, scale, none()).unwrap();
-    let scores = b.where_(mask, scores, masked, none()).unwrap();
-    let probs = b.softmax(scores, 3, none()).unwrap();
-    let y = b.matmul(probs, vh, none()).unwrap();
+    let shape = AttentionShape { kv_heads: heads, head_dim: hd, total, scale: 0.35, masked: -1e30 };
+    let y = attention(&mut b, &shape, q, caches[0].1, caches[1].1, mask).unwrap();
     let g = b.build(&[("y", y), ("k_out", caches[0].0), ("v_out", caches[1].0)]).unwrap();
     let steps = FastBackend::new(2).compile_graph(&g).unwrap().step_descriptions();
     assert_eq!(steps.iter().filter(|s| s.ends_with("its rows read in place")).count(), 2, "{steps:?}");

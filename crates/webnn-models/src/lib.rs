@@ -6,6 +6,7 @@
 //! - EfficientNet-Lite0 with its trained ImageNet weights, read from the files
 //!   `scripts/models.sh` converts, in NCHW or NHWC.
 
+mod attention;
 mod decoder;
 mod efficientnet;
 mod flexible;
@@ -13,6 +14,7 @@ mod mobilenet;
 mod quantized;
 mod rng;
 
+pub use attention::{attention, AttentionShape};
 pub use decoder::{greedy, toy_decoder, DecoderConfig, StepInputs};
 pub use efficientnet::{
     efficientnet_dir, efficientnet_lite0, imagenet_labels, preprocess, same_padding, sample_rgb,

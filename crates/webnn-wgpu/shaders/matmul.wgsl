@@ -7,19 +7,6 @@ var<private> a_base: u32;
 var<private> b_base: u32;
 var<private> product: u32;
 
-fn gemm_m() -> u32 {
-    return M.m;
-}
-fn gemm_n() -> u32 {
-    return M.n;
-}
-fn gemm_k() -> u32 {
-    return M.k;
-}
-fn gemm_products() -> u32 {
-    return M.batches;
-}
-
 fn gemm_setup(z: u32) {
     let o = batch_offsets(z);
     a_base = o.x;

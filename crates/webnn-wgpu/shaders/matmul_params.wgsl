@@ -56,3 +56,18 @@ fn finish_product(z: u32, m: u32, n: u32, acc: f32) {
     }
     store_elem((z * M.m + m) * M.n + n, v);
 }
+
+// The gemm frame's sizes (gemm.wgsl) for the bodies on this block: matmul and gemm
+// (matmul.wgsl), the quantized product (qgemm.wgsl).
+fn gemm_m() -> u32 {
+    return M.m;
+}
+fn gemm_n() -> u32 {
+    return M.n;
+}
+fn gemm_k() -> u32 {
+    return M.k;
+}
+fn gemm_products() -> u32 {
+    return M.batches;
+}

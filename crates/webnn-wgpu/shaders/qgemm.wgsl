@@ -14,19 +14,6 @@ override HAS_OFFSET: bool = false;
 override W_BITS: u32 = 4u;
 override W_SIGNED: bool = false;
 
-fn gemm_m() -> u32 {
-    return M.m;
-}
-fn gemm_n() -> u32 {
-    return M.n;
-}
-fn gemm_k() -> u32 {
-    return M.k;
-}
-fn gemm_products() -> u32 {
-    return 1u;
-}
-
 fn gemm_setup(z: u32) {}
 
 fn lhs(m: u32, k: u32) -> f32 {

@@ -3,9 +3,8 @@
 //! prompt-sized ones on attention_tiled.wgsl (16-row tiles, 16-key blocks, online softmax),
 //! with partial tiles and blocks, a causal mask and a fully masked row.
 
-use webnn_core::ops::{MLNumber, OpOptions, TransposeOptions};
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
-use webnn_models::Rng;
+use webnn_models::{attention, AttentionShape, Rng};
 
 const HEADS: u32 = 2;
 const GROUP: u32 = 3;
@@ -15,25 +14,13 @@ fn graph() -> Graph {
     let seq = Dim::Dynamic { name: "seq".into(), max_size: 24 };
     let total = Dim::Dynamic { name: "total".into(), max_size: 300 };
     let mut b = GraphBuilder::new();
-    let none = OpOptions::default;
     let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
     let q = b.input("q", f(vec![HEADS.into(), GROUP.into(), seq.clone(), HD.into()])).unwrap();
     let keys = b.input("keys", f(vec![total.clone(), (HEADS * HD).into()])).unwrap();
     let values = b.input("values", f(vec![total.clone(), (HEADS * HD).into()])).unwrap();
     let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq, total.clone()])).unwrap();
-    let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
-        let r = b.reshape(x, vec![total.clone(), HEADS.into(), 1.into(), HD.into()], none()).unwrap();
-        b.transpose(r, TransposeOptions { permutation: Some(perm), ..Default::default() }).unwrap()
-    };
-    let kh = view(&mut b, keys, vec![1, 2, 3, 0]);
-    let vh = view(&mut b, values, vec![1, 2, 0, 3]);
-    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(0.125)).unwrap();
-    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
-    let scores = b.matmul(q, kh, none()).unwrap();
-    let scores = b.mul(scores, scale, none()).unwrap();
-    let scores = b.where_(mask, scores, masked, none()).unwrap();
-    let probs = b.softmax(scores, 3, none()).unwrap();
-    let y = b.matmul(probs, vh, none()).unwrap();
+    let shape = AttentionShape { kv_heads: HEADS, head_dim: HD, total, scale: 0.125, masked: -1e30 };
+    let y = attention(&mut b, &shape, q, keys, values, mask).unwrap();
     b.build(&[("y", y)]).unwrap()
 }
 
