@@ -19,18 +19,31 @@ pub enum Fused {
 pub struct Patterns {
     pub at: Vec<Option<Fused>>,
     pub absorbed: Vec<bool>,
+    /// Absorbed nodes whose output keeps a buffer of its own, which the fused kernel uses
+    /// as scratch: an attention's scores `[kv_heads, group, seq, total]` hold the partial
+    /// results of a decode step split along the keys.
+    pub scratch: Vec<bool>,
+}
+
+/// The scores of an attention match (the output of its first matmul, `q · kᵀ`): the
+/// scratch buffer of its split decode steps.
+pub fn attention_scores(graph: &Graph, a: &Attention) -> Option<Operand> {
+    a.absorbed
+        .iter()
+        .find(|&&n| matches!(graph.nodes[n].op, webnn_core::ops::Op::Matmul(_)))
+        .map(|&n| graph.nodes[n].outputs[0])
 }
 
 impl Patterns {
     /// No fused kernels: every op as its own kernels.
     pub fn none(graph: &Graph) -> Patterns {
         let n = graph.nodes.len();
-        Patterns { at: (0..n).map(|_| None).collect(), absorbed: vec![false; n] }
+        Patterns { at: (0..n).map(|_| None).collect(), absorbed: vec![false; n], scratch: vec![false; n] }
     }
 
     /// Per node: the operands its fused kernel reads (the match's inputs), which the buffer
     /// plan keeps alive until that node, not just until the absorbed nodes that named them.
-    pub fn reads(&self) -> Vec<Vec<Operand>> {
+    pub fn reads(&self, graph: &Graph) -> Vec<Vec<Operand>> {
         self.at
             .iter()
             .map(|f| match f {
@@ -39,7 +52,7 @@ impl Patterns {
                 Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
                 Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
                 Some(Fused::SiluGate(s)) => vec![s.gate, s.up],
-                Some(Fused::Attention(a)) => vec![a.query, a.keys, a.values, a.mask],
+                Some(Fused::Attention(a)) => [Some(a.query), Some(a.keys), Some(a.values), Some(a.mask), attention_scores(graph, a)].into_iter().flatten().collect(),
             })
             .collect()
     }
@@ -68,8 +81,14 @@ impl Patterns {
         }
         // attention.wgsl keeps a row's scores in workgroup memory: at most 2,048 keys.
         let fits = |a: &Attention| graph.desc(a.keys).shape[0].max_size() <= 2048;
+        let mut scratch = Vec::new();
         for a in fusion::attentions(graph).into_iter().filter(fits) {
+            let scores = attention_scores(graph, &a);
+            scratch.extend(a.absorbed.iter().copied().filter(|&n| Some(graph.nodes[n].outputs[0]) == scores));
             add(a.node, &a.absorbed.clone(), Fused::Attention(a));
+        }
+        for n in scratch {
+            p.scratch[n] = true;
         }
         p
     }

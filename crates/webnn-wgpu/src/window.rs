@@ -30,6 +30,8 @@ fn same_index(call: &KernelCall) -> bool {
         | SiluMul
         | Attention
         | AttentionTiled
+        | AttentionSplit
+        | AttentionMerge
         | Gather { .. }
         | GatherNd { .. }
         | Place

@@ -1,7 +1,8 @@
 //! The fused attention (`webnn_core::fusion::Attention`) against the cpu backend running the
-//! same graph op by op: decode-sized steps on attention.wgsl (a workgroup per query row) and
+//! same graph op by op: decode-sized steps on attention.wgsl (a workgroup per query row, or
+//! split into 256-key blocks over long caches and merged by attention_merge.wgsl) and
 //! prompt-sized ones on attention_tiled.wgsl (16-row tiles, 16-key blocks, online softmax),
-//! with partial tiles and blocks, a causal mask and a fully masked row.
+//! with partial tiles and blocks, a causal mask and fully masked rows and blocks.
 
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
 use webnn_models::{attention, AttentionShape, Rng};
@@ -46,7 +47,7 @@ fn kernel_at(g: &Graph, seq: u32, total: u32) -> String {
     lowered
         .iter()
         .find_map(|l| match l {
-            webnn_wgpu::lower::Lowering::Kernels(c) if c[0].key.label().starts_with("Attention") => Some(c[0].key.label()),
+            webnn_wgpu::lower::Lowering::Kernels(c) => c.first().map(|k| k.key.label()).filter(|l| l.starts_with("Attention")),
             _ => None,
         })
         .expect("an attention kernel")
@@ -58,16 +59,25 @@ fn fused_attention_matches_the_ops_one_by_one() {
     assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
     assert!(kernel_at(&g, 1, 40).starts_with("Attention "), "decode: a workgroup per row");
     assert!(kernel_at(&g, 6, 40).starts_with("AttentionTiled"), "18 query rows per head: tiles");
+    assert!(kernel_at(&g, 1, 300).starts_with("AttentionSplit"), "a decode step over 300 keys: split");
     let mut gpu = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)").compile_graph(&g).unwrap();
     let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
     let mut rng = Rng::new(9);
-    // (seq, total): one row and several on the row kernel; partial tiles (18, 30 rows per
-    // head) and blocks (total not a multiple of 16), one key, and the bounds on the tiled one.
-    for (seq, total) in [(1u32, 40u32), (2, 7), (6, 40), (10, 1), (10, 300), (24, 300), (16, 16)] {
+    // (seq, total): one row and several on the row kernel, split in two or three key blocks
+    // over 257 to 300 keys; partial tiles (18, 30 rows per head) and blocks (total not a
+    // multiple of 16), one key, and the bounds on the tiled one.
+    let cases = [(1u32, 40u32), (2, 7), (1, 300), (2, 300), (1, 257), (6, 40), (10, 1), (10, 300), (24, 300), (16, 16)];
+    for (seq, total) in cases {
         // Causal: query i sees keys up to total - seq + i; with 10 or more queries the first
-        // sees none (a fully masked row: uniform weights over every key, as softmax gives).
+        // sees none (a fully masked row: uniform weights over every key, as softmax gives);
+        // with 2 queries over 300 keys the first sees none of the first block's.
         let mask: Vec<u8> = (0..seq)
-            .flat_map(|i| (0..total).map(move |j| u8::from(j + seq <= total + i && !(seq >= 10 && i == 0))))
+            .flat_map(|i| {
+                (0..total).map(move |j| {
+                    let hidden = (seq >= 10 && i == 0) || (seq == 2 && total == 300 && i == 0 && j < 260);
+                    u8::from(j + seq <= total + i && !hidden)
+                })
+            })
             .collect();
         let inputs = [
             ("q", host(DataType::Float32, &[HEADS, GROUP, seq, HD], floats(&mut rng, HEADS * GROUP * seq * HD))),

@@ -252,6 +252,11 @@ pub fn lower_graph_with(graph: &Graph, patterns: &Patterns, cpu_adapter: bool) -
     let mut lowered = Vec::with_capacity(graph.nodes.len());
     for (k, node) in graph.nodes.iter().enumerate() {
         let at = |e: webnn_core::Error| e.at(node.op.name(), node.op.label());
+        // A fused kernel's scratch keeps its buffer (no kernel writes it but that one).
+        if patterns.scratch[k] {
+            lowered.push(Lowering::Kernels(Vec::new()));
+            continue;
+        }
         // A fused kernel's absorbed nodes become aliases nothing reads.
         if fusion.absorbed[k] || patterns.absorbed[k] {
             lowered.push(Lowering::Alias(node.op.operands()[0]));
@@ -301,7 +306,7 @@ impl WgpuGraph {
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
         let keys = kernel_keys(&lowered);
-        let plan = plan(&bound, &alias, &patterns.reads(), &|i| sizes[i]);
+        let plan = plan(&bound, &alias, &patterns.reads(&bound), &|i| sizes[i]);
         let scope = gpu.scope();
         let built = WgpuGraph::build(gpu.clone(), cache, &bound, lowered, plan, &sizes, options);
         gpu.close(scope, "compile").await?;

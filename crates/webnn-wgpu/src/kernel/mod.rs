@@ -77,6 +77,10 @@ pub enum KernelId {
     Attention,
     /// The same for prompts: tiles of 16 query rows (attention_tiled.wgsl).
     AttentionTiled,
+    /// A decode step's attention split along the keys (attention.wgsl with SPLIT): partials
+    /// per (query row, block of keys), which `AttentionMerge` combines.
+    AttentionSplit,
+    AttentionMerge,
     /// gather and gatherElements, with indices of type `index`.
     Gather {
         index: DataType,
@@ -274,7 +278,11 @@ impl KernelKey {
                 c.push(("MAX_WANTED", flag(max)));
             }
             Softmax { lanes } => c.push(("LANES", lanes as f64)),
-            Attention | AttentionTiled => c.push(("LANES", ROW_WORKGROUP as f64)),
+            Attention | AttentionSplit => {
+                c.push(("LANES", ROW_WORKGROUP as f64));
+                c.push(("SPLIT", flag(self.kernel == AttentionSplit)));
+            }
+            AttentionTiled | AttentionMerge => c.push(("LANES", ROW_WORKGROUP as f64)),
             Normalize { scale, bias, rms, lanes } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_SCALE", flag(scale)));
@@ -448,6 +456,8 @@ impl KernelKey {
                         keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
                         keys.push(key(Attention, t, t));
                         keys.push(key(AttentionTiled, t, t));
+                        keys.push(key(AttentionSplit, t, t));
+                        keys.push(key(AttentionMerge, t, t));
                         keys.push(key(SiluMul, t, t));
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];

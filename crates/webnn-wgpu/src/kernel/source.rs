@@ -56,6 +56,7 @@ pub enum Body {
     Gemv,
     Attention,
     AttentionTiled,
+    AttentionMerge,
     /// With the weight's type.
     QGemv(DataType),
     QGemm(DataType),
@@ -115,7 +116,7 @@ mod src {
         CUMSUM = "cumsum.wgsl"; POOL = "pool.wgsl"; MATMUL = "matmul.wgsl"; CONV = "conv.wgsl";
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
         QGEMV = "qgemv.wgsl"; QGEMM = "qgemm.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
-        ATTENTION_TILED = "attention_tiled.wgsl";
+        ATTENTION_TILED = "attention_tiled.wgsl"; ATTENTION_MERGE = "attention_merge.wgsl";
         SILU_MUL = "silu_mul.wgsl";
     }
 }
@@ -149,7 +150,8 @@ impl Body {
             K::Triangular => Body::Triangular,
             K::Rope => Body::Rope,
             K::SiluMul => Body::SiluMul,
-            K::Attention => Body::Attention,
+            K::Attention | K::AttentionSplit => Body::Attention,
+            K::AttentionMerge => Body::AttentionMerge,
             K::AttentionTiled => Body::AttentionTiled,
             K::Gather { index } => Body::Gather(index),
             K::GatherNd { index } => Body::GatherNd(index),
@@ -184,7 +186,7 @@ impl Body {
             }
             Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
             Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_)
-            | Attention | AttentionTiled => Frame::Rows,
+            | Attention | AttentionTiled | AttentionMerge => Frame::Rows,
             Matmul | Conv | QGemm(_) => Frame::Gemm,
             Depthwise => Frame::Own,
         }
@@ -206,6 +208,7 @@ impl Body {
             SiluMul => src::SILU_MUL,
             Attention => src::ATTENTION,
             AttentionTiled => src::ATTENTION_TILED,
+            AttentionMerge => src::ATTENTION_MERGE,
             Gather(_) => src::GATHER,
             GatherNd(_) => src::GATHER_ND,
             Place => src::PLACE,
@@ -237,7 +240,7 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv | QGemv(_) | Attention | AttentionTiled => Ops::FloatFold,
+            Softmax | Normalize | Gemv | QGemv(_) | Attention | AttentionTiled | AttentionMerge => Ops::FloatFold,
             Cast | Strided | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
@@ -259,7 +262,7 @@ impl Body {
         use Body::*;
         match self {
             Unary | Predicate | Cast | Strided | Remap | Triangular | Place | Resample | Reduce
-            | ArgReduce | Softmax | CumSum | Pool => vec![dtype],
+            | ArgReduce | Softmax | CumSum | Pool | AttentionMerge => vec![dtype],
             Binary | Compare | SiluMul => vec![dtype, dtype],
             Rope => vec![dtype; 3],
             // q, keys, values, the uint8 mask.

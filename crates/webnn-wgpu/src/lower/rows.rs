@@ -1,8 +1,8 @@
 //! Row kernels (reductions, arg reductions, softmax, cumulative sums, layer and instance
 //! normalization, pooling) and batchNormalization.
 
-use super::{dims8, elements, float_option, strides32, u32_of, Cx, Lowering};
-use crate::kernel::{lanes_for, KernelId, ReduceOp};
+use super::{dims8, elements, float_option, strides32, u32_of, Cx, KernelCall, Lowering};
+use crate::kernel::{lanes_for, KernelId, KernelKey, ReduceOp};
 use crate::params::{PoolParams, Rows, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
@@ -226,12 +226,39 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention) -> Result<Lowering>
     r.f = [a.scale, a.masked, 0.0, 0.0];
     // Prompts: tiles of query rows share each staged key and value (attention_tiled.wgsl's
     // TR rows, head dims up to its HD); decode steps: a workgroup per query row.
-    let kernel = if per_head >= TILED_ROWS && hd <= 64 {
+    let inputs = vec![a.query, a.keys, a.values, a.mask];
+    if per_head >= TILED_ROWS && hd <= 64 {
         r.rows = u32_of(kv_heads as u64 * per_head.div_ceil(TILED_ROWS) as u64)?;
-        KernelId::AttentionTiled
-    } else {
-        r.rows = u32_of(kv_heads as u64 * per_head as u64)?;
-        KernelId::Attention
+        return cx.one(KernelId::AttentionTiled, inputs, Uniform::Rows(r));
+    }
+    let rows = u32_of(kv_heads as u64 * per_head as u64)?;
+    r.rows = rows;
+    // Decode steps over long caches: blocks of SPLIT_KEYS keys per workgroup, merged by a
+    // second pass, the partials kept in the scores' buffer (the pattern's scratch) when
+    // they fit there: rows * total floats.
+    let total = keys[0];
+    let blocks = total.div_ceil(SPLIT_KEYS);
+    let scores = crate::patterns::attention_scores(cx.graph, a);
+    let fits = (rows as u64) * (blocks as u64) * (hd as u64 + 2) <= rows as u64 * total as u64;
+    let Some(scores) = scores.filter(|_| blocks >= 2 && fits) else {
+        return cx.one(KernelId::Attention, inputs, Uniform::Rows(r));
     };
-    cx.one(kernel, vec![a.query, a.keys, a.values, a.mask], Uniform::Rows(r))
+    r.rows = u32_of(rows as u64 * blocks as u64)?;
+    r.outer_shape[0] = blocks;
+    r.outer_shape[1] = SPLIT_KEYS;
+    let mut merge = Rows::zeroed();
+    merge.rows = rows;
+    merge.i = [blocks, hd, 0, 0];
+    let (f32s, out) = (cx.dtype(a.query), cx.dtype(cx.out()));
+    let split = KernelCall {
+        key: KernelKey::new(KernelId::AttentionSplit, f32s, f32s),
+        inputs,
+        output: scores,
+        uniform: Uniform::Rows(r),
+    };
+    let merged = cx.call(KernelKey::new(KernelId::AttentionMerge, f32s, out), vec![scores], Uniform::Rows(merge));
+    Ok(Lowering::Kernels(vec![split, merged]))
 }
+
+/// Keys per workgroup of a split decode step (attention.wgsl with SPLIT).
+const SPLIT_KEYS: u32 = 256;
