@@ -60,8 +60,16 @@ fn fused_attention_matches_the_ops_one_by_one() {
     assert!(kernel_at(&g, 1, 40).starts_with("Attention "), "decode: a workgroup per row");
     assert!(kernel_at(&g, 6, 40).starts_with("AttentionTiled"), "18 query rows per head: tiles");
     assert!(kernel_at(&g, 1, 300).starts_with("AttentionSplit"), "a decode step over 300 keys: split");
-    let mut gpu = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)").compile_graph(&g).unwrap();
-    let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+    // As tuned for a GPU (decode steps split along the keys) and for a CPU adapter (not).
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for backend in [backend.clone().tuned_for_gpu(), backend] {
+        check_against_cpu(&g, &backend);
+    }
+}
+
+fn check_against_cpu(g: &Graph, backend: &webnn_wgpu::WgpuBackend) {
+    let mut gpu = backend.compile_graph(g).unwrap();
+    let mut cpu = webnn_cpu::CpuBackend.compile(g).unwrap();
     let mut rng = Rng::new(9);
     // (seq, total): one row and several on the row kernel, split in two or three key blocks
     // over 257 to 300 keys; partial tiles (18, 30 rows per head) and blocks (total not a

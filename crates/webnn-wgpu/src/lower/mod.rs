@@ -168,8 +168,8 @@ pub fn lower_quantized(
 }
 
 /// The final matmul `node` of an `Attention` match, as the attention kernel.
-pub fn lower_attention(graph: &Graph, node: &Node, a: &webnn_core::fusion::Attention) -> Result<Lowering> {
-    rows::attention(&Cx { graph, node, clamp: None }, a)
+pub fn lower_attention(graph: &Graph, node: &Node, a: &webnn_core::fusion::Attention, cpu_adapter: bool) -> Result<Lowering> {
+    rows::attention(&Cx { graph, node, clamp: None }, a, cpu_adapter)
 }
 
 /// The outer mul `node` of a `SiluGate` match.

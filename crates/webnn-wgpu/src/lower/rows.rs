@@ -213,7 +213,7 @@ const TILED_ROWS: u32 = 16;
 /// An `Attention` match (`webnn_core::fusion`): one row per (kv head, group member, query),
 /// or tiles of 16 such rows of one kv head for prompts, over `total` keys read from the
 /// cache layout. `cx.node` is the match's final matmul.
-pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention) -> Result<Lowering> {
+pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) -> Result<Lowering> {
     let q = cx.shape(a.query)?;
     let keys = cx.shape(a.keys)?;
     let [kv_heads, group, seq, hd] = q[..] else {
@@ -235,12 +235,13 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention) -> Result<Lowering>
     r.rows = rows;
     // Decode steps over long caches: blocks of SPLIT_KEYS keys per workgroup, merged by a
     // second pass, the partials kept in the scores' buffer (the pattern's scratch) when
-    // they fit there: rows * total floats.
+    // they fit there: rows * total floats. Not on a CPU adapter, whose few cores the rows
+    // already fill (lavapipe: 191 ms per step unsplit, 195-247 ms split, at 1,024 keys).
     let total = keys[0];
     let blocks = total.div_ceil(SPLIT_KEYS);
     let scores = crate::patterns::attention_scores(cx.graph, a);
     let fits = (rows as u64) * (blocks as u64) * (hd as u64 + 2) <= rows as u64 * total as u64;
-    let Some(scores) = scores.filter(|_| blocks >= 2 && fits) else {
+    let Some(scores) = scores.filter(|_| blocks >= 2 && fits && !cpu_adapter) else {
         return cx.one(KernelId::Attention, inputs, Uniform::Rows(r));
     };
     r.rows = u32_of(rows as u64 * blocks as u64)?;
