@@ -325,20 +325,8 @@ fn row_kernels(simd: Simd) -> Option<(RowDot, RowDot)> {
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm {
+    use crate::vector::madd;
     use std::arch::wasm32::*;
-
-    /// `a·b + c`: fused on relaxed SIMD builds.
-    #[inline(always)]
-    fn madd(a: v128, b: v128, c: v128) -> v128 {
-        #[cfg(target_feature = "relaxed-simd")]
-        {
-            f32x4_relaxed_madd(a, b, c)
-        }
-        #[cfg(not(target_feature = "relaxed-simd"))]
-        {
-            f32x4_add(f32x4_mul(a, b), c)
-        }
-    }
 
     /// Sixteen bytes as four vectors of floats, in order.
     #[inline(always)]

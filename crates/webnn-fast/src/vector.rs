@@ -116,7 +116,7 @@ mod x86 {
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-pub(crate) use wasm::Simd128;
+pub(crate) use wasm::{madd, Simd128};
 
 /// WebAssembly SIMD. Unlike the x86 types it needs no run-time check: the build enables
 /// simd128 for the whole module (`.cargo/config.toml`), and a module with SIMD instructions
@@ -128,6 +128,16 @@ mod wasm {
 
     #[derive(Clone, Copy)]
     pub(crate) struct Simd128(v128);
+
+    /// `a·b + c`. simd128 has no fused multiply-add; the threads build has relaxed-simd's
+    /// (not in every browser, so the one-thread build goes without).
+    #[inline(always)]
+    pub(crate) fn madd(a: v128, b: v128, c: v128) -> v128 {
+        #[cfg(target_feature = "relaxed-simd")]
+        return f32x4_relaxed_madd(a, b, c);
+        #[cfg(not(target_feature = "relaxed-simd"))]
+        f32x4_add(f32x4_mul(a, b), c)
+    }
 
     impl F32s for Simd128 {
         const LANES: usize = 4;
@@ -146,12 +156,7 @@ mod wasm {
         }
         #[inline(always)]
         unsafe fn mul_add(self, b: Self, c: Self) -> Self {
-            // simd128 has no fused multiply-add; the threads build has relaxed-simd's (not in
-            // every browser, so the one-thread build goes without).
-            #[cfg(target_feature = "relaxed-simd")]
-            return Simd128(f32x4_relaxed_madd(self.0, b.0, c.0));
-            #[cfg(not(target_feature = "relaxed-simd"))]
-            Simd128(f32x4_add(f32x4_mul(self.0, b.0), c.0))
+            Simd128(madd(self.0, b.0, c.0))
         }
         #[inline(always)]
         unsafe fn clamp(self, lo: Self, hi: Self) -> Self {

@@ -25,13 +25,15 @@ pub struct Patterns {
     pub scratch: Vec<bool>,
 }
 
-/// The scores of an attention match (the output of its first matmul, `q · kᵀ`): the
-/// scratch buffer of its split decode steps.
+/// The node making an attention match's scores (its first matmul, `q · kᵀ`): the scratch
+/// buffer of its split decode steps.
+fn scores_node(graph: &Graph, a: &Attention) -> Option<usize> {
+    a.absorbed.iter().copied().find(|&n| matches!(graph.nodes[n].op, webnn_core::ops::Op::Matmul(_)))
+}
+
+/// The scores operand of an attention match (see `scores_node`).
 pub fn attention_scores(graph: &Graph, a: &Attention) -> Option<Operand> {
-    a.absorbed
-        .iter()
-        .find(|&&n| matches!(graph.nodes[n].op, webnn_core::ops::Op::Matmul(_)))
-        .map(|&n| graph.nodes[n].outputs[0])
+    scores_node(graph, a).map(|n| graph.nodes[n].outputs[0])
 }
 
 impl Patterns {
@@ -83,8 +85,7 @@ impl Patterns {
         let fits = |a: &Attention| graph.desc(a.keys).shape[0].max_size() <= 2048;
         let mut scratch = Vec::new();
         for a in fusion::attentions(graph).into_iter().filter(fits) {
-            let scores = attention_scores(graph, &a);
-            scratch.extend(a.absorbed.iter().copied().filter(|&n| Some(graph.nodes[n].outputs[0]) == scores));
+            scratch.extend(scores_node(graph, &a));
             add(a.node, &a.absorbed.clone(), Fused::Attention(a));
         }
         for n in scratch {
