@@ -2,7 +2,7 @@
 //! by every graph the backend compiles.
 
 use crate::gpu::Gpu;
-use crate::kernel::{KernelKey, ModuleKey, F16};
+use crate::kernel::{KernelKey, ModuleKey, ParamBinding, F16};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webnn_core::{Error, Result};
@@ -17,8 +17,9 @@ pub struct Pipeline {
 #[derive(Default)]
 struct Inner {
     modules: HashMap<ModuleKey, Arc<wgpu::ShaderModule>>,
-    /// Per input count: the bind group layout (uniform, output, inputs) and pipeline layout.
-    layouts: HashMap<u32, (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
+    /// Per input count and parameter binding: the bind group layout (parameters, output,
+    /// inputs) and pipeline layout.
+    layouts: HashMap<(u32, ParamBinding), (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
     pipelines: HashMap<(KernelKey, F16), Pipeline>,
 }
 
@@ -91,11 +92,12 @@ impl PipelineCache {
             }
         };
         let inputs = module_key.inputs();
-        let (bind_layout, pipe_layout) = match inner.layouts.get(&inputs) {
+        let params = module_key.body.params();
+        let (bind_layout, pipe_layout) = match inner.layouts.get(&(inputs, params)) {
             Some(l) => l.clone(),
             None => {
-                let mut entries = vec![
-                    wgpu::BindGroupLayoutEntry {
+                let parameters = match params {
+                    ParamBinding::Uniform => wgpu::BindGroupLayoutEntry {
                         binding: 0,
                         visibility: wgpu::ShaderStages::COMPUTE,
                         ty: wgpu::BindingType::Buffer {
@@ -105,8 +107,9 @@ impl PipelineCache {
                         },
                         count: None,
                     },
-                    storage_entry(1, false),
-                ];
+                    ParamBinding::Storage => storage_entry(0, true),
+                };
+                let mut entries = vec![parameters, storage_entry(1, false)];
                 entries.extend((0..inputs).map(|k| storage_entry(2 + k, true)));
                 let bgl = Arc::new(device.create_bind_group_layout(
                     &wgpu::BindGroupLayoutDescriptor {
@@ -121,7 +124,7 @@ impl PipelineCache {
                         immediate_size: 0,
                     }),
                 );
-                inner.layouts.insert(inputs, (bgl.clone(), pl.clone()));
+                inner.layouts.insert((inputs, params), (bgl.clone(), pl.clone()));
                 (bgl, pl)
             }
         };

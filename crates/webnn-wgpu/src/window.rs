@@ -23,6 +23,7 @@ fn same_index(call: &KernelCall) -> bool {
         Unary(_) | Cast => true,
         Binary(_) => !call.key.broadcast,
         Strided
+        | Copy
         | Remap(_)
         | Where
         | Triangular

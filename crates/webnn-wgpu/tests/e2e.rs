@@ -259,3 +259,42 @@ fn products_beyond_the_dispatch_grid() {
         assert_eq!(mismatch(&got, &want, 0), None);
     }
 }
+
+/// A scatter's copy of its input runs as a word copy (`KernelId::Copy`) on every storage
+/// width, a packed type's partly filled last word included; a transpose stays strided even
+/// where it only moves dimensions of size 1.
+#[test]
+fn scatters_copy_their_input_by_words() {
+    for (t, shape) in [(DataType::Int8, [5u32, 3]), (DataType::Float16, [3, 3]), (DataType::Int64, [2, 3]), (DataType::Float32, [4, 2])] {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", desc(t, &shape)).unwrap();
+        let one = b.input("one", desc(t, &[1, shape[1]])).unwrap();
+        let i = b.constant(desc(DataType::Int32, &[1, 1]), 1i32.to_le_bytes().to_vec()).unwrap();
+        let s = b.scatter_nd(x, i, one, OpOptions::default()).unwrap();
+        let row = b.reshape(one, vec![shape[1].into(), 1.into()], OpOptions::default()).unwrap();
+        let turned = b.transpose(row, TransposeOptions::default()).unwrap();
+        let g = b.build(&[("s", s), ("turned", turned)]).unwrap();
+        let kernels: Vec<String> = webnn_wgpu::lower_graph(&g.resolved(&Default::default()))
+            .unwrap()
+            .iter()
+            .flat_map(|l| match l {
+                webnn_wgpu::lower::Lowering::Kernels(c) => c.iter().map(|c| c.key.label()).collect(),
+                webnn_wgpu::lower::Lowering::Alias(_) => vec![],
+            })
+            .collect();
+        assert!(kernels[0].starts_with("Copy"), "{t}: {kernels:?}");
+        assert!(kernels.iter().any(|k| k.starts_with("Strided")), "{t}: {kernels:?}");
+        let n = (shape[0] * shape[1]) as usize;
+        let bytes = |n: usize, seed: u8| -> Vec<u8> {
+            let len = (n * t.bits() as usize).div_ceil(8);
+            // Finite floats: no NaN payload to tell apart.
+            let mask = if t.is_float() { 0x3f } else { 0xff };
+            (0..len).map(|k| (k as u8).wrapping_mul(37).wrapping_add(seed) & mask).collect()
+        };
+        let xv = HostTensor { desc: desc(t, &shape), bytes: bytes(n, 3) };
+        let ov = HostTensor { desc: desc(t, &[1, shape[1]]), bytes: bytes(shape[1] as usize, 101) };
+        for (got, want) in run_both(&g, &[("x", &xv), ("one", &ov)]) {
+            assert_eq!(got.bytes, want.bytes, "{t}");
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use naga::back::PipelineConstants;
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 use std::collections::BTreeMap;
-use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, ReduceOp, UnaryOp, F16};
+use webnn_wgpu::kernel::{BinaryOp, KernelKey, ModuleKey, ParamBinding, ReduceOp, UnaryOp, F16};
 use webnn_wgpu::params::Params;
 
 fn parse(key: &str, source: &str) -> naga::Module {
@@ -40,6 +40,9 @@ fn every_kernel_variant_validates_and_lowers_to_spirv() {
         }
         let (source, module, info) = modules.entry(mk).or_insert_with(|| {
             let source = mk.source();
+            // The layout (cache.rs) binds the block as the module declares it.
+            let storage = mk.body.params() == ParamBinding::Storage;
+            assert_eq!(source.contains("var<uniform>"), !storage, "{mk:?}: parameter binding");
             let name = format!("{mk:?}");
             let module = parse(&name, &source);
             let info = validate(&name, &module, &source, mk.f16 == F16::Native);

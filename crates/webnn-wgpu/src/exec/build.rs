@@ -22,6 +22,13 @@ pub fn workgroups(units: u32) -> (u32, u32) {
     (x, y)
 }
 
+/// Bytes between parameter blocks: each at an offset the device accepts for a uniform and
+/// for a storage binding (`ParamBinding`).
+fn block_stride(gpu: &Gpu) -> u64 {
+    let align = gpu.limits.min_uniform_buffer_offset_alignment.max(gpu.limits.min_storage_buffer_offset_alignment);
+    MAX_BLOCK.next_multiple_of(align.max(1) as u64)
+}
+
 /// Output rows of a gemm-frame tile.
 fn tile_rows(key: KernelKey) -> u32 {
     match key.kernel {
@@ -240,9 +247,7 @@ impl WgpuGraph {
     ) -> Result<Shaped> {
         let gpu = &self.gpu;
         let dispatches = self.dispatches(graph, lowered, sizes, options)?;
-        // Each block at an offset the device accepts for a uniform binding.
-        let stride = MAX_BLOCK
-            .next_multiple_of(gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64);
+        let stride = block_stride(gpu);
         let blocks: Vec<&Uniform> = dispatches
             .iter()
             .flat_map(|(_, _, _, w)| w.iter().map(|w| &w.uniform))
@@ -257,7 +262,8 @@ impl WgpuGraph {
             let b = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("params"),
                 size: bytes.len() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                // Most kernels bind their block as a uniform, some as storage (ParamBinding).
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
             gpu.queue.write_buffer(&b, 0, &bytes);
@@ -403,9 +409,7 @@ impl WgpuGraph {
         if !same {
             return Ok(false);
         }
-        let stride = MAX_BLOCK
-            .next_multiple_of(self.gpu.limits.min_uniform_buffer_offset_alignment.max(1) as u64)
-            as usize;
+        let stride = block_stride(&self.gpu) as usize;
         let mut bytes = vec![0u8; dispatches.len() * stride];
         for (k, (_, call, _, wins)) in dispatches.iter().enumerate() {
             let b = wins[0].uniform.bytes();

@@ -64,6 +64,10 @@ pub enum KernelId {
     /// out[i] = a[base + coordinates . strides]: transpose, expand, slice, reverse, split,
     /// copies.
     Strided,
+    /// Word u of the output is word base + u of the input: strided calls that read contiguous
+    /// whole words (the scatters' copy of their input, contiguous slices), without the
+    /// per-element coordinate arithmetic. Built on uint32 whatever the data type.
+    Copy,
     /// pad and tile.
     Remap(RemapMode),
     Where,
@@ -162,6 +166,7 @@ pub enum KernelId {
         offset: bool,
         clamp: bool,
         lanes: u32,
+        params: ParamBinding,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -171,6 +176,17 @@ pub enum KernelId {
         clamp: bool,
         rows: u32,
     },
+}
+
+/// How a kernel binds its parameter block (binding 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ParamBinding {
+    Uniform,
+    /// A read-only storage buffer. Mesa's lavapipe (22.x) inlines uniform values that decide
+    /// branches and loop bounds, and compiles the inlined shader again at every dispatch when
+    /// that halves it: about 1 ms per dispatch, more than a decode step's quantized gemv
+    /// computes. Its loops read no parameters, so nothing is lost in storage.
+    Storage,
 }
 
 /// One pipeline of the cache.
@@ -308,7 +324,7 @@ impl KernelKey {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            QGemv { weight, offset, clamp, lanes } => {
+            QGemv { weight, offset, clamp, lanes, .. } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_C", 0.0));
                 c.push(("HAS_CLAMP", flag(clamp)));
@@ -341,6 +357,7 @@ impl KernelKey {
             }
             Cast
             | Strided
+            | Copy
             | Triangular
             | SiluMul
             | Gather { .. }
@@ -405,6 +422,7 @@ impl KernelKey {
         }
         // Data movement on every storage type, int4/uint4 included, so each preamble and
         // loader is validated.
+        keys.push(key(Copy, DataType::Uint32, DataType::Uint32));
         for t in any.iter() {
             keys.push(key(Strided, t, t));
             keys.push(key(Triangular, t, t));
@@ -464,7 +482,9 @@ impl KernelKey {
                     for q in weights.into_iter().filter(|_| t == DataType::Float32) {
                         let offset = c;
                         for l in lanes() {
-                            keys.push(key(QGemv { weight: q, offset, clamp, lanes: l }, t, t));
+                            for params in [ParamBinding::Uniform, ParamBinding::Storage] {
+                                keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params }, t, t));
+                            }
                         }
                         for rows in [2, 4, 8] {
                             keys.push(key(QGemm { weight: q, offset, clamp, rows }, t, t));

@@ -2,7 +2,7 @@
 //! the `InT`/`OutT`/`IxT` preambles of its data types and one loader per input binding
 //! (`storage.rs`). Op names are never spliced into source: ops are override constants.
 
-use super::KernelId;
+use super::{KernelId, ParamBinding};
 use crate::storage::{Domain, Storage};
 use webnn_core::DataType;
 
@@ -30,6 +30,7 @@ pub enum Body {
     Compare,
     Cast,
     Strided,
+    Copy,
     Remap,
     Where,
     Triangular,
@@ -57,8 +58,8 @@ pub enum Body {
     Attention,
     AttentionTiled,
     AttentionMerge,
-    /// With the weight's type.
-    QGemv(DataType),
+    /// With the weight's type and how its parameters are bound.
+    QGemv(DataType, ParamBinding),
     QGemm(DataType),
 }
 
@@ -117,7 +118,7 @@ mod src {
         DEPTHWISE = "depthwise.wgsl"; GEMV = "gemv.wgsl"; MATMUL_PARAMS = "matmul_params.wgsl";
         QGEMV = "qgemv.wgsl"; QGEMM = "qgemm.wgsl"; ROPE = "rope.wgsl"; ATTENTION = "attention.wgsl";
         ATTENTION_TILED = "attention_tiled.wgsl"; ATTENTION_MERGE = "attention_merge.wgsl";
-        SILU_MUL = "silu_mul.wgsl";
+        SILU_MUL = "silu_mul.wgsl"; COPY = "copy.wgsl";
     }
 }
 
@@ -145,6 +146,7 @@ impl Body {
             K::Binary(_) => Body::Binary,
             K::Cast => Body::Cast,
             K::Strided => Body::Strided,
+            K::Copy => Body::Copy,
             K::Remap(_) => Body::Remap,
             K::Where => Body::Where,
             K::Triangular => Body::Triangular,
@@ -172,8 +174,16 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, .. } => Body::QGemv(weight),
+            K::QGemv { weight, params, .. } => Body::QGemv(weight, params),
             K::QGemm { weight, .. } => Body::QGemm(weight),
+        }
+    }
+
+    /// How the module binds its parameter block.
+    pub fn params(self) -> ParamBinding {
+        match self {
+            Body::QGemv(_, params) => params,
+            _ => ParamBinding::Uniform,
         }
     }
 
@@ -184,8 +194,8 @@ impl Body {
             | SiluMul | Gather(_) | GatherNd(_) | BatchNorm | Quantize | Dequantize | Resample => {
                 Frame::Elementwise
             }
-            Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
-            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(_)
+            Copy | Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
+            Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(..)
             | Attention | AttentionTiled | AttentionMerge => Frame::Rows,
             Matmul | Conv | QGemm(_) => Frame::Gemm,
             Depthwise => Frame::Own,
@@ -201,6 +211,7 @@ impl Body {
             Compare => src::COMPARE,
             Cast => src::CAST,
             Strided => src::STRIDED,
+            Copy => src::COPY,
             Remap => src::REMAP,
             Where => src::WHERE,
             Triangular => src::TRIANGULAR,
@@ -228,7 +239,7 @@ impl Body {
             Conv => src::CONV,
             Depthwise => src::DEPTHWISE,
             Gemv => src::GEMV,
-            QGemv(_) => src::QGEMV,
+            QGemv(..) => src::QGEMV,
             QGemm(_) => src::QGEMM,
         }
     }
@@ -240,8 +251,8 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv | QGemv(_) | Attention | AttentionTiled | AttentionMerge => Ops::FloatFold,
-            Cast | Strided | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
+            Softmax | Normalize | Gemv | QGemv(..) | Attention | AttentionTiled | AttentionMerge => Ops::FloatFold,
+            Cast | Strided | Copy | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
         }
@@ -261,7 +272,7 @@ impl Body {
     pub fn inputs(self, dtype: DataType, out: DataType) -> Vec<DataType> {
         use Body::*;
         match self {
-            Unary | Predicate | Cast | Strided | Remap | Triangular | Place | Resample | Reduce
+            Unary | Predicate | Cast | Strided | Copy | Remap | Triangular | Place | Resample | Reduce
             | ArgReduce | Softmax | CumSum | Pool | AttentionMerge => vec![dtype],
             Binary | Compare | SiluMul => vec![dtype, dtype],
             Rope => vec![dtype; 3],
@@ -273,7 +284,7 @@ impl Body {
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
             // x, the weight, its scale, zero point and offset.
-            QGemv(w) | QGemm(w) => vec![dtype, w, dtype, w, dtype],
+            QGemv(w, _) | QGemm(w) => vec![dtype, w, dtype, w, dtype],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -374,7 +385,7 @@ impl ModuleKey {
             Frame::Rows => {
                 match body {
                     Body::Pool => {}
-                    Body::Gemv | Body::QGemv(_) => parts.push(src::MATMUL_PARAMS.into()),
+                    Body::Gemv | Body::QGemv(..) => parts.push(src::MATMUL_PARAMS.into()),
                     _ => parts.push(src::ROWS_PARAMS.into()),
                 }
                 parts.extend([src::ROWS.into(), store.into()]);
@@ -398,9 +409,18 @@ impl ModuleKey {
             parts.push(if self.subgroup > 0 { src::LANES_SUBGROUP } else { src::LANES_TREE }.into());
         }
         parts.push(body.file().into());
-        parts.join("\n")
+        let source = parts.join("\n");
+        match body.params() {
+            ParamBinding::Uniform => source,
+            // The parameter files declare the block as a uniform; the struct is laid out the
+            // same way in either address space.
+            ParamBinding::Storage => source.replace(PARAMS_UNIFORM, "@group(0) @binding(0) var<storage, read>"),
+        }
     }
 }
+
+/// How every parameter file declares its block.
+const PARAMS_UNIFORM: &str = "@group(0) @binding(0) var<uniform>";
 
 /// The name of input binding k in WGSL (`a`, `b`...; loaded by `load_a`...).
 pub fn input_name(k: usize) -> &'static str {

@@ -5,10 +5,12 @@
 use super::{dims8, element_bits, strides32, Cx, KernelCall, Lowering};
 use crate::kernel::{KernelId, KernelKey, RemapMode, ResampleMode};
 use crate::params::{Params, Uniform};
+use crate::storage::Storage;
 use webnn_core::ops::*;
 use webnn_core::{Error, Operand, Result};
 
-/// out = input read through `a_strides` from `base`.
+/// out = input read through `a_strides` from `base`: a word copy when that read is contiguous
+/// whole words.
 fn strided(
     cx: &Cx,
     input: Operand,
@@ -16,6 +18,9 @@ fn strided(
     base: u32,
     a_strides: &[u32],
 ) -> Result<KernelCall> {
+    if let Some(copy) = word_copy(cx, input, output, base, a_strides)? {
+        return Ok(copy);
+    }
     let mut params = cx.output_params(output)?;
     params.base = base;
     params.a_strides = dims8(a_strides)?;
@@ -26,6 +31,29 @@ fn strided(
         output,
         uniform: Uniform::Params(params),
     })
+}
+
+/// The `Copy` call of a strided read of the whole input in order (exactly the output's own
+/// strides); None otherwise. The rule must not depend on sizes: a dynamic graph runs the
+/// kernels chosen at its bounds at every size (`KernelKey::tuned_like`), so a contiguous
+/// part of the input, or a transpose that only moves dimensions of size 1, stays strided.
+fn word_copy(cx: &Cx, input: Operand, output: Operand, base: u32, a_strides: &[u32]) -> Result<Option<KernelCall>> {
+    let shape = cx.shape(output)?;
+    let n = super::elements(&shape);
+    let in_order = strides32(&shape)? == a_strides;
+    if base != 0 || !in_order || n != super::elements(&cx.shape(input)?) {
+        return Ok(None);
+    }
+    // Every word of the input's buffer (a packed type's last word whole).
+    let words = if n == 0 { 0 } else { Storage::of(cx.dtype(input)).buffer_bytes(n).ok_or_else(super::too_large)? / 4 };
+    let params = Params::new(&[super::u32_of(words)?], words)?;
+    let word = webnn_core::DataType::Uint32;
+    Ok(Some(KernelCall {
+        key: KernelKey::new(KernelId::Copy, word, word),
+        inputs: vec![input],
+        output,
+        uniform: Uniform::Params(params),
+    }))
 }
 
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-transpose>: the permutation defaults to

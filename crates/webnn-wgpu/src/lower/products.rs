@@ -1,7 +1,7 @@
 //! Matrix products and convolutions on the tiled gemm frame.
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
-use crate::kernel::{gemm_rows, lanes_for, KernelId, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
+use crate::kernel::{gemm_rows, lanes_for, KernelId, ParamBinding, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
@@ -333,7 +333,9 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// A `QuantizedLinear` match (`webnn_core::fusion`): `x · Wᵀ` from the 4/8-bit weight, its
 /// scales, zero points and offsets, without expanding W. `cx.node` is the match's gemm.
 /// On a CPU adapter each output gets one invocation (no workgroup reduction): its barriers
-/// cost more there than splitting the blocks gains (2.4x on lavapipe).
+/// cost more there than splitting the blocks gains (2.4x on lavapipe). Its parameters are
+/// bound as storage there (`ParamBinding::Storage`: a decode step's gemv time halves on
+/// lavapipe).
 pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_adapter: bool) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
@@ -353,8 +355,12 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
         check_tiles(m, q.n, [8 * rows, TILE], 1)?;
         KernelId::QGemm { weight, offset, clamp, rows }
     } else {
-        let lanes = if cpu_adapter { 1 } else { lanes_for((q.k / q.block).div_ceil(2)) };
-        KernelId::QGemv { weight, offset, clamp, lanes }
+        let (lanes, params) = if cpu_adapter {
+            (1, ParamBinding::Storage)
+        } else {
+            (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform)
+        };
+        KernelId::QGemv { weight, offset, clamp, lanes, params }
     };
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
     let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
