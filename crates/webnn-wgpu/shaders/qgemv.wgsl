@@ -17,8 +17,14 @@ override W_SIGNED: bool = false;
 
 // Rows of x per frame row: the weight words are read once for four rows of x (prefill).
 const XR: u32 = 4u;
+// With one row of x, output columns per frame row: 1, or 4 to read x once for four weight
+// rows (CPU adapters, where x's loads cost as much as the arithmetic).
+override COLS: u32 = 1u;
 
 fn row_count() -> u32 {
+    if (M.m == 1u) {
+        return (M.n + COLS - 1u) / COLS;
+    }
     return ((M.m + XR - 1u) / XR) * M.n;
 }
 
@@ -113,11 +119,72 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     }
 }
 
+// One row of x against four weight rows from n0 (COLS = 4): x is loaded once per word for
+// all four, and its block sums are shared. Columns past the last repeat it, never stored.
+fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
+    var acc = vec4<f32>(0.0);
+    if (live) {
+        let per_word = 32u / W_BITS;
+        let block = M.c_m;
+        let blocks = M.c_n;
+        let last = M.n - 1u;
+        let n = vec4<u32>(n0, min(n0 + 1u, last), min(n0 + 2u, last), min(n0 + 3u, last));
+        for (var bk = lane; bk < blocks; bk += LANES) {
+            let at = bk * block;
+            let word0 = (n * M.k + at) / per_word;
+            var xq = vec4<f32>(0.0);
+            var xs = vec4<f32>(0.0);
+            for (var w = 0u; w < block / per_word; w++) {
+                let i = at + w * per_word;
+                let v0 = word_values(b[word0.x + w]);
+                let v1 = word_values(b[word0.y + w]);
+                let v2 = word_values(b[word0.z + w]);
+                let v3 = word_values(b[word0.w + w]);
+                if (W_BITS == 4u) {
+                    let xe = x4(i, 2u);
+                    let xo = x4(i + 1u, 2u);
+                    xq += vec4<f32>(dot(xe, v0.lo) + dot(xo, v0.hi), dot(xe, v1.lo) + dot(xo, v1.hi),
+                                    dot(xe, v2.lo) + dot(xo, v2.hi), dot(xe, v3.lo) + dot(xo, v3.hi));
+                    xs += xe + xo;
+                } else {
+                    let xv = x4(i, 1u);
+                    xq += vec4<f32>(dot(xv, v0.lo), dot(xv, v1.lo), dot(xv, v2.lo), dot(xv, v3.lo));
+                    xs += xv;
+                }
+            }
+            let sx = dot(xs, vec4<f32>(1.0));
+            let s = n * blocks + bk;
+            acc += vec4<f32>(block_part(s.x, xq.x, sx), block_part(s.y, xq.y, sx),
+                             block_part(s.z, xq.z, sx), block_part(s.w, xq.w, sx));
+        }
+    }
+    acc.x = lanes_reduce(OP_REDUCE_SUM, acc.x, slot, lane);
+    acc.y = lanes_reduce(OP_REDUCE_SUM, acc.y, slot, lane);
+    acc.z = lanes_reduce(OP_REDUCE_SUM, acc.z, slot, lane);
+    acc.w = lanes_reduce(OP_REDUCE_SUM, acc.w, slot, lane);
+    if (live && lane == 0u) {
+        finish_product(0u, 0u, n0, acc.x);
+        if (n0 + 1u < M.n) {
+            finish_product(0u, 0u, n0 + 1u, acc.y);
+        }
+        if (n0 + 2u < M.n) {
+            finish_product(0u, 0u, n0 + 2u, acc.z);
+        }
+        if (n0 + 3u < M.n) {
+            finish_product(0u, 0u, n0 + 3u, acc.w);
+        }
+    }
+}
+
 fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     let n = row % M.n;
     // Uniform control flow: M.m is the same for the whole dispatch.
     if (M.m == 1u) {
-        run_single(n, slot, lane, live);
+        if (COLS == 4u) {
+            run_single4(row * 4u, slot, lane, live);
+        } else {
+            run_single(n, slot, lane, live);
+        }
         return;
     }
     let m0 = (row / M.n) * XR;

@@ -76,7 +76,9 @@ fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         Uniform::Pool(p) => rows(p.rows),
         Uniform::Matmul(m) => match key.kernel {
             KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
-            // Four rows of x per frame row (qgemv.wgsl's XR).
+            // With one row of x, COLS weight rows per frame row; otherwise four rows of x
+            // (qgemv.wgsl's XR).
+            KernelId::QGemv { cols, .. } if m.m == 1 => rows(m.n.div_ceil(cols)),
             KernelId::QGemv { .. } => rows(m.m.div_ceil(4).saturating_mul(m.n)),
             _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(tile_rows(key)), m.batches]),
         },

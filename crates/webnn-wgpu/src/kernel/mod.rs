@@ -167,6 +167,8 @@ pub enum KernelId {
         clamp: bool,
         lanes: u32,
         params: ParamBinding,
+        /// Output columns per invocation group with one row of x (qgemv.wgsl's COLS).
+        cols: u32,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -324,8 +326,9 @@ impl KernelKey {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            QGemv { weight, offset, clamp, lanes, .. } => {
+            QGemv { weight, offset, clamp, lanes, cols, .. } => {
                 c.push(("LANES", lanes as f64));
+                c.push(("COLS", cols as f64));
                 c.push(("HAS_C", 0.0));
                 c.push(("HAS_CLAMP", flag(clamp)));
                 c.push(("HAS_OFFSET", flag(offset)));
@@ -483,7 +486,9 @@ impl KernelKey {
                         let offset = c;
                         for l in lanes() {
                             for params in [ParamBinding::Uniform, ParamBinding::Storage] {
-                                keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params }, t, t));
+                                for cols in [1, 4] {
+                                    keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params, cols }, t, t));
+                                }
                             }
                         }
                         for rows in [2, 4, 8] {

@@ -355,12 +355,12 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
         check_tiles(m, q.n, [8 * rows, TILE], 1)?;
         KernelId::QGemm { weight, offset, clamp, rows }
     } else {
-        let (lanes, params) = if cpu_adapter {
-            (1, ParamBinding::Storage)
+        let (lanes, params, cols) = if cpu_adapter {
+            (1, ParamBinding::Storage, 4)
         } else {
-            (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform)
+            (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform, 1)
         };
-        KernelId::QGemv { weight, offset, clamp, lanes, params }
+        KernelId::QGemv { weight, offset, clamp, lanes, params, cols }
     };
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
     let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
