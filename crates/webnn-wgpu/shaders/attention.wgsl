@@ -34,17 +34,27 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
     // The lowest f32, as bits: the decimal form rounds past f32 for some WGSL compilers (Tint).
     var top = bitcast<f32>(0xff7fffffu);
     if (live) {
-        for (var t = start + lane; t < end; t += LANES) {
-            var score = R.f.y;
-            if (load_d(s * total + t) != 0u) {
-                var dot = 0.0;
-                for (var d = 0u; d < hd; d++) {
-                    dot += load_a(row * hd + d) * load_b(t * width + h * hd + d);
-                }
-                score = dot * R.f.x;
+        // Four of the lane's keys at a time (t, t + LANES...), so each q element is loaded
+        // once for four keys; keys past the end read the last one and are not kept.
+        for (var t = start + lane; t < end; t += 4u * LANES) {
+            let keys = vec4<u32>(t, t + LANES, t + 2u * LANES, t + 3u * LANES);
+            let at = min(keys, vec4<u32>(end - 1u)) * width + h * hd;
+            var dots = vec4<f32>(0.0);
+            for (var d = 0u; d < hd; d++) {
+                let k = vec4<f32>(load_b(at.x + d), load_b(at.y + d), load_b(at.z + d), load_b(at.w + d));
+                dots += load_a(row * hd + d) * k;
             }
-            probs[t - start] = score;
-            top = max(top, score);
+            for (var j = 0u; j < 4u; j++) {
+                let key = keys[j];
+                if (key < end) {
+                    var score = R.f.y;
+                    if (load_d(s * total + key) != 0u) {
+                        score = dots[j] * R.f.x;
+                    }
+                    probs[key - start] = score;
+                    top = max(top, score);
+                }
+            }
         }
     }
     top = lanes_reduce(OP_REDUCE_MAX, top, slot, lane);
