@@ -64,9 +64,9 @@ pub enum KernelId {
     /// out[i] = a[base + coordinates . strides]: transpose, expand, slice, reverse, split,
     /// copies.
     Strided,
-    /// Word u of the output is word base + u of the input: strided calls that read contiguous
-    /// whole words (the scatters' copy of their input, contiguous slices), without the
-    /// per-element coordinate arithmetic. Built on uint32 whatever the data type.
+    /// Word u of the output is word base + u of the input: strided calls that read the whole
+    /// input in order (the scatters' copy of their input), without the per-element coordinate
+    /// arithmetic. Built on uint32 whatever the data type.
     Copy,
     /// pad and tile.
     Remap(RemapMode),
@@ -187,7 +187,8 @@ pub enum ParamBinding {
     /// A read-only storage buffer. Mesa's lavapipe (22.x) inlines uniform values that decide
     /// branches and loop bounds, and compiles the inlined shader again at every dispatch when
     /// that halves it: about 1 ms per dispatch, more than a decode step's quantized gemv
-    /// computes. Its loops read no parameters, so nothing is lost in storage.
+    /// computes. The gemv on CPU adapters binds its block so; its loops read their bounds
+    /// once, so storage costs it nothing.
     Storage,
 }
 

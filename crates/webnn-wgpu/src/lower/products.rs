@@ -333,9 +333,10 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// A `QuantizedLinear` match (`webnn_core::fusion`): `x · Wᵀ` from the 4/8-bit weight, its
 /// scales, zero points and offsets, without expanding W. `cx.node` is the match's gemm.
 /// On a CPU adapter each output gets one invocation (no workgroup reduction): its barriers
-/// cost more there than splitting the blocks gains (2.4x on lavapipe). Its parameters are
-/// bound as storage there (`ParamBinding::Storage`: a decode step's gemv time halves on
-/// lavapipe).
+/// cost more there than splitting the blocks gains (2.4x on lavapipe). There, too, its
+/// parameters are bound as storage (`ParamBinding::Storage`: a decode step's gemv time
+/// halves on lavapipe) and with one row of x an invocation computes 4 outputs from one load
+/// of x (another 2.5x).
 pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_adapter: bool) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
