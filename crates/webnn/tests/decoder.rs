@@ -17,7 +17,6 @@ fn decoder_64_steps_on_wgpu_match_cpu_token_by_token() {
     let mut cpu = Decoder::new(Context::reference(), config, 7).unwrap();
     let mut gpu = Decoder::new(Context::wgpu(WgpuBackend::new().unwrap()), config, 7).unwrap();
     let (want, want_logits) = cpu.generate(&PROMPT, 64).unwrap();
-    let pipelines = gpu.ctx.pipelines().unwrap();
     let (got, got_logits) = gpu.generate(&PROMPT, 64).unwrap();
     let mut worst = 0f32;
     for (a, b) in want_logits.iter().zip(&got_logits) {
@@ -28,10 +27,15 @@ fn decoder_64_steps_on_wgpu_match_cpu_token_by_token() {
     eprintln!("decoder: 64 tokens, logits max |cpu - wgpu| = {worst:e}");
     assert_eq!(got, want, "greedy tokens");
     assert!(worst < 1e-3, "logits differ by {worst}");
-    // The prompt (5 tokens) and every decode step ran on the kernels chosen at the bounds.
-    let after_compile = gpu.ctx.pipelines().unwrap();
-    assert_eq!(after_compile, pipelines, "pipelines created while decoding");
-    assert_eq!(gpu.graph.shapes_built(), Some(1), "steps rebuilt for a size");
+    // The prompt (5 tokens) ran on the tiled products chosen at the bounds, the decode steps
+    // on one more set of steps (gemv); a second prompt and its decode steps switch between
+    // the two and build or create nothing.
+    let pipelines = gpu.ctx.pipelines().unwrap();
+    assert_eq!(gpu.graph.shapes_built(), Some(2), "one set of steps for the prompt, one for decode steps");
+    let (again, _) = gpu.generate(&PROMPT, 4).unwrap();
+    assert_eq!(again, want[..4], "greedy tokens of a second prompt");
+    assert_eq!(gpu.ctx.pipelines().unwrap(), pipelines, "pipelines created for sizes met before");
+    assert_eq!(gpu.graph.shapes_built(), Some(2), "steps rebuilt for sizes met before");
     assert_eq!(gpu.graph.copied_bytes(), Some(0), "the caches are updated in place, nothing copied");
     assert!(want.iter().collect::<std::collections::HashSet<_>>().len() > 4, "a decoder that repeats one token tests little");
 }

@@ -215,9 +215,11 @@ fn flag(b: bool) -> f64 {
 
 impl KernelKey {
     /// `bound` in place of this key where the two differ only in tuning (lanes, gemm rows,
-    /// row-frame or tiled product, broadcasting where `bound` broadcasts): their kernels read
-    /// the same uniform block, so a graph with dynamic dimensions keeps the kernels it chose at
-    /// its bounds for every size (no new pipeline, no new bind group). None otherwise.
+    /// broadcasting where `bound` broadcasts): their kernels read the same uniform block, so a
+    /// graph with dynamic dimensions keeps the kernels it chose at its bounds for every such
+    /// size (no new pipeline, no new bind group). None otherwise: row-frame and tiled products
+    /// stay apart, since a decode step's row in a tile of 16 to 64 wastes the tile; such a
+    /// graph keeps a set of steps for each (`WgpuGraph::select`).
     pub fn tuned_like(self, bound: KernelKey) -> Option<KernelKey> {
         use KernelId::*;
         if (self.dtype, self.out) != (bound.dtype, bound.out) || (self.broadcast && !bound.broadcast) {
@@ -230,9 +232,8 @@ impl KernelKey {
             (Normalize { scale, bias, rms, .. }, Normalize { scale: s, bias: b, rms: r, .. }) => {
                 (scale, bias, rms) == (s, b, r)
             }
-            (Matmul { c, clamp, .. } | Gemv { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. } | Gemv { c: c2, clamp: k2, .. }) => {
-                (c, clamp) == (c2, k2)
-            }
+            (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
+            | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
             (QGemv { weight, offset, clamp, .. }, QGemv { weight: w, offset: o, clamp: k, .. })
             | (QGemm { weight, offset, clamp, .. }, QGemm { weight: w, offset: o, clamp: k, .. }) => {
                 (weight, offset, clamp) == (w, o, k)
