@@ -14,9 +14,8 @@ bash scripts/build-web.sh --harness   # the polyfill (pkg-js/dist) and the in-pa
 echo "== native tests"
 cargo test --workspace --exclude webnn-browser-tests
 cargo test -p webnn --features ort,coreml   # the facade with every backend compiled in
-# SmolLM2 on ONNX Runtime: its known answer, parity with llama.cpp. One test at a time: ONNX
-# Runtime's optimizer peaks near 20 GB building this graph's session, two at once exhaust 24 GB.
-cargo test -p webnn-llm --features ort --test smollm --test llama -- on_onnx_runtime --test-threads=1
+# SmolLM2 on ONNX Runtime: its known answer, parity with llama.cpp.
+cargo test -p webnn-llm --features ort --test smollm --test llama -- on_onnx_runtime
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
 cargo check -q -p webnn-gemm -p webnn-fast --target aarch64-apple-darwin   # the NEON kernels (aarch64)
 cargo run -q -p webnn-wpt -- --backend fast   # WPT on the fast CPU backend (webnn-fast)

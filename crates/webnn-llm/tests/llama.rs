@@ -2,7 +2,7 @@
 //! same GGUF: tokenization, teacher-forced top-1 agreement over 300+ positions, and greedy
 //! continuations of 32 tokens on three prompts. The WebNN graph runs on the fast cpu backend
 //! (its fused quantized products and attention) and, with the `ort` feature, on ONNX Runtime
-//! (every op as ONNX Runtime runs it); tests/smollm.rs holds wgpu to the reference
+//! (its 4-bit products as MatMulNBits, every other op as ONNX Runtime runs it); tests/smollm.rs holds wgpu to the reference
 //! interpreter. llama.cpp rounds activations to 8 bits inside its quantized dot products, so
 //! rare near-ties may part; the test reports where.
 

@@ -13,6 +13,7 @@
 //! packs them), held as int8/uint8 inside the model.
 
 mod emit;
+mod nbits;
 mod ops;
 
 /// The ONNX protobuf types (generated from `proto/onnx.proto`).
@@ -152,9 +153,34 @@ fn value_info(name: &str, desc: &OperandDescriptor) -> ValueInfoProto {
     }
 }
 
-/// Converts a validated graph.
+/// What a conversion may use beyond the standard operator set.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConvertOptions {
+    /// Fused 4-bit quantized products as ONNX Runtime's `com.microsoft.MatMulNBits`: the
+    /// weights stay 4-bit (for ONNX Runtime; other runtimes may lack the operator).
+    pub matmul_nbits: bool,
+}
+
+/// Converts a validated graph to standard ONNX.
 pub fn convert(graph: &Graph) -> Result<OnnxModel> {
+    convert_with(graph, ConvertOptions::default())
+}
+
+/// Converts a validated graph.
+pub fn convert_with(graph: &Graph, options: ConvertOptions) -> Result<OnnxModel> {
     let graph = passes::expand(graph, &|_| true)?;
+    let fused = if options.matmul_nbits { nbits::matches(&graph) } else { Vec::new() };
+    let absorbed: std::collections::HashSet<usize> = fused.iter().flat_map(|q| q.absorbed.iter().copied()).collect();
+    // Constants that only absorbed nodes read are not emitted (MatMulNBits has its own).
+    let mut kept = vec![false; graph.operands.len()];
+    for (_, node) in graph.nodes.iter().enumerate().filter(|(i, _)| !absorbed.contains(i)) {
+        for o in node.op.operands() {
+            kept[o.index()] = true;
+        }
+    }
+    for (_, o) in &graph.outputs {
+        kept[o.index()] = true;
+    }
     let mut em = Em::new(&graph);
     let mut inputs = Vec::new();
     for (i, (name, o)) in graph.inputs.iter().enumerate() {
@@ -177,6 +203,9 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
     }
     for (i, info) in graph.operands.iter().enumerate() {
         if let Source::Constant(data) = &info.source {
+            if !absorbed.is_empty() && !kept[i] {
+                continue;
+            }
             let desc = &info.desc;
             let shape = desc.require_static("a constant")?;
             let dims: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
@@ -188,8 +217,15 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
             em.set(webnn_core::Operand::from_raw(0, i as u32), name);
         }
     }
-    for node in &graph.nodes {
-        ops::lower(&mut em, node).map_err(|e| e.at(node.op.name(), node.op.label()))?;
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if absorbed.contains(&i) {
+            continue;
+        }
+        let lowered = match fused.iter().find(|q| q.node == i) {
+            Some(q) => nbits::lower(&mut em, q, node.outputs[0]),
+            None => ops::lower(&mut em, node),
+        };
+        lowered.map_err(|e| e.at(node.op.name(), node.op.label()))?;
     }
     let mut outputs = Vec::new();
     for (i, (name, o)) in graph.outputs.iter().enumerate() {
@@ -238,10 +274,10 @@ pub fn convert(graph: &Graph) -> Result<OnnxModel> {
         ir_version: Some(IR_VERSION),
         producer_name: Some("webnn-rs".into()),
         producer_version: Some(env!("CARGO_PKG_VERSION").into()),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(OPSET),
-        }],
+        opset_import: std::iter::once((String::new(), OPSET))
+            .chain((!fused.is_empty()).then(|| (nbits::DOMAIN.to_owned(), 1)))
+            .map(|(domain, version)| OperatorSetIdProto { domain: Some(domain), version: Some(version) })
+            .collect(),
         graph: Some(g),
         ..Default::default()
     };

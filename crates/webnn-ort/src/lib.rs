@@ -32,6 +32,8 @@ pub enum Provider {
 pub struct OrtBackend {
     provider: Provider,
     threads: usize,
+    /// Fused 4-bit quantized products as `com.microsoft.MatMulNBits` (`webnn_onnx::ConvertOptions`).
+    matmul_nbits: bool,
 }
 
 pub(crate) fn ort_error(what: &str, e: impl std::fmt::Display) -> Error {
@@ -72,7 +74,15 @@ impl OrtBackend {
         Ok(OrtBackend {
             provider,
             threads: 0,
+            matmul_nbits: true,
         })
+    }
+
+    /// Standard ONNX only, no contrib operator: every op on ONNX Runtime's own kernels for
+    /// it (an op-by-op reference; the 4-bit products' weights are folded to float32).
+    pub fn standard_onnx(mut self) -> OrtBackend {
+        self.matmul_nbits = false;
+        self
     }
 
     /// Intra-op threads of a pool of this backend's sessions' own (0: the process-wide pool
@@ -201,7 +211,7 @@ impl Backend for OrtBackend {
     }
 
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        let model = webnn_onnx::convert(graph)?;
+        let model = webnn_onnx::convert_with(graph, webnn_onnx::ConvertOptions { matmul_nbits: self.matmul_nbits })?;
         Ok(Box::new(OrtExecutable::new(self, &model)?))
     }
 }

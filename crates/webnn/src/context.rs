@@ -261,6 +261,12 @@ impl Context {
         Context::with_engine(Engine::Wgpu(backend))
     }
 
+    /// A context on an ONNX Runtime backend of its own (a thread count, standard ONNX only).
+    #[cfg(feature = "ort")]
+    pub fn ort(backend: webnn_ort::OrtBackend) -> Context {
+        Context::with_engine(Engine::Ort(backend))
+    }
+
     fn with_engine(engine: Engine) -> Context {
         let kind = match engine {
             Engine::Fast(_) => BackendKind::Cpu,
