@@ -88,10 +88,11 @@ impl AttentionStep {
             Some(_) => values.get(self.mask)?.data.len() / seq.max(1),
             None => values.f32(self.keys)?.len() / width,
         };
-        // Units: (kv head, query row, block of keys). Each block leaves, per group member,
-        // its running maximum, sum of exponentials and weighted values; the merge rescales
-        // them to the row's maximum. Blocks depend only on `total`, so the results do not
-        // depend on the thread count; a decode step (one row) still splits into many units.
+        // Units: (query row, block of keys), every kv head. Each block leaves, per kv head and
+        // group member, its running maximum, sum of exponentials and weighted values; the
+        // merge rescales them to the row's maximum. Blocks depend only on `total`, so the
+        // results do not depend on the thread count; a decode step (one row) still splits
+        // into a unit per 256 keys.
         let blocks = total.div_ceil(KEYS).max(1);
         let stride = g * (d + 2);
         let mut partial = values.alloc(h * seq * blocks * stride);
@@ -110,7 +111,7 @@ impl AttentionStep {
         {
             let dst = SharedMut::new(&mut partial);
             let job = Job { step: self, q, keys, vals, mask, total, seq, blocks, dst: &dst };
-            ctx.pool.run(h * seq * blocks, &|unit| simd::dispatch!(ctx.simd, attend((&job, unit))));
+            ctx.pool.run(seq * blocks, &|unit| simd::dispatch!(ctx.simd, attend((&job, unit))));
         }
         for row in 0..h * seq {
             let (head, i) = (row / seq, row % seq);
@@ -168,61 +169,65 @@ struct Job<'a> {
     dst: &'a SharedMut<'a>,
 }
 
-/// Unit `unit` = (kv head, query row, block of keys): the group's queries scored against the
-/// block's keys (each key row loaded once for the group), masked, exponentiated against the
-/// block's maximum, and the values weighted by them.
+/// Unit `unit` = (query row, block of keys): every kv head's group of queries scored against
+/// the block's keys (each key row loaded once for its group), masked, exponentiated against
+/// the block's maximum, and the values weighted by them. Keys are visited once for all kv
+/// heads, so the cache rows are read in order, whole.
 #[inline(always)]
 fn attend<const FMA: bool>((job, unit): (&Job, usize)) {
     let s = job.step;
-    let (g, d, total, seq) = (s.group, s.head_dim, job.total, job.seq);
-    let width = s.heads * d;
-    let (row, block) = (unit / job.blocks, unit % job.blocks);
-    let (head, i) = (row / seq, row % seq);
+    let (h, g, d, total, seq) = (s.heads, s.group, s.head_dim, job.total, job.seq);
+    let width = h * d;
+    let (i, block) = (unit / job.blocks, unit % job.blocks);
     let keys = block * KEYS..((block + 1) * KEYS).min(total);
     let n = keys.len();
-    // Row of q for group member m: [head, m, i].
-    let q_row = |m: usize| ((head * g + m) * seq + i) * d;
-    let mut scores = vec![0.0f32; g * n];
-    let mut best = vec![f32::NEG_INFINITY; g];
+    // Score row r = head * g + m (kv head, group member); its q row is [head, m, i].
+    let rows = h * g;
+    let q_row = |r: usize| (r * seq + i) * d;
+    let mut scores = vec![0.0f32; rows * n];
+    let mut best = vec![f32::NEG_INFINITY; rows];
     for (t, j) in keys.clone().enumerate() {
-        prefetch_row(job.keys, (j + AHEAD) * width + head * d, d);
-        let key = &job.keys[j * width + head * d..][..d];
+        prefetch_row(job.keys, (j + AHEAD) * width, width);
         let keep = job.mask[i * total + j] != 0;
-        for m in 0..g {
+        for r in 0..rows {
+            let key = &job.keys[j * width + (r / g) * d..][..d];
             let v = match keep {
-                true => dot::<FMA>(&job.q[q_row(m)..q_row(m) + d], key) * s.scale,
+                true => dot::<FMA>(&job.q[q_row(r)..q_row(r) + d], key) * s.scale,
                 false => s.masked,
             };
-            scores[m * n + t] = v;
-            best[m] = best[m].max(v);
+            scores[r * n + t] = v;
+            best[r] = best[r].max(v);
         }
     }
-    let mut sums = vec![0.0f32; g];
-    for m in 0..g {
-        let row = &mut scores[m * n..(m + 1) * n];
+    let mut sums = vec![0.0f32; rows];
+    for r in 0..rows {
+        let row = &mut scores[r * n..(r + 1) * n];
         // Two passes: the exponentials vectorise, the running sum keeps its order.
-        row.iter_mut().for_each(|v| *v = exp_nonpositive::<FMA>(*v - best[m]));
-        sums[m] = row.iter().sum();
+        row.iter_mut().for_each(|v| *v = exp_nonpositive::<FMA>(*v - best[r]));
+        sums[r] = row.iter().sum();
     }
-    let mut acc = vec![0.0f32; g * d];
+    let mut acc = vec![0.0f32; rows * d];
     for (t, j) in keys.enumerate() {
-        prefetch_row(job.vals, (j + AHEAD) * width + head * d, d);
-        let value = &job.vals[j * width + head * d..][..d];
-        for m in 0..g {
-            let w = scores[m * n + t];
-            for (o, v) in acc[m * d..(m + 1) * d].iter_mut().zip(value) {
+        prefetch_row(job.vals, (j + AHEAD) * width, width);
+        for r in 0..rows {
+            let value = &job.vals[j * width + (r / g) * d..][..d];
+            let w = scores[r * n + t];
+            for (o, v) in acc[r * d..(r + 1) * d].iter_mut().zip(value) {
                 *o = fma::<FMA>(w, *v, *o);
             }
         }
     }
     let stride = g * (d + 2);
-    // SAFETY: each unit writes its own part.
-    let out = unsafe { job.dst.range(unit * stride, stride) };
-    for m in 0..g {
-        let p = &mut out[m * (d + 2)..(m + 1) * (d + 2)];
-        p[0] = best[m];
-        p[1] = sums[m];
-        p[2..].copy_from_slice(&acc[m * d..(m + 1) * d]);
+    for head in 0..h {
+        // SAFETY: each (kv head, query row, block) part is written by one unit.
+        let out = unsafe { job.dst.range(((head * seq + i) * job.blocks + block) * stride, stride) };
+        for m in 0..g {
+            let r = head * g + m;
+            let p = &mut out[m * (d + 2)..(m + 1) * (d + 2)];
+            p[0] = best[r];
+            p[1] = sums[r];
+            p[2..].copy_from_slice(&acc[r * d..(r + 1) * d]);
+        }
     }
 }
 
