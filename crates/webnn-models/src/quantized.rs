@@ -7,7 +7,7 @@
 
 use crate::rng::Rng;
 use webnn_core::ops::{GemmOptions, OpOptions};
-use webnn_core::{DataType, GraphBuilder, Operand, OperandDescriptor, Result};
+use webnn_core::{DataType, Dim, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
 
 /// The layer's shape and weight format.
 #[derive(Clone, Copy, Debug)]
@@ -32,6 +32,16 @@ fn floats(rng: &mut Rng, n: u32, lo: f32, hi: f32) -> Vec<u8> {
 }
 
 impl QuantizedLinear {
+    /// The layer as a whole graph: float32 input `x` with 1 to `max_rows` rows (the dynamic
+    /// dimension `m`), output `y`.
+    pub fn graph(&self, max_rows: u32, rng: &mut Rng) -> Result<Graph> {
+        let mut b = GraphBuilder::new();
+        let rows = Dim::Dynamic { name: "m".into(), max_size: max_rows };
+        let x = b.input("x", OperandDescriptor::with_dims(DataType::Float32, vec![rows, self.k.into()]))?;
+        let y = self.build(&mut b, x, rng)?;
+        b.build(&[("y", y)])
+    }
+
     /// `x · Wᵀ` for `x` [rows, k] float32, with random weights (every bit pattern of the
     /// quantized values), scales in [0.01, 0.1) and offsets in [-0.5, 0.5).
     pub fn build(&self, b: &mut GraphBuilder, x: Operand, rng: &mut Rng) -> Result<Operand> {

@@ -3,7 +3,7 @@
 //! op by op: every weight type, with and without Q4_1's per-block offset, two block sizes,
 //! and 1 to 40 rows of x through one graph.
 
-use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
+use webnn_core::{Backend, DataType, Graph, HostTensor, OperandDescriptor};
 use webnn_models::{QuantizedLinear, Rng};
 
 const F: DataType = DataType::Float32;
@@ -13,12 +13,8 @@ fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
 }
 
 fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
-    let mut b = GraphBuilder::new();
-    let rows = Dim::Dynamic { name: "m".into(), max_size: 40 };
-    let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, 96.into()])).unwrap();
     // 42 weight rows: not a multiple of the 4 that a CPU adapter's one-row gemv computes at once.
-    let y = QuantizedLinear { weight: t, n: 42, k: 96, block, offset }.build(&mut b, x, rng).unwrap();
-    b.build(&[("y", y)]).unwrap()
+    QuantizedLinear { weight: t, n: 42, k: 96, block, offset }.graph(40, rng).unwrap()
 }
 
 #[test]
