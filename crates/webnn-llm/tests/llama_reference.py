@@ -1,10 +1,16 @@
 """llama.cpp's answers on the SmolLM2 GGUF, for webnn-llm's parity test (tests/llama.rs).
 
 Reads a JSON request on stdin: {"model": path, "prompts": [text...], "teacher": text,
-"greedy": n}; prints {"prompts": [{"tokens": [...], "greedy": [...], "top5": [...]}], "teacher":
-{"tokens": [...], "top1": [...], "top5": [[[token, logit] x5] per position]}}. Tokenization parses special tokens (<|im_start|>...) and
+"greedy": n}; prints {"prompts": [{"tokens": [...], "greedy": [...], "top5": [...],
+"greedy_stepwise": [...]}], "teacher": {"tokens": [...], "top1": [...], "top5": [[[token, logit] x5]
+per position], "top1_stepwise": [...]}}. Tokenization parses special tokens (<|im_start|>...) and
 adds no BOS, as the model's chat use does. Greedy decoding takes the argmax of the logits
 (first index on ties) and stops at <|im_end|>.
+
+The *_stepwise answers are llama.cpp's again with each prompt fed one token at a time instead
+of in one batch: the same model and weights, other kernels and summation orders (its batched
+products run tiled), which measures how far llama.cpp's own answers move under float32
+reordering alone.
 """
 import json
 import sys
@@ -25,30 +31,45 @@ def main():
     llm = Llama(model_path=req["model"], n_ctx=1024, n_batch=512, n_threads=2,
                 logits_all=True, verbose=False)
     eos = llm.token_eos()
-    out = {"prompts": []}
-    for text in req["prompts"]:
-        tokens = llm.tokenize(text.encode(), add_bos=False, special=True)
+    def feed(tokens, stepwise):
         llm.reset()
-        llm.eval(tokens)
-        greedy, tops = [], []
+        if stepwise:
+            for t in tokens:
+                llm.eval([t])
+        else:
+            llm.eval(tokens)
+
+    def greedy(tokens, stepwise):
+        feed(tokens, stepwise)
+        chosen, tops = [], []
         for _ in range(req["greedy"]):
             row = list(map(float, llm.scores[llm.n_tokens - 1]))
             tok = argmax(row)
-            greedy.append(tok)
+            chosen.append(tok)
             tops.append([[t, row[t]] for t in sorted(range(len(row)), key=lambda t: -row[t])[:5]])
             if tok == eos:
                 break
             llm.eval([tok])
-        out["prompts"].append({"tokens": tokens, "greedy": greedy, "top5": tops})
+        return chosen, tops
+
+    out = {"prompts": []}
+    for text in req["prompts"]:
+        tokens = llm.tokenize(text.encode(), add_bos=False, special=True)
+        chosen, tops = greedy(tokens, False)
+        stepwise, _ = greedy(tokens, True)
+        out["prompts"].append({"tokens": tokens, "greedy": chosen, "top5": tops,
+                               "greedy_stepwise": stepwise})
     tokens = llm.tokenize(req["teacher"].encode(), add_bos=False, special=True)
-    llm.reset()
-    llm.eval(tokens)
+    feed(tokens, True)
+    top1_stepwise = [argmax(list(map(float, llm.scores[i]))) for i in range(len(tokens))]
+    feed(tokens, False)
     rows = [list(map(float, llm.scores[i])) for i in range(len(tokens))]
     top1 = [argmax(r) for r in rows]
     # The five best (token, logit) per position, to measure how near a tie a difference is.
     top5 = [sorted(range(len(r)), key=lambda t: -r[t])[:5] for r in rows]
     out["teacher"] = {"tokens": tokens, "top1": top1,
-                      "top5": [[[t, rows[i][t]] for t in ts] for i, ts in enumerate(top5)]}
+                      "top5": [[[t, rows[i][t]] for t in ts] for i, ts in enumerate(top5)],
+                      "top1_stepwise": top1_stepwise}
     json.dump(out, sys.stdout)
 
 
