@@ -1,8 +1,9 @@
 //! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries), or with
 //! `--cpu` the time per step kind on the fast cpu backend: where a token's time goes.
-//! `--seq N` profiles a prompt chunk of N tokens instead.
+//! `--seq N` profiles a prompt chunk of N tokens instead; `--shapes` (cpu) groups steps by
+//! their whole description, shapes included.
 //!
-//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--unfused] [--cpu [--threads N]]
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--unfused] [--cpu [--threads N] [--shapes]]
 
 use std::collections::BTreeMap;
 use webnn_core::{DataType, HostTensor, OperandDescriptor};
@@ -32,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     if args.iter().any(|a| a == "--cpu") {
         let threads = args.iter().position(|a| a == "--threads").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(1);
-        return cpu(&graph, &named, seq, context, threads);
+        return cpu(&graph, &named, seq, context, threads, args.iter().any(|a| a == "--shapes"));
     }
     let mut backend = webnn_wgpu::WgpuBackend::new()?;
     if args.iter().any(|a| a == "--unfused") {
@@ -65,7 +66,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// The fast cpu backend's steps, grouped by kind (their description up to the first digit),
 /// median time over 20 runs.
-fn cpu(graph: &webnn_core::Graph, named: &[(String, HostTensor)], seq: u32, context: u32, threads: usize) -> Result<(), Box<dyn std::error::Error>> {
+fn cpu(
+    graph: &webnn_core::Graph,
+    named: &[(String, HostTensor)],
+    seq: u32,
+    context: u32,
+    threads: usize,
+    shapes: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
     let g = webnn_fast::FastBackend::new(threads).compile_graph(graph)?;
     let mut inputs = std::collections::HashMap::new();
     for (n, t) in named {
@@ -74,7 +82,11 @@ fn cpu(graph: &webnn_core::Graph, named: &[(String, HostTensor)], seq: u32, cont
     let steps = g.profile(&inputs, 20)?;
     let mut by: BTreeMap<String, (usize, f64)> = BTreeMap::new();
     for (d, secs) in &steps {
-        let kind: String = d.split(|c: char| c.is_ascii_digit()).next().unwrap_or("").trim().to_owned();
+        let kind: String = if shapes {
+            d.clone()
+        } else {
+            d.split(|c: char| c.is_ascii_digit()).next().unwrap_or("").trim().to_owned()
+        };
         let e = by.entry(kind).or_default();
         e.0 += 1;
         e.1 += secs;
