@@ -7,7 +7,8 @@
 //! into sixteen running sums per row, reduced once per output. A 4-bit block of B values
 //! keeps value t in the low nibble of byte t and value t + B/2 in its high nibble (the
 //! layout llama.cpp uses), so sixteen bytes widen to two full vectors without shuffles. For
-//! more rows, a panel of columns is dequantized to floats and multiplied by the f32 GEMM.
+//! more rows, a panel of columns is dequantized straight into the f32 GEMM's packed layout
+//! (`PackedB::from_columns`; AVX-512 by the row kernel's table lookup) and multiplied by it.
 //! The one- and two-row kernels are written with intrinsics for AVX-512, for AVX2 + FMA and
 //! for wasm simd128 / relaxed SIMD (AVX-512's 4-bit kernel looks each weight up in its block's
 //! sixteen dequantized values instead of converting it: 8% less time per decode step); elsewhere (NEON, x86 without AVX2) a portable loop runs them,
@@ -194,7 +195,7 @@ impl QGemmStep {
                 let cols = task * COLUMNS..((task + 1) * COLUMNS).min(n);
                 let mut acc = vec![0.0f32; m * cols.len()];
                 if m > GEMV_ROWS {
-                    self.columns_by_gemm(m, x, cols.clone(), &mut acc);
+                    self.columns_by_gemm(ctx.simd, m, x, cols.clone(), &mut acc);
                 } else if !self.vector_columns(ctx.simd, m, x, cols.clone(), &mut acc) {
                     let out = &mut acc[..];
                     simd::dispatch!(ctx.simd, columns_generic((self, x, cols.clone()), out));
@@ -244,20 +245,30 @@ impl QGemmStep {
     }
 
     /// Columns `cols` for every row through the f32 GEMM: the panel's weights dequantized
-    /// (k x columns, as B), packed, multiplied.
-    fn columns_by_gemm(&self, m: usize, x: &[f32], cols: std::ops::Range<usize>, acc: &mut [f32]) {
-        let (k, block, w) = (self.k, self.block, cols.len());
-        let mut panel = vec![0.0f32; k * w];
-        let mut tmp = vec![0.0f32; block];
-        for (c, j) in cols.enumerate() {
-            for b in 0..k / block {
-                self.dequantize_block(j, b, &mut tmp);
-                for (t, v) in tmp.iter().enumerate() {
-                    panel[(b * block + t) * w + c] = *v;
-                }
+    /// straight into the GEMM's packed layout (k x columns, as B), then multiplied.
+    fn columns_by_gemm(&self, simd: Simd, m: usize, x: &[f32], cols: std::ops::Range<usize>, acc: &mut [f32]) {
+        let (k, block, w, blocks) = (self.k, self.block, cols.len(), self.k / self.block);
+        let packed = webnn_gemm::PackedB::from_columns(self.isa, k, w, None, |c, values| {
+            let j = cols.start + c;
+            #[cfg(target_arch = "x86_64")]
+            if simd == Simd::Avx512 && self.bits == 4 && block.is_multiple_of(32) {
+                let rb = self.row_bytes();
+                let params = j * blocks..(j + 1) * blocks;
+                // SAFETY: `Simd::Avx512` comes from `Isa::detect`; the kernel checks the bounds.
+                return unsafe {
+                    x86::q4_dequantize_avx512(
+                        &self.weights[j * rb..(j + 1) * rb],
+                        &self.scale[params.clone()],
+                        &self.shift[params],
+                        block,
+                        values,
+                    )
+                };
             }
-        }
-        let packed = webnn_gemm::PackedB::new(self.isa, k, w, &panel, None);
+            for (b, out) in values.chunks_exact_mut(block).enumerate() {
+                self.dequantize_block(j, b, out);
+            }
+        });
         webnn_gemm::gemm(m, x, k, &packed, acc, w, webnn_gemm::Epilogue::NONE);
     }
 }
@@ -483,6 +494,26 @@ mod x86 {
             }
         }
         _mm512_reduce_add_ps(_mm512_add_ps(acc[0], acc[1]))
+    }
+
+    /// A 4-bit row dequantized into `out` with AVX-512 (blocks a multiple of 32), by the
+    /// row kernel's table lookup: `fma(q, scale, shift)` per weight.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn q4_dequantize_avx512(row: &[u8], scale: &[f32], shift: &[f32], block: usize, out: &mut [f32]) {
+        let half = block / 2;
+        assert!(
+            row.len() >= scale.len() * half && out.len() >= scale.len() * block && shift.len() == scale.len()
+        );
+        let values = _mm512_setr_ps(0., 1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15.);
+        for b in 0..scale.len() {
+            let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
+            let (q, o) = (row.as_ptr().add(b * half), out.as_mut_ptr().add(b * block));
+            for t in (0..half).step_by(16) {
+                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(t).cast()));
+                _mm512_storeu_ps(o.add(t), _mm512_permutexvar_ps(bytes, table));
+                _mm512_storeu_ps(o.add(half + t), _mm512_permutexvar_ps(_mm512_srli_epi32(bytes, 4), table));
+            }
+        }
     }
 
     /// The 8-bit row with AVX-512 (blocks a multiple of 16; others take the AVX2 kernel).

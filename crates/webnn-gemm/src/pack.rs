@@ -31,11 +31,65 @@ impl PackedB {
     /// Panics when `isa` is not supported here (check with [`Isa::is_supported`]) or a slice
     /// length does not match.
     pub fn new(isa: Isa, k: usize, n: usize, b: &[f32], bias: Option<&[f32]>) -> PackedB {
+        let size = k.checked_mul(n).expect("k * n overflows");
+        assert_eq!(b.len(), size, "B must hold k * n = {k} * {n} values");
+        let mut packed = PackedB::zeroed(isa, k, n, bias);
+        let nr = packed.kernels.nr;
+        for p in 0..n.div_ceil(nr) {
+            let n0 = p * nr;
+            let width = nr.min(n - n0);
+            let rows = &mut packed.panel_mut(p)[nr..];
+            for (dst, src) in rows.chunks_exact_mut(nr).zip(b.chunks_exact(n.max(1))) {
+                dst[..width].copy_from_slice(&src[n0..n0 + width]);
+            }
+        }
+        packed
+    }
+
+    /// Packs B (`k` x `n`) column by column: `column(j, values)` writes column `j`'s `k`
+    /// values into `values`. For weights produced per output column (dequantized ones), this
+    /// writes each value once, into its panel, with no row-major copy of B in between.
+    ///
+    /// Panics as [`PackedB::new`] does.
+    pub fn from_columns(
+        isa: Isa,
+        k: usize,
+        n: usize,
+        bias: Option<&[f32]>,
+        mut column: impl FnMut(usize, &mut [f32]),
+    ) -> PackedB {
+        let mut packed = PackedB::zeroed(isa, k, n, bias);
+        let nr = packed.kernels.nr;
+        // A panel's columns, one after another, then copied across into its rows of `nr`.
+        let mut columns = vec![0.0f32; nr * k];
+        for p in 0..n.div_ceil(nr) {
+            let n0 = p * nr;
+            let width = nr.min(n - n0);
+            for (c, values) in columns.chunks_exact_mut(k.max(1)).take(width).enumerate() {
+                column(n0 + c, values);
+            }
+            // Eight rows at a time: each column's eight values are read together, and the
+            // eight rows written stay in the cache.
+            let rows = &mut packed.panel_mut(p)[nr..];
+            for (t, tile) in rows.chunks_mut(8 * nr).enumerate() {
+                let r0 = 8 * t;
+                for c in 0..width {
+                    let values = &columns[c * k + r0..][..tile.len() / nr];
+                    for (row, &v) in tile.chunks_exact_mut(nr).zip(values) {
+                        row[c] = v;
+                    }
+                }
+            }
+        }
+        packed
+    }
+
+    /// The panels laid out with their bias and zero weights.
+    fn zeroed(isa: Isa, k: usize, n: usize, bias: Option<&[f32]>) -> PackedB {
         let kernels = isa
             .kernels()
             .unwrap_or_else(|| panic!("{isa} is not supported here"));
-        let size = k.checked_mul(n).expect("k * n overflows");
-        assert_eq!(b.len(), size, "B must hold k * n = {k} * {n} values");
+        k.checked_mul(n).expect("k * n overflows");
         if let Some(bias) = bias {
             assert_eq!(bias.len(), n, "bias must hold n = {n} values");
         }
@@ -43,28 +97,22 @@ impl PackedB {
         let panels = n.div_ceil(nr);
         let stride = (k + 1) * nr;
         let pad = ALIGN / size_of::<f32>();
-        let mut data = vec![0.0f32; panels * stride + pad];
+        let data = vec![0.0f32; panels * stride + pad];
         let start = data.as_ptr().align_offset(ALIGN).min(pad);
-        for p in 0..panels {
-            let n0 = p * nr;
-            let width = nr.min(n - n0);
-            let panel = &mut data[start + p * stride..][..stride];
-            let (head, rows) = panel.split_at_mut(nr);
-            if let Some(bias) = bias {
-                head[..width].copy_from_slice(&bias[n0..n0 + width]);
-            }
-            for (dst, src) in rows.chunks_exact_mut(nr).zip(b.chunks_exact(n.max(1))) {
-                dst[..width].copy_from_slice(&src[n0..n0 + width]);
+        let mut packed = PackedB { isa, kernels, k, n, data, start };
+        if let Some(bias) = bias {
+            for p in 0..panels {
+                let n0 = p * nr;
+                let width = nr.min(n - n0);
+                packed.panel_mut(p)[..width].copy_from_slice(&bias[n0..n0 + width]);
             }
         }
-        PackedB {
-            isa,
-            kernels,
-            k,
-            n,
-            data,
-            start,
-        }
+        packed
+    }
+
+    fn panel_mut(&mut self, p: usize) -> &mut [f32] {
+        let stride = (self.k + 1) * self.kernels.nr;
+        &mut self.data[self.start + p * stride..][..stride]
     }
 
     /// The ISA this was packed for; [`crate::gemm`] runs that ISA's kernel.

@@ -381,3 +381,26 @@ fn short_output_panics() {
     let mut c = [0.0; 15];
     gemm(4, &[0.0; 16], 4, &packed, &mut c, 4, Epilogue::NONE);
 }
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn packing_by_columns_equals_packing_by_rows() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for isa in Isa::available() {
+        for (i, &n) in SIZES.iter().enumerate() {
+            let (k, m) = (SIZES[(i * 7 + 3) % SIZES.len()], 5);
+            let (a, b, bias) = (rng.vec(m * k, false), rng.vec(k * n, false), rng.vec(n, false));
+            let bias = (i % 2 == 0).then_some(&bias[..]);
+            let rows = PackedB::new(isa, k, n, &b, bias);
+            let columns = PackedB::from_columns(isa, k, n, bias, |j, values| {
+                for (r, v) in values.iter_mut().enumerate() {
+                    *v = b[r * n + j];
+                }
+            });
+            let (mut c1, mut c2) = (vec![0.0; m * n], vec![0.0; m * n]);
+            gemm(m, &a, k, &rows, &mut c1, n, Epilogue::NONE);
+            gemm(m, &a, k, &columns, &mut c2, n, Epilogue::NONE);
+            assert_eq!(c1, c2, "{isa}: k {k}, n {n}");
+        }
+    }
+}
