@@ -145,9 +145,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             r.decode_long
         );
     }
-    let by = |n: &str| rows.iter().find(|r| r.name == n).map(|r| r.decode_16);
+    let by = |n: &str| rows.iter().find(|r| r.name == n);
     if let (Some(f), Some(u)) = (by("wgpu, fused"), by("wgpu, unfused")) {
-        println!("\nwgpu fused / unfused decode at context {SHORT}: {:.1}x", f / u);
+        println!(
+            "\nwgpu fused / unfused decode: {:.1}x at context {SHORT}, {:.1}x at {LONG}",
+            f.decode_16 / u.decode_16,
+            f.decode_long / u.decode_long
+        );
     }
     for threads in [1, 2] {
         let s = if threads == 1 { "" } else { "s" };
