@@ -1,9 +1,13 @@
 //! SmolLM2-135M's speed table in one process:
 //!
-//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--cpu]
+//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--rounds N] [--cpu]
 //!
 //! `--cpu` leaves out the slow rows (wgpu on a software adapter and the reference
 //! interpreter): the fast cpu backend against llama.cpp (and ONNX Runtime) in a minute.
+//! The fast cpu and llama.cpp are measured in `--rounds` (default 3) interleaved rounds, each
+//! round both on the same thread count one after the other, so that a shared machine's
+//! drifting load falls on both: the table gives each one's median, and the ratios are the
+//! median of the rounds' ratios, with their range.
 //! For each backend (wgpu fused and unfused, the fast cpu backend on 1 and 2 threads, the
 //! reference interpreter, ONNX Runtime with the feature): the graph's op count and quantized
 //! matmuls matched, kernels dispatched per decode step (wgpu), time to first token for a
@@ -43,52 +47,109 @@ fn decode(s: &mut Session, first: u32, steps: usize) -> Result<f64, Box<dyn std:
     Ok(steps as f64 / t.elapsed().as_secs_f64())
 }
 
-fn measure(name: &str, ctx: Context, gguf: &Gguf, config: Config, prompt: &[u32], steps: usize) -> Result<Row, Box<dyn std::error::Error>> {
-    eprintln!("{name}: compiling");
-    let mut s = pollster::block_on(Session::new(ctx, gguf, config))?;
-    println!("{name}: {}", s.ctx.device_name());
-    eprintln!("{name}: {}-token prompt", prompt.len());
-    let t = Instant::now();
-    let first = pollster::block_on(s.feed_greedy(prompt))?;
-    let ttft_ms = t.elapsed().as_secs_f64() * 1e3;
-    s.past = SHORT - 1;
-    let decode_16 = decode(&mut s, first, steps)?;
-    let kernels = s.graph.dispatch_count();
-    s.past = LONG - 1;
-    eprintln!("{name}: decode at context {LONG}");
-    let decode_long = decode(&mut s, first, steps)?;
-    Ok(Row { name: name.into(), kernels, ttft_ms, decode_16, decode_long })
+/// A backend's session, compiled once, measured round after round.
+struct Bench {
+    name: String,
+    session: Session,
+    steps: usize,
 }
 
-fn llama_cpp(threads: usize, prompt: &[u32], steps: usize) -> Result<Row, Box<dyn std::error::Error>> {
-    let site = std::env::var("WEBNN_LLAMA_SITE")
-        .unwrap_or_else(|_| format!("{}/.cache/webnn-rs/llama/site", std::env::var("HOME").unwrap_or_default()));
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/llama_timing.py");
-    let request = serde_json::json!({
-        "model": webnn_llm::smollm2_path(), "threads": threads, "prompt": prompt,
-        "short": &prompt[..SHORT as usize], "long": LONG, "steps": steps,
-    });
-    let mut child = std::process::Command::new("python3")
-        .arg(script)
-        .env("PYTHONPATH", site)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()?;
-    use std::io::Write;
-    child.stdin.take().ok_or("stdin")?.write_all(request.to_string().as_bytes())?;
-    let out = child.wait_with_output()?;
-    if !out.status.success() {
-        return Err("llama-cpp-python failed (scripts/llm-setup.sh installs it)".into());
+impl Bench {
+    fn new(name: &str, ctx: Context, gguf: &Gguf, config: Config, steps: usize) -> Result<Bench, Box<dyn std::error::Error>> {
+        eprintln!("{name}: compiling");
+        let session = pollster::block_on(Session::new(ctx, gguf, config))?;
+        println!("{name}: {}", session.ctx.device_name());
+        Ok(Bench { name: name.into(), session, steps })
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
-    let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
-    Ok(Row {
-        name: format!("llama.cpp, {threads} thread{}", if threads == 1 { "" } else { "s" }),
-        kernels: None,
-        ttft_ms: f("ttft_ms"),
-        decode_16: f("decode_16"),
-        decode_long: f("decode_long"),
-    })
+
+    /// Time to first token from an empty context, then decode at both contexts.
+    fn round(&mut self, prompt: &[u32]) -> Result<Row, Box<dyn std::error::Error>> {
+        let (name, s) = (&self.name, &mut self.session);
+        eprintln!("{name}: {}-token prompt", prompt.len());
+        s.past = 0;
+        let t = Instant::now();
+        let first = pollster::block_on(s.feed_greedy(prompt))?;
+        let ttft_ms = t.elapsed().as_secs_f64() * 1e3;
+        s.past = SHORT - 1;
+        let decode_16 = decode(s, first, self.steps)?;
+        let kernels = s.graph.dispatch_count();
+        s.past = LONG - 1;
+        eprintln!("{name}: decode at context {LONG}");
+        let decode_long = decode(s, first, self.steps)?;
+        Ok(Row { name: name.clone(), kernels, ttft_ms, decode_16, decode_long })
+    }
+}
+
+/// llama.cpp on `threads` threads in a Python process of its own, the model loaded once;
+/// each round is one request line and one answer line.
+struct Llama {
+    threads: usize,
+    child: std::process::Child,
+    answers: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl Llama {
+    fn new(threads: usize, steps: usize) -> Result<Llama, Box<dyn std::error::Error>> {
+        let site = std::env::var("WEBNN_LLAMA_SITE")
+            .unwrap_or_else(|_| format!("{}/.cache/webnn-rs/llama/site", std::env::var("HOME").unwrap_or_default()));
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/llama_timing.py");
+        let setup = serde_json::json!({
+            "model": webnn_llm::smollm2_path(), "threads": threads, "long": LONG, "steps": steps,
+        });
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .arg(setup.to_string())
+            .env("PYTHONPATH", site)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        let answers = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().ok_or("stdout")?));
+        Ok(Llama { threads, child, answers })
+    }
+
+    fn round(&mut self, prompt: &[u32]) -> Result<Row, Box<dyn std::error::Error>> {
+        use std::io::Write;
+        let request = serde_json::json!({ "prompt": prompt, "short": &prompt[..SHORT as usize] });
+        let stdin = self.child.stdin.as_mut().ok_or("stdin")?;
+        writeln!(stdin, "{request}")?;
+        stdin.flush()?;
+        let line = self.answers.next().ok_or("llama-cpp-python failed (scripts/llm-setup.sh installs it)")??;
+        let v: serde_json::Value = serde_json::from_str(&line)?;
+        let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        let threads = self.threads;
+        Ok(Row {
+            name: format!("llama.cpp, {threads} thread{}", if threads == 1 { "" } else { "s" }),
+            kernels: None,
+            ttft_ms: f("ttft_ms"),
+            decode_16: f("decode_16"),
+            decode_long: f("decode_long"),
+        })
+    }
+}
+
+impl Drop for Llama {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// Each column's median over rounds.
+fn median_row(rounds: &[Row]) -> Row {
+    let col = |f: fn(&Row) -> f64| median(rounds.iter().map(f).collect());
+    Row {
+        name: rounds[0].name.clone(),
+        kernels: rounds[0].kernels,
+        ttft_ms: col(|r| r.ttft_ms),
+        decode_16: col(|r| r.decode_16),
+        decode_long: col(|r| r.decode_long),
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -107,32 +168,55 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let matched = webnn_core::fusion::quantized_linears(&graph).len();
     println!("SmolLM2-135M-Instruct Q4_1: {} ops in the graph, {matched} quantized matmuls matched by fusion\n", graph.nodes.len());
 
+    let rounds: usize = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(3).max(1);
     let mut rows = Vec::new();
     let slow = !args.iter().any(|a| a == "--cpu");
     if slow {
         let wgpu = webnn_wgpu::WgpuBackend::new()?;
-        rows.push(measure("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, &prompt, steps)?);
-        rows.push(measure("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, &prompt, steps.min(2))?);
+        rows.push(Bench::new("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, steps)?.round(&prompt)?);
+        rows.push(Bench::new("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, steps.min(2))?.round(&prompt)?);
     }
+    // Per thread count, the fast cpu's and llama.cpp's rounds, interleaved.
+    let mut paired = Vec::new();
     for threads in [1, 2] {
         let name = format!("cpu (fast), {threads} thread{}", if threads == 1 { "" } else { "s" });
-        let ctx = Context::fast(webnn_fast::FastBackend::new(threads));
-        rows.push(measure(&name, ctx, &gguf, config, &prompt, cpu_steps)?);
+        let mut ours = Bench::new(&name, Context::fast(webnn_fast::FastBackend::new(threads)), &gguf, config, cpu_steps)?;
+        let mut theirs = match Llama::new(threads, cpu_steps) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("llama.cpp: {e}");
+                None
+            }
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            a.push(ours.round(&prompt)?);
+            if let Some(l) = theirs.as_mut() {
+                match l.round(&prompt) {
+                    Ok(r) => b.push(r),
+                    Err(e) => {
+                        eprintln!("llama.cpp: {e}");
+                        theirs = None;
+                    }
+                }
+            }
+        }
+        rows.push(median_row(&a));
+        if b.len() == a.len() {
+            rows.push(median_row(&b));
+            paired.push((threads, a, b));
+        }
     }
     if slow {
-        rows.push(measure("cpu (reference interpreter, unfused)", Context::reference(), &gguf, config, &prompt, steps.min(2))?);
+        rows.push(Bench::new("cpu (reference interpreter, unfused)", Context::reference(), &gguf, config, steps.min(2))?.round(&prompt)?);
     }
     if cfg!(feature = "ort") {
         let ort = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(BackendKind::Ort), ..Default::default() }))?;
-        rows.push(measure("ONNX Runtime (same WebNN graph)", ort, &gguf, config, &prompt, steps)?);
+        rows.push(Bench::new("ONNX Runtime (same WebNN graph)", ort, &gguf, config, steps)?.round(&prompt)?);
     }
-    for threads in [1, 2] {
-        match llama_cpp(threads, &prompt, steps) {
-            Ok(r) => rows.push(r),
-            Err(e) => eprintln!("llama.cpp: {e}"),
-        }
-    }
-    println!("\ndecode over {steps} steps (2 on the slow rows, at least 32 on the fast cpu)\n");
+    println!(
+        "\ndecode over {steps} steps (2 on the slow rows, at least 32 on the fast cpu and llama.cpp); fast cpu and llama.cpp rows: medians of {rounds} rounds\n"
+    );
     println!("| backend | kernels per step | TTFT, {PROMPT}-token prompt | decode at context {SHORT} | decode at context {LONG} |");
     println!("|---|---|---|---|---|");
     for r in &rows {
@@ -153,18 +237,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             f.decode_long / u.decode_long
         );
     }
-    for threads in [1, 2] {
-        let s = if threads == 1 { "" } else { "s" };
-        let ours = rows.iter().find(|r| r.name == format!("cpu (fast), {threads} thread{s}"));
-        let theirs = rows.iter().find(|r| r.name == format!("llama.cpp, {threads} thread{s}"));
-        if let (Some(a), Some(b)) = (ours, theirs) {
-            println!(
-                "cpu (fast) / llama.cpp decode, {threads} thread{s}: {:.2}x at context {SHORT}, {:.2}x at {LONG}; TTFT {:.2}x",
-                a.decode_16 / b.decode_16,
-                a.decode_long / b.decode_long,
-                b.ttft_ms / a.ttft_ms
-            );
-        }
+    for (threads, ours, theirs) in &paired {
+        let s = if *threads == 1 { "" } else { "s" };
+        // Each round's ratio; their median and range.
+        let ratio = |f: fn(&Row) -> f64, inverse: bool| {
+            let r: Vec<f64> =
+                ours.iter().zip(theirs).map(|(a, b)| if inverse { f(b) / f(a) } else { f(a) / f(b) }).collect();
+            let (lo, hi) = r.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+            format!("{:.2}x ({lo:.2}-{hi:.2})", median(r))
+        };
+        println!(
+            "cpu (fast) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
+            ratio(|r| r.decode_16, false),
+            ratio(|r| r.decode_long, false),
+            ratio(|r| r.ttft_ms, true)
+        );
     }
     Ok(())
 }

@@ -1,9 +1,10 @@
 """llama.cpp's speed on the SmolLM2 GGUF for webnn-llm's benchmark (examples/bench.rs).
 
-Reads {"model": path, "threads": n, "prompt": [ids], "short": [ids], "long": n, "steps": n}
-on stdin and prints {"ttft_ms", "decode_16", "decode_long"}: the time to evaluate the prompt
-(its logits included), and decode tokens/s (one token per evaluation) after `short` tokens
-and after `long` tokens. Decoding feeds the greedy token back, as a chat would.
+Takes {"model": path, "threads": n, "long": n, "steps": n} as its argument and loads the
+model once; then for each line {"prompt": [ids], "short": [ids]} on stdin prints one line
+{"ttft_ms", "decode_16", "decode_long"}: the time to evaluate the prompt (its logits
+included), and decode tokens/s (one token per evaluation) after `short` tokens and after
+`long` tokens. Decoding feeds the greedy token back, as a chat would.
 """
 import json
 import sys
@@ -28,21 +29,24 @@ def decode(llm, steps):
 
 
 def main():
-    req = json.load(sys.stdin)
-    llm = Llama(model_path=req["model"], n_ctx=req["long"] + req["steps"] + 8, n_batch=512,
-                n_threads=req["threads"], logits_all=False, verbose=False)
-    llm.reset()
-    start = time.perf_counter()
-    llm.eval(req["prompt"])
-    int(np.argmax(last_logits(llm)))
-    ttft = (time.perf_counter() - start) * 1e3
-    llm.reset()
-    llm.eval(req["short"])
-    short = decode(llm, req["steps"])
-    llm.reset()
-    llm.eval([req["short"][i % len(req["short"])] for i in range(req["long"])])
-    long = decode(llm, req["steps"])
-    print(json.dumps({"ttft_ms": ttft, "decode_16": short, "decode_long": long}))
+    setup = json.loads(sys.argv[1])
+    steps = setup["steps"]
+    llm = Llama(model_path=setup["model"], n_ctx=setup["long"] + steps + 8, n_batch=512,
+                n_threads=setup["threads"], logits_all=False, verbose=False)
+    for line in sys.stdin:
+        req = json.loads(line)
+        llm.reset()
+        start = time.perf_counter()
+        llm.eval(req["prompt"])
+        int(np.argmax(last_logits(llm)))
+        ttft = (time.perf_counter() - start) * 1e3
+        llm.reset()
+        llm.eval(req["short"])
+        short = decode(llm, steps)
+        llm.reset()
+        llm.eval([req["short"][i % len(req["short"])] for i in range(setup["long"])])
+        long = decode(llm, steps)
+        print(json.dumps({"ttft_ms": ttft, "decode_16": short, "decode_long": long}), flush=True)
 
 
 main()
