@@ -6,8 +6,9 @@
 //! interpreter): the fast cpu backend against llama.cpp (and ONNX Runtime) in a minute.
 //! The fast cpu and llama.cpp are measured in `--rounds` (default 3) interleaved rounds, each
 //! round both on the same thread count one after the other, so that a shared machine's
-//! drifting load falls on both: the table gives each one's median, and the ratios are the
-//! median of the rounds' ratios, with their range.
+//! drifting load falls on both; so are wgpu fused and unfused decode (their prompt once). The
+//! table gives each one's median, and the ratios are the median of the rounds' ratios, with
+//! their range.
 //! For each backend (wgpu fused and unfused, the fast cpu backend on 1 and 2 threads, the
 //! reference interpreter, ONNX Runtime with the feature): the graph's op count and quantized
 //! matmuls matched, kernels dispatched per decode step (wgpu), time to first token for a
@@ -64,12 +65,18 @@ impl Bench {
 
     /// Time to first token from an empty context, then decode at both contexts.
     fn round(&mut self, prompt: &[u32]) -> Result<Row, Box<dyn std::error::Error>> {
-        let (name, s) = (&self.name, &mut self.session);
-        eprintln!("{name}: {}-token prompt", prompt.len());
+        eprintln!("{}: {}-token prompt", self.name, prompt.len());
+        let s = &mut self.session;
         s.past = 0;
         let t = Instant::now();
         let first = pollster::block_on(s.feed_greedy(prompt))?;
         let ttft_ms = t.elapsed().as_secs_f64() * 1e3;
+        self.decode_round(first, ttft_ms)
+    }
+
+    /// Decode at both contexts from token `first` (a round without the prompt).
+    fn decode_round(&mut self, first: u32, ttft_ms: f64) -> Result<Row, Box<dyn std::error::Error>> {
+        let (name, s) = (&self.name, &mut self.session);
         s.past = SHORT - 1;
         let decode_16 = decode(s, first, self.steps)?;
         let kernels = s.graph.dispatch_count();
@@ -140,6 +147,14 @@ fn median(mut v: Vec<f64>) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
+/// Each round's ratio of `ours` to `theirs` (`theirs` to `ours` when `inverse`): their
+/// median, lowest and highest.
+fn ratios(ours: &[Row], theirs: &[Row], f: fn(&Row) -> f64, inverse: bool) -> (f64, f64, f64) {
+    let r: Vec<f64> = ours.iter().zip(theirs).map(|(a, b)| if inverse { f(b) / f(a) } else { f(a) / f(b) }).collect();
+    let (lo, hi) = r.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
+    (median(r), lo, hi)
+}
+
 /// Each column's median over rounds.
 fn median_row(rounds: &[Row]) -> Row {
     let col = |f: fn(&Row) -> f64| median(rounds.iter().map(f).collect());
@@ -171,10 +186,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(3).max(1);
     let mut rows = Vec::new();
     let slow = !args.iter().any(|a| a == "--cpu");
+    // wgpu fused and unfused: the prompt once each, then their decode in interleaved rounds.
+    let mut wgpu_rounds = None;
     if slow {
         let wgpu = webnn_wgpu::WgpuBackend::new()?;
-        rows.push(Bench::new("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, steps)?.round(&prompt)?);
-        rows.push(Bench::new("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, steps.min(2))?.round(&prompt)?);
+        let mut fused = Bench::new("wgpu, fused", Context::wgpu(wgpu.clone()), &gguf, config, steps)?;
+        let mut unfused = Bench::new("wgpu, unfused", Context::wgpu(wgpu.unfused()), &gguf, config, steps.min(2))?;
+        let (mut a, mut b) = (vec![fused.round(&prompt)?], vec![unfused.round(&prompt)?]);
+        for _ in 1..rounds {
+            a.push(fused.decode_round(prompt[0], a[0].ttft_ms)?);
+            b.push(unfused.decode_round(prompt[0], b[0].ttft_ms)?);
+        }
+        rows.push(median_row(&a));
+        rows.push(median_row(&b));
+        wgpu_rounds = Some((a, b));
     }
     // Per thread count, the fast cpu's and llama.cpp's rounds, interleaved.
     let mut paired = Vec::new();
@@ -215,7 +240,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rows.push(Bench::new("ONNX Runtime (same WebNN graph)", ort, &gguf, config, steps)?.round(&prompt)?);
     }
     println!(
-        "\ndecode over {steps} steps (2 on the slow rows, at least 32 on the fast cpu and llama.cpp); fast cpu and llama.cpp rows: medians of {rounds} rounds\n"
+        "\ndecode over {steps} steps (2 on the slow rows, at least 32 on the fast cpu and llama.cpp); the fast cpu, llama.cpp and wgpu decode figures: medians of {rounds} rounds\n"
     );
     println!("| backend | kernels per step | TTFT, {PROMPT}-token prompt | decode at context {SHORT} | decode at context {LONG} |");
     println!("|---|---|---|---|---|");
@@ -229,22 +254,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             r.decode_long
         );
     }
-    let by = |n: &str| rows.iter().find(|r| r.name == n);
-    if let (Some(f), Some(u)) = (by("wgpu, fused"), by("wgpu, unfused")) {
+    println!();
+    if let Some((fused, unfused)) = &wgpu_rounds {
+        let r = |f: fn(&Row) -> f64| {
+            let (m, lo, hi) = ratios(fused, unfused, f, false);
+            format!("{m:.1}x ({lo:.1}-{hi:.1})")
+        };
         println!(
-            "\nwgpu fused / unfused decode: {:.1}x at context {SHORT}, {:.1}x at {LONG}",
-            f.decode_16 / u.decode_16,
-            f.decode_long / u.decode_long
+            "wgpu fused / unfused decode, median of {rounds} interleaved rounds (range): {} at context {SHORT}, {} at {LONG}",
+            r(|r| r.decode_16),
+            r(|r| r.decode_long)
         );
     }
     for (threads, ours, theirs) in &paired {
         let s = if *threads == 1 { "" } else { "s" };
-        // Each round's ratio; their median and range.
         let ratio = |f: fn(&Row) -> f64, inverse: bool| {
-            let r: Vec<f64> =
-                ours.iter().zip(theirs).map(|(a, b)| if inverse { f(b) / f(a) } else { f(a) / f(b) }).collect();
-            let (lo, hi) = r.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
-            format!("{:.2}x ({lo:.2}-{hi:.2})", median(r))
+            let (m, lo, hi) = ratios(ours, theirs, f, inverse);
+            format!("{m:.2}x ({lo:.2}-{hi:.2})")
         };
         println!(
             "cpu (fast) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
