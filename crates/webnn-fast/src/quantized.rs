@@ -247,29 +247,37 @@ impl QGemmStep {
     /// Columns `cols` for every row through the f32 GEMM: the panel's weights dequantized
     /// straight into the GEMM's packed layout (k x columns, as B), then multiplied.
     fn columns_by_gemm(&self, simd: Simd, m: usize, x: &[f32], cols: std::ops::Range<usize>, acc: &mut [f32]) {
-        let (k, block, w, blocks) = (self.k, self.block, cols.len(), self.k / self.block);
+        let (k, w) = (self.k, cols.len());
         let packed = webnn_gemm::PackedB::from_columns(self.isa, k, w, None, |c, values| {
-            let j = cols.start + c;
-            #[cfg(target_arch = "x86_64")]
-            if simd == Simd::Avx512 && self.bits == 4 && block.is_multiple_of(32) {
-                let rb = self.row_bytes();
-                let params = j * blocks..(j + 1) * blocks;
-                // SAFETY: `Simd::Avx512` comes from `Isa::detect`; the kernel checks the bounds.
-                return unsafe {
-                    x86::q4_dequantize_avx512(
-                        &self.weights[j * rb..(j + 1) * rb],
-                        &self.scale[params.clone()],
-                        &self.shift[params],
-                        block,
-                        values,
-                    )
-                };
-            }
-            for (b, out) in values.chunks_exact_mut(block).enumerate() {
-                self.dequantize_block(j, b, out);
-            }
+            self.dequantize_column(simd, cols.start + c, values)
         });
         webnn_gemm::gemm(m, x, k, &packed, acc, w, webnn_gemm::Epilogue::NONE);
+    }
+
+    /// Weight row `j` (k values) dequantized into `values`.
+    fn dequantize_column(&self, simd: Simd, j: usize, values: &mut [f32]) {
+        let block = self.block;
+        #[cfg(target_arch = "x86_64")]
+        if simd == Simd::Avx512 && self.bits == 4 && block.is_multiple_of(32) {
+            let (rb, blocks) = (self.row_bytes(), self.k / block);
+            let params = j * blocks..(j + 1) * blocks;
+            // SAFETY: `Simd::Avx512` comes from `Isa::detect`; the kernel checks the bounds.
+            return unsafe {
+                x86::q4_dequantize_avx512(
+                    &self.weights[j * rb..(j + 1) * rb],
+                    &self.scale[params.clone()],
+                    &self.shift[params],
+                    block,
+                    values,
+                )
+            };
+        }
+        // Only x86 has a vector dequantization.
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = simd;
+        for (b, out) in values.chunks_exact_mut(block).enumerate() {
+            self.dequantize_block(j, b, out);
+        }
     }
 }
 
