@@ -541,6 +541,10 @@ mod x86 {
                 && x.len() >= scale.len() * block
                 && shift.len() == scale.len()
         );
+        // Blocks of 32 (Q8_0's) take a copy with the block's two vectors unrolled.
+        if block == 32 {
+            return q8_blocks::<2>(row, x, scale, shift);
+        }
         let mut acc = [_mm512_setzero_ps(); 2];
         for b in 0..scale.len() {
             let (s, c) = (_mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
@@ -553,6 +557,25 @@ mod x86 {
             }
         }
         _mm512_reduce_add_ps(_mm512_add_ps(acc[0], acc[1]))
+    }
+
+    /// `q8_row_avx512` for blocks of `V` vectors of 16, bounds checked by the caller.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    #[inline]
+    unsafe fn q8_blocks<const V: usize>(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32]) -> f32 {
+        let block = 16 * V;
+        let mut acc = [_mm512_setzero_ps(); 4];
+        for b in 0..scale.len() {
+            let (s, c) = (_mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
+            let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
+            for t in 0..V {
+                let v = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(16 * t).cast()));
+                let w = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), s, c);
+                let a = &mut acc[(b * V + t) % 4];
+                *a = _mm512_fmadd_ps(w, _mm512_loadu_ps(xb.add(16 * t)), *a);
+            }
+        }
+        _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])))
     }
 
     /// The same over an 8-bit row (blocks a multiple of 8).
