@@ -489,6 +489,28 @@ mod x86 {
                 && shift.len() == scale.len()
         );
         let values = _mm512_setr_ps(0., 1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15.);
+        if block == 32 {
+            // Blocks of 32 (Q4_1's), two per pass into four running sums.
+            let one = |b: usize, acc: &mut [__m512; 2]| {
+                let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
+                let (q, xb) = (row.as_ptr().add(16 * b), x.as_ptr().add(32 * b));
+                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.cast()));
+                let lo = _mm512_permutexvar_ps(bytes, table);
+                let hi = _mm512_permutexvar_ps(_mm512_srli_epi32(bytes, 4), table);
+                acc[0] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(xb), acc[0]);
+                acc[1] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(xb.add(16)), acc[1]);
+            };
+            let (mut a, mut c) = ([_mm512_setzero_ps(); 2], [_mm512_setzero_ps(); 2]);
+            let blocks = scale.len();
+            for b in (0..blocks - blocks % 2).step_by(2) {
+                one(b, &mut a);
+                one(b + 1, &mut c);
+            }
+            if blocks % 2 == 1 {
+                one(blocks - 1, &mut a);
+            }
+            return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(c[0], c[1])));
+        }
         let mut acc = [_mm512_setzero_ps(); 2];
         for b in 0..scale.len() {
             let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
