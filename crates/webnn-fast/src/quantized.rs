@@ -586,18 +586,30 @@ mod x86 {
     #[inline]
     unsafe fn q8_blocks<const V: usize>(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32]) -> f32 {
         let block = 16 * V;
-        let mut acc = [_mm512_setzero_ps(); 4];
-        for b in 0..scale.len() {
+        let one = |b: usize, acc: &mut [__m512; V]| {
             let (s, c) = (_mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
             let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
-            for t in 0..V {
+            for (t, a) in acc.iter_mut().enumerate() {
                 let v = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(16 * t).cast()));
                 let w = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), s, c);
-                let a = &mut acc[(b * V + t) % 4];
                 *a = _mm512_fmadd_ps(w, _mm512_loadu_ps(xb.add(16 * t)), *a);
             }
+        };
+        // Two blocks per pass, each into its own running sums.
+        let (mut a, mut c) = ([_mm512_setzero_ps(); V], [_mm512_setzero_ps(); V]);
+        let blocks = scale.len();
+        for b in (0..blocks - blocks % 2).step_by(2) {
+            one(b, &mut a);
+            one(b + 1, &mut c);
         }
-        _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])))
+        if blocks % 2 == 1 {
+            one(blocks - 1, &mut a);
+        }
+        let mut sum = _mm512_setzero_ps();
+        for (x, y) in a.iter().zip(&c) {
+            sum = _mm512_add_ps(sum, _mm512_add_ps(*x, *y));
+        }
+        _mm512_reduce_add_ps(sum)
     }
 
     /// The same over an 8-bit row (blocks a multiple of 8).
