@@ -626,6 +626,32 @@ mod x86 {
                 && x.len() >= scale.len() * block
                 && shift.len() == scale.len()
         );
+        if block == 32 {
+            // Blocks of 32 (Q8_0's), two per pass, each into its own four running sums.
+            let one = |b: usize, acc: &mut [__m256; 4]| {
+                let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
+                let (q, xb) = (row.as_ptr().add(32 * b), x.as_ptr().add(32 * b));
+                for (t, a) in acc.iter_mut().enumerate() {
+                    let v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(q.add(8 * t).cast()));
+                    let w = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), s, c);
+                    *a = _mm256_fmadd_ps(w, _mm256_loadu_ps(xb.add(8 * t)), *a);
+                }
+            };
+            let (mut a, mut c) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
+            let blocks = scale.len();
+            for b in (0..blocks - blocks % 2).step_by(2) {
+                one(b, &mut a);
+                one(b + 1, &mut c);
+            }
+            if blocks % 2 == 1 {
+                one(blocks - 1, &mut a);
+            }
+            let mut total = _mm256_setzero_ps();
+            for (x, y) in a.iter().zip(&c) {
+                total = _mm256_add_ps(total, _mm256_add_ps(*x, *y));
+            }
+            return sum(total);
+        }
         let mut acc = [_mm256_setzero_ps(); 2];
         for b in 0..scale.len() {
             let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
