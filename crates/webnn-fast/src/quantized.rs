@@ -513,13 +513,7 @@ mod x86 {
             };
             let (mut a, mut c) = ([_mm512_setzero_ps(); 2], [_mm512_setzero_ps(); 2]);
             let blocks = scale.len();
-            for b in (0..blocks - blocks % 2).step_by(2) {
-                one(b, &mut a);
-                one(b + 1, &mut c);
-            }
-            if blocks % 2 == 1 {
-                one(blocks - 1, &mut a);
-            }
+            super::in_pairs(blocks, &mut a, &mut c, one);
             return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(c[0], c[1])));
         }
         let mut acc = [_mm512_setzero_ps(); 2];
@@ -609,13 +603,7 @@ mod x86 {
         // Two blocks per pass, each into its own running sums.
         let (mut a, mut c) = ([_mm512_setzero_ps(); V], [_mm512_setzero_ps(); V]);
         let blocks = scale.len();
-        for b in (0..blocks - blocks % 2).step_by(2) {
-            one(b, &mut a);
-            one(b + 1, &mut c);
-        }
-        if blocks % 2 == 1 {
-            one(blocks - 1, &mut a);
-        }
+        super::in_pairs(blocks, &mut a, &mut c, one);
         let mut sum = _mm512_setzero_ps();
         for (x, y) in a.iter().zip(&c) {
             sum = _mm512_add_ps(sum, _mm512_add_ps(*x, *y));
@@ -650,13 +638,7 @@ mod x86 {
             };
             let (mut a, mut c) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
             let blocks = scale.len();
-            for b in (0..blocks - blocks % 2).step_by(2) {
-                one(b, &mut a);
-                one(b + 1, &mut c);
-            }
-            if blocks % 2 == 1 {
-                one(blocks - 1, &mut a);
-            }
+            super::in_pairs(blocks, &mut a, &mut c, one);
             let mut total = _mm256_setzero_ps();
             for (x, y) in a.iter().zip(&c) {
                 total = _mm256_add_ps(total, _mm256_add_ps(*x, *y));
@@ -675,6 +657,20 @@ mod x86 {
             }
         }
         sum(_mm256_add_ps(acc[0], acc[1]))
+    }
+}
+
+/// Blocks `0..blocks` through `one`, two per pass: even ones into `a`, odd ones into `c`,
+/// so consecutive blocks' sums are independent chains (the last of an odd count into `a`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_pairs<A>(blocks: usize, a: &mut A, c: &mut A, mut one: impl FnMut(usize, &mut A)) {
+    for b in (0..blocks - blocks % 2).step_by(2) {
+        one(b, a);
+        one(b + 1, c);
+    }
+    if blocks % 2 == 1 {
+        one(blocks - 1, a);
     }
 }
 
