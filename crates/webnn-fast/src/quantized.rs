@@ -9,10 +9,11 @@
 //! layout llama.cpp uses), so sixteen bytes widen to two full vectors without shuffles. For
 //! more rows, a panel of columns is dequantized straight into the f32 GEMM's packed layout
 //! (`PackedB::from_columns`; AVX-512 by the row kernel's table lookup) and multiplied by it.
-//! The one- and two-row kernels are written with intrinsics for AVX-512, for AVX2 + FMA and
-//! for wasm simd128 / relaxed SIMD (AVX-512's 4-bit kernel looks each weight up in its block's
-//! sixteen dequantized values instead of converting it: 8% less time per decode step); elsewhere (NEON, x86 without AVX2) a portable loop runs them,
-//! which the compiler does not vectorise well (about 8x slower than the AVX2 kernel).
+//! The one- and two-row kernels are written with intrinsics for AVX-512 (its 4-bit kernel
+//! looks each weight up in its block's sixteen dequantized values instead of converting it),
+//! for AVX2 + FMA and for wasm simd128 / relaxed SIMD; elsewhere (NEON, x86 without AVX2) a
+//! portable loop runs them, which the compiler does not vectorise well (about 8x slower than
+//! the AVX2 kernel).
 //!
 //! Signed weights are stored biased (q + 8, q + 128) with the zero point biased alike, which
 //! leaves `q − zp` unchanged and gives one unsigned unpack for every type. Work is split by
@@ -480,11 +481,12 @@ mod x86 {
         ))
     }
 
-    /// The 4-bit row with AVX-512: a block's sixteen bytes widen to one vector of sixteen
-    /// lanes, and each lane's nibble picks its weight from the block's sixteen dequantized
-    /// values (`vpermps` reads only an index's low four bits), so neither a mask nor a
-    /// conversion is needed per weight. The table is `fma(v, scale, shift)` for v in 0..16,
-    /// the same rounding as dequantizing each weight.
+    /// The 4-bit row with AVX-512, for blocks of 32 and 64 (other sizes take the AVX2
+    /// kernel): a block's sixteen bytes widen to one vector of sixteen lanes, and each lane's
+    /// nibble picks its weight from the block's sixteen dequantized values (`vpermps` reads
+    /// only an index's low four bits), so neither a mask nor a conversion is needed per
+    /// weight. The table is `fma(v, scale, shift)` for v in 0..16, the same rounding as
+    /// dequantizing each weight.
     #[target_feature(enable = "avx512f,avx2,fma")]
     pub(super) unsafe fn q4_row_avx512(
         row: &[u8],
@@ -499,36 +501,34 @@ mod x86 {
                 && x.len() >= scale.len() * block
                 && shift.len() == scale.len()
         );
+        match block {
+            32 => q4_blocks::<1>(row, x, scale, shift),
+            64 => q4_blocks::<2>(row, x, scale, shift),
+            _ => q4_row(row, x, scale, shift, block),
+        }
+    }
+
+    /// `q4_row_avx512` for blocks of 32·`V` values (`V` vectors per nibble half), two blocks
+    /// per pass into independent sums; bounds checked by the caller.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    #[inline]
+    unsafe fn q4_blocks<const V: usize>(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32]) -> f32 {
+        let half = 16 * V;
         let values = _mm512_setr_ps(0., 1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15.);
-        if block == 32 {
-            // Blocks of 32 (Q4_1's), two per pass into four running sums.
-            let one = |b: usize, acc: &mut [__m512; 2]| {
-                let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
-                let (q, xb) = (row.as_ptr().add(16 * b), x.as_ptr().add(32 * b));
-                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.cast()));
-                let lo = _mm512_permutexvar_ps(bytes, table);
-                let hi = _mm512_permutexvar_ps(_mm512_srli_epi32(bytes, 4), table);
-                acc[0] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(xb), acc[0]);
-                acc[1] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(xb.add(16)), acc[1]);
-            };
-            let (mut a, mut c) = ([_mm512_setzero_ps(); 2], [_mm512_setzero_ps(); 2]);
-            let blocks = scale.len();
-            super::in_pairs(blocks, &mut a, &mut c, one);
-            return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(c[0], c[1])));
-        }
-        let mut acc = [_mm512_setzero_ps(); 2];
-        for b in 0..scale.len() {
+        let one = |b: usize, acc: &mut [__m512; 2]| {
             let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * half), x.as_ptr().add(b * block));
-            for t in (0..half).step_by(16) {
-                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(t).cast()));
+            let (q, xb) = (row.as_ptr().add(b * half), x.as_ptr().add(2 * b * half));
+            for t in 0..V {
+                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(16 * t).cast()));
                 let lo = _mm512_permutexvar_ps(bytes, table);
                 let hi = _mm512_permutexvar_ps(_mm512_srli_epi32(bytes, 4), table);
-                acc[0] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(xb.add(t)), acc[0]);
-                acc[1] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(xb.add(half + t)), acc[1]);
+                acc[0] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(xb.add(16 * t)), acc[0]);
+                acc[1] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(xb.add(half + 16 * t)), acc[1]);
             }
-        }
-        _mm512_reduce_add_ps(_mm512_add_ps(acc[0], acc[1]))
+        };
+        let (mut a, mut c) = ([_mm512_setzero_ps(); 2], [_mm512_setzero_ps(); 2]);
+        super::in_pairs(scale.len(), &mut a, &mut c, one);
+        total(&a, &c)
     }
 
     /// A 4-bit row dequantized into `out` with AVX-512 (blocks a multiple of 32), by the
@@ -551,7 +551,8 @@ mod x86 {
         }
     }
 
-    /// The 8-bit row with AVX-512 (blocks a multiple of 16; others take the AVX2 kernel).
+    /// The 8-bit row with AVX-512, for blocks of 16, 32 and 64 (other sizes take the AVX2
+    /// kernel).
     #[target_feature(enable = "avx512f,avx2,fma")]
     pub(super) unsafe fn q8_row_avx512(
         row: &[u8],
@@ -560,33 +561,21 @@ mod x86 {
         shift: &[f32],
         block: usize,
     ) -> f32 {
-        if !block.is_multiple_of(16) {
-            return q8_row(row, x, scale, shift, block);
-        }
         assert!(
             row.len() >= scale.len() * block
                 && x.len() >= scale.len() * block
                 && shift.len() == scale.len()
         );
-        // Blocks of 32 (Q8_0's) take a copy with the block's two vectors unrolled.
-        if block == 32 {
-            return q8_blocks::<2>(row, x, scale, shift);
+        match block {
+            16 => q8_blocks::<1>(row, x, scale, shift),
+            32 => q8_blocks::<2>(row, x, scale, shift),
+            64 => q8_blocks::<4>(row, x, scale, shift),
+            _ => q8_row(row, x, scale, shift, block),
         }
-        let mut acc = [_mm512_setzero_ps(); 2];
-        for b in 0..scale.len() {
-            let (s, c) = (_mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
-            for t in (0..block).step_by(16) {
-                let v = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(t).cast()));
-                let w = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), s, c);
-                let a = &mut acc[(t / 16) % 2];
-                *a = _mm512_fmadd_ps(w, _mm512_loadu_ps(xb.add(t)), *a);
-            }
-        }
-        _mm512_reduce_add_ps(_mm512_add_ps(acc[0], acc[1]))
     }
 
-    /// `q8_row_avx512` for blocks of `V` vectors of 16, bounds checked by the caller.
+    /// `q8_row_avx512` for blocks of `V` vectors of 16, two blocks per pass into independent
+    /// sums; bounds checked by the caller.
     #[target_feature(enable = "avx512f,avx2,fma")]
     #[inline]
     unsafe fn q8_blocks<const V: usize>(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32]) -> f32 {
@@ -600,12 +589,17 @@ mod x86 {
                 *a = _mm512_fmadd_ps(w, _mm512_loadu_ps(xb.add(16 * t)), *a);
             }
         };
-        // Two blocks per pass, each into its own running sums.
         let (mut a, mut c) = ([_mm512_setzero_ps(); V], [_mm512_setzero_ps(); V]);
-        let blocks = scale.len();
-        super::in_pairs(blocks, &mut a, &mut c, one);
+        super::in_pairs(scale.len(), &mut a, &mut c, one);
+        total(&a, &c)
+    }
+
+    /// The sum of every lane of two sets of running sums.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn total(a: &[__m512], c: &[__m512]) -> f32 {
         let mut sum = _mm512_setzero_ps();
-        for (x, y) in a.iter().zip(&c) {
+        for (x, y) in a.iter().zip(c) {
             sum = _mm512_add_ps(sum, _mm512_add_ps(*x, *y));
         }
         _mm512_reduce_add_ps(sum)
