@@ -231,13 +231,14 @@ fn attend<const FMA: bool>((job, unit): (&Job, usize)) {
     }
 }
 
+/// ln(f32::MIN_POSITIVE): below it `exp_nonpositive` gives 0.
+const LOWEST: f32 = -87.336_54;
+
 /// e^x for x <= 0 (a score less its row's maximum) in straight-line arithmetic that
 /// vectorises (libm's exp is a call per score), within 2 ulp of e^x (the test checks): x =
 /// n ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, so r is exact), e^r = 1 + r + r²P(r)
-/// with Cephes' degree-5 P, 2^n from the exponent bits. Below ln(f32::MIN_POSITIVE) the
-/// result is 0, and NaN stays NaN.
-const LOWEST: f32 = -87.336_54;
-
+/// with Cephes' degree-5 P, 2^n from the exponent bits. Below `LOWEST` the result is 0, and
+/// NaN stays NaN.
 #[inline(always)]
 fn exp_nonpositive<const FMA: bool>(x: f32) -> f32 {
     let c = x.max(LOWEST);

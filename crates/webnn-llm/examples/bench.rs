@@ -148,11 +148,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Each round's ratio of `ours` to `theirs` (`theirs` to `ours` when `inverse`): their
-/// median, lowest and highest.
-fn ratios(ours: &[Row], theirs: &[Row], f: fn(&Row) -> f64, inverse: bool) -> (f64, f64, f64) {
+/// median and, in parentheses, their range, with `digits` decimals.
+fn ratios(ours: &[Row], theirs: &[Row], f: fn(&Row) -> f64, inverse: bool, digits: usize) -> String {
     let r: Vec<f64> = ours.iter().zip(theirs).map(|(a, b)| if inverse { f(b) / f(a) } else { f(a) / f(b) }).collect();
     let (lo, hi) = r.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| (l.min(x), h.max(x)));
-    (median(r), lo, hi)
+    format!("{:.digits$}x ({lo:.digits$}-{hi:.digits$})", median(r))
 }
 
 /// Each column's median over rounds.
@@ -256,27 +256,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!();
     if let Some((fused, unfused)) = &wgpu_rounds {
-        let r = |f: fn(&Row) -> f64| {
-            let (m, lo, hi) = ratios(fused, unfused, f, false);
-            format!("{m:.1}x ({lo:.1}-{hi:.1})")
-        };
         println!(
             "wgpu fused / unfused decode, median of {rounds} interleaved rounds (range): {} at context {SHORT}, {} at {LONG}",
-            r(|r| r.decode_16),
-            r(|r| r.decode_long)
+            ratios(fused, unfused, |r| r.decode_16, false, 1),
+            ratios(fused, unfused, |r| r.decode_long, false, 1)
         );
     }
     for (threads, ours, theirs) in &paired {
         let s = if *threads == 1 { "" } else { "s" };
-        let ratio = |f: fn(&Row) -> f64, inverse: bool| {
-            let (m, lo, hi) = ratios(ours, theirs, f, inverse);
-            format!("{m:.2}x ({lo:.2}-{hi:.2})")
-        };
         println!(
             "cpu (fast) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
-            ratio(|r| r.decode_16, false),
-            ratio(|r| r.decode_long, false),
-            ratio(|r| r.ttft_ms, true)
+            ratios(ours, theirs, |r| r.decode_16, false, 2),
+            ratios(ours, theirs, |r| r.decode_long, false, 2),
+            ratios(ours, theirs, |r| r.ttft_ms, true, 2)
         );
     }
     Ok(())
