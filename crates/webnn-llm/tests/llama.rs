@@ -1,11 +1,15 @@
 //! Parity with llama.cpp (PyPI `llama-cpp-python`, which scripts/llm-setup.sh builds) on the
-//! same GGUF: tokenization, teacher-forced top-1 agreement over 300+ positions, and greedy
-//! continuations of 32 tokens on three prompts. The WebNN graph runs on the fast cpu backend
-//! (its fused quantized products and attention) and, with the `ort` feature, on ONNX Runtime
-//! (its 4-bit products as MatMulNBits, every other op as ONNX Runtime runs it); tests/smollm.rs holds wgpu to the reference
-//! interpreter. llama.cpp rounds activations to 8 bits inside its quantized dot products, so
-//! rare near-ties may part; the test reports where, and how far llama.cpp's own answers move
-//! when it is fed token by token instead of in one batch.
+//! same GGUF, and with the model's own arithmetic: tokenization, teacher-forced top-1 over 276
+//! positions, and greedy continuations of 32 tokens on three prompts, against llama.cpp and
+//! against the same model evaluated in float64 by NumPy (tests/exact_model.py, which reads the
+//! file with llama.cpp's `gguf` package and shares no code with webnn-llm). The WebNN graph
+//! runs on the fast cpu backend (its fused quantized products and attention) and, with the
+//! `ort` feature, on ONNX Runtime (its 4-bit products as MatMulNBits, every other op as ONNX
+//! Runtime runs it); tests/smollm.rs holds wgpu to the reference interpreter. llama.cpp rounds
+//! activations to 8 bits inside its quantized dot products and keeps its caches in float16,
+//! which moves its logits by up to about a logit from the model's; the test reports where
+//! that parts it from us, and how far llama.cpp's own answers move when it is fed token by
+//! token instead of in one batch.
 
 use webnn_llm::gguf::Gguf;
 use webnn_llm::model::Config;
@@ -74,10 +78,13 @@ fn matches_llama_cpp(ctx: webnn::Context) {
     let g = Gguf::read(&path).unwrap_or_else(|e| panic!("{e}: run scripts/llm-setup.sh"));
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
     let prompts: Vec<String> = QUESTIONS.iter().map(|q| tokenizer.chat_prompt(q)).collect();
+    let exact_file = std::env::temp_dir().join(format!("webnn-llm-exact-{}.f32", std::process::id()));
     let request = serde_json::json!({
-        "model": path, "prompts": prompts, "teacher": TEACHER, "greedy": 32,
+        "model": path, "prompts": prompts, "teacher": TEACHER, "greedy": 32, "exact_logits": exact_file,
     });
     let reference = llama_cpp(&request);
+    let exact: Vec<f32> = std::fs::read(&exact_file).unwrap().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    std::fs::remove_file(&exact_file).ok();
     let config = Config::from_gguf(&g, 512, 64).unwrap();
     let mut session = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
 
@@ -87,57 +94,69 @@ fn matches_llama_cpp(ctx: webnn::Context) {
     }
     let teacher = ids(&reference["teacher"]["tokens"]);
     assert_eq!(tokenizer.encode(TEACHER, true), teacher, "the teacher text");
-    assert!(teacher.len() >= 256, "{} positions", teacher.len());
+    let n = teacher.len();
+    assert!(n >= 256, "{n} positions");
+    let exact: Vec<&[f32]> = exact.chunks_exact(config.vocab as usize).collect();
+    assert_eq!(exact.len(), n);
+    let percent = |differ: usize| 100.0 * (1.0 - differ as f64 / n as f64);
 
-    // llama.cpp against itself: fed one token at a time instead of in one batch, only its
-    // kernels' summation orders change, which its 8-bit activation rounding can amplify.
+    // llama.cpp against itself (fed one token at a time instead of in one batch: only its
+    // kernels' summation orders change, which its 8-bit activation rounding can amplify) and
+    // against the model's exact arithmetic.
     let want = ids(&reference["teacher"]["top1"]);
     let stepwise = ids(&reference["teacher"]["top1_stepwise"]);
-    let moved = (0..teacher.len()).filter(|&i| stepwise[i] != want[i]).count();
-    // Where each stepwise continuation parts from the batched one (None: identical).
-    let parts: Vec<Option<usize>> = (0..3)
-        .map(|k| {
-            let (a, b) = (ids(&reference["prompts"][k]["greedy_stepwise"]), ids(&reference["prompts"][k]["greedy"]));
-            a.iter().zip(&b).position(|(x, y)| x != y).or((a.len() != b.len()).then_some(a.len().min(b.len())))
-        })
-        .collect();
+    let exact_top: Vec<u32> = exact.iter().map(|r| argmax(r)).collect();
+    let llama_off: Vec<usize> = (0..n).filter(|&i| want[i] != exact_top[i]).collect();
+    let moved = (0..n).filter(|&i| stepwise[i] != want[i]).count();
+    let parting = |a: &[u32], b: &[u32]| a.iter().zip(b).position(|(x, y)| x != y).or((a.len() != b.len()).then_some(a.len().min(b.len())));
+    let greedy = |k: usize, key: &str| ids(&reference["prompts"][k][key]);
+    let parts: Vec<Option<usize>> = (0..3).map(|k| parting(&greedy(k, "greedy_stepwise"), &greedy(k, "greedy"))).collect();
+    let exact_parts: Vec<Option<usize>> = (0..3).map(|k| parting(&greedy(k, "greedy_exact"), &greedy(k, "greedy"))).collect();
     eprintln!(
-        "llama.cpp fed token by token against llama.cpp batched: teacher-forced top-1 {:.2}% over {} positions; greedy continuations identical {} of 3 (parting at tokens {parts:?})",
-        100.0 * (1.0 - moved as f64 / teacher.len() as f64),
-        teacher.len(),
+        "llama.cpp fed token by token against llama.cpp batched: teacher-forced top-1 {:.2}% over {n} positions; greedy continuations identical {} of 3 (parting at tokens {parts:?})",
+        percent(moved),
         parts.iter().filter(|p| p.is_none()).count()
     );
+    eprintln!(
+        "llama.cpp batched against the float64 model: teacher-forced top-1 {:.2}% (differs at {llama_off:?}); greedy continuations identical {} of 3 (parting at tokens {exact_parts:?})",
+        percent(llama_off.len()),
+        exact_parts.iter().filter(|p| p.is_none()).count()
+    );
 
-    // Teacher-forced top-1.
+    // Teacher-forced: ours against the float64 model, then against llama.cpp.
     session.past = 0;
     let rows = pollster::block_on(session.feed_all(&teacher)).unwrap();
-    let differ: Vec<usize> = (0..teacher.len()).filter(|&i| argmax(&rows[i]) != want[i]).collect();
-    let agreement = 1.0 - differ.len() as f64 / teacher.len() as f64;
-    let mut near_ties = true;
-    eprintln!("teacher-forced top-1 agreement with llama.cpp: {:.2}% over {} positions", 100.0 * agreement, teacher.len());
+    let ours: Vec<u32> = rows.iter().map(|r| argmax(r)).collect();
+    let error = rows.iter().zip(&exact).flat_map(|(a, b)| a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs())).fold(0.0f32, f32::max);
+    let off: Vec<usize> = (0..n).filter(|&i| ours[i] != exact_top[i]).collect();
+    eprintln!("ours against the float64 model: teacher-forced top-1 {:.2}% (differs at {off:?}), logits max |diff| {error:.2e}", percent(off.len()));
+    let differ: Vec<usize> = (0..n).filter(|&i| ours[i] != want[i]).collect();
+    eprintln!("ours against llama.cpp: teacher-forced top-1 {:.2}% over {n} positions", percent(differ.len()));
     for &i in &differ {
-        // How near a tie it is on our side: our top logit against llama.cpp's choice.
-        let ours = argmax(&rows[i]);
-        let gap = rows[i][ours as usize] - rows[i][want[i] as usize];
-        // And on llama.cpp's side, from its five best.
+        // How near a tie it is: on our side, our top logit against llama.cpp's choice; on
+        // llama.cpp's, from its five best; and which one the exact model takes.
+        let gap = rows[i][ours[i] as usize] - rows[i][want[i] as usize];
         let top5 = reference["teacher"]["top5"][i].as_array().unwrap();
         let logit = |t: u32| top5.iter().find(|e| e[0].as_u64() == Some(t as u64)).and_then(|e| e[1].as_f64());
-        let theirs = logit(want[i]).zip(logit(ours)).map(|(a, b)| a - b);
+        let theirs = logit(want[i]).zip(logit(ours[i])).map(|(a, b)| a - b);
         eprintln!(
-            "  position {i}: ours {:?}, llama.cpp {:?}; logit gap ours {gap:.4}, llama.cpp's {}",
-            tokenizer.decode(&[ours]),
+            "  position {i}: ours {:?}, llama.cpp {:?}; logit gap ours {gap:.4}, llama.cpp's {}; the float64 model takes {}",
+            tokenizer.decode(&[ours[i]]),
             tokenizer.decode(&[want[i]]),
-            theirs.map_or("(not in its top 5)".into(), |g| format!("{g:.4}"))
+            theirs.map_or("(not in its top 5)".into(), |g| format!("{g:.4}")),
+            if exact_top[i] == ours[i] { "ours" } else if exact_top[i] == want[i] { "llama.cpp's" } else { "another" },
         );
-        near_ties &= gap < 0.25 && theirs.is_some_and(|g| g < 0.25);
     }
-    // The goal is 99%. llama.cpp rounds activations to 8 bits inside its quantized dot
-    // products (ggml's Q8_1), which can flip near-ties; a position counts against us only if
-    // either side's margin between the two tokens is a quarter of a logit or more.
-    assert!(agreement >= 0.99 || (agreement >= 0.98 && near_ties), "{differ:?}");
+    // The goal is 99% against llama.cpp. llama.cpp itself departs from the model's arithmetic
+    // (it rounds activations to 8 bits inside its quantized dot products, and keeps the caches
+    // in float16) at more positions than that on some instruction sets (96.7% with AVX2), so
+    // the float64 model is the oracle: it must be the model llama.cpp runs (a wrong rotary
+    // convention or norm would part them at most positions), and ours must agree with it.
+    assert!(llama_off.len() * 20 <= n, "llama.cpp and the float64 model differ at {llama_off:?}");
+    assert!(off.len() * 100 <= n && error <= 1e-2, "against the float64 model: {off:?}, max |diff| {error}");
 
     // Greedy continuations.
-    let (mut same, mut partings) = (0, Vec::new());
+    let (mut same, mut same_exact) = (0, 0);
     for (k, p) in prompts.iter().enumerate() {
         let mut s = pollster::block_on(Session::new(session.ctx.clone(), &g, config)).unwrap();
         let mut next = pollster::block_on(s.feed_greedy(&tokenizer.encode(p, true))).unwrap();
@@ -149,30 +168,29 @@ fn matches_llama_cpp(ctx: webnn::Context) {
             }
             next = pollster::block_on(s.feed_greedy(&[next])).unwrap();
         }
-        let theirs = ids(&reference["prompts"][k]["greedy"]);
-        let part = ours.iter().zip(&theirs).position(|(a, b)| a != b);
-        let note = match part {
-            None if ours == theirs => "= llama.cpp".to_owned(),
-            None => format!("(llama.cpp: {:?})", tokenizer.decode(&theirs)),
+        let (theirs, model) = (greedy(k, "greedy"), greedy(k, "greedy_exact"));
+        let note = match parting(&ours, &theirs) {
+            None => "= llama.cpp".to_owned(),
             Some(i) => {
                 // Where they part, how far our token is from llama.cpp's choice in its logits.
                 let top5 = reference["prompts"][k]["top5"][i].as_array().unwrap();
                 let logit = |t: u32| top5.iter().find(|e| e[0].as_u64() == Some(t as u64)).and_then(|e| e[1].as_f64());
-                let gap = logit(theirs[i]).zip(logit(ours[i])).map(|(a, b)| a - b);
-                partings.push(gap);
+                let gap = theirs.get(i).and_then(|&t| logit(t)).zip(ours.get(i).and_then(|&t| logit(t))).map(|(a, b)| a - b);
                 format!(
-                    "parts at token {i} (llama.cpp's logit gap {}): llama.cpp {:?}",
+                    "parts from llama.cpp at token {i} (llama.cpp's logit gap {}): llama.cpp {:?}",
                     gap.map_or("beyond its top 5".into(), |g| format!("{g:.4}")),
                     tokenizer.decode(&theirs)
                 )
             }
         };
-        eprintln!("prompt {k}: {:?} {note}", tokenizer.decode(&ours));
+        let model_note = if ours == model { "= the float64 model".to_owned() } else { format!("(the float64 model: {:?})", tokenizer.decode(&model)) };
+        eprintln!("prompt {k}: {:?} {model_note}, {note}", tokenizer.decode(&ours));
         same += usize::from(ours == theirs);
+        same_exact += usize::from(ours == model);
     }
-    eprintln!("greedy continuations equal to llama.cpp's: {same} of 3");
-    // The goal is 2 of 3 identical; a continuation may part only where llama.cpp's own
-    // logits for the two tokens are within a quarter of a logit (a near-tie its 8-bit
-    // activations can flip).
-    assert!(same >= 2 || partings.iter().all(|g| g.is_some_and(|g| g < 0.25)), "{partings:?}");
+    let model_same = exact_parts.iter().filter(|p| p.is_none()).count();
+    eprintln!("greedy continuations equal to llama.cpp's: {same} of 3 (the float64 model's: {model_same} of 3); to the float64 model's: {same_exact} of 3");
+    // The goal is 2 of 3 identical to llama.cpp's, which llama.cpp's own departures from the
+    // model's arithmetic can rule out (reported above): 2 of 3 identical to the float64 model's.
+    assert!(same_exact >= 2, "{same_exact} of 3 greedy continuations equal to the float64 model's");
 }

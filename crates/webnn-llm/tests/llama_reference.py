@@ -1,11 +1,14 @@
-"""llama.cpp's answers on the SmolLM2 GGUF, for webnn-llm's parity test (tests/llama.rs).
+"""llama.cpp's answers on the SmolLM2 GGUF, and the model's own in float64 (exact_model.py),
+for webnn-llm's parity test (tests/llama.rs).
 
 Reads a JSON request on stdin: {"model": path, "prompts": [text...], "teacher": text,
-"greedy": n}; prints {"prompts": [{"tokens": [...], "greedy": [...], "top5": [...],
-"greedy_stepwise": [...]}], "teacher": {"tokens": [...], "top1": [...], "top5": [[[token, logit] x5]
-per position], "top1_stepwise": [...]}}. Tokenization parses special tokens (<|im_start|>...) and
-adds no BOS, as the model's chat use does. Greedy decoding takes the argmax of the logits
-(first index on ties) and stops at <|im_end|>.
+"greedy": n, "exact_logits": path}; prints {"prompts": [{"tokens": [...], "greedy": [...],
+"top5": [...], "greedy_stepwise": [...], "greedy_exact": [...]}], "teacher": {"tokens": [...],
+"top1": [...], "top5": [[[token, logit] x5] per position], "top1_stepwise": [...]}}, and writes
+the float64 model's teacher-forced logits to `exact_logits` (float32, [positions, vocab]).
+Tokenization parses special tokens (<|im_start|>...) and adds no BOS, as the model's chat use
+does. Greedy decoding takes the argmax of the logits (first index on ties) and stops at
+<|im_end|>.
 
 The *_stepwise answers are llama.cpp's again with each prompt fed one token at a time instead
 of in one batch: the same model and weights, other kernels and summation orders (its batched
@@ -15,7 +18,10 @@ reordering alone.
 import json
 import sys
 
+import numpy as np
 from llama_cpp import Llama
+
+from exact_model import ExactModel
 
 
 def argmax(row):
@@ -52,13 +58,26 @@ def main():
             llm.eval([tok])
         return chosen, tops
 
+    exact = ExactModel(req["model"])
+
+    def greedy_exact(tokens):
+        exact.reset()
+        row, chosen = exact.feed(tokens)[-1], []
+        for _ in range(req["greedy"]):
+            tok = int(np.argmax(row))
+            chosen.append(tok)
+            if tok == eos:
+                break
+            row = exact.feed([tok])[-1]
+        return chosen
+
     out = {"prompts": []}
     for text in req["prompts"]:
         tokens = llm.tokenize(text.encode(), add_bos=False, special=True)
         chosen, tops = greedy(tokens, False)
         stepwise, _ = greedy(tokens, True)
         out["prompts"].append({"tokens": tokens, "greedy": chosen, "top5": tops,
-                               "greedy_stepwise": stepwise})
+                               "greedy_stepwise": stepwise, "greedy_exact": greedy_exact(tokens)})
     tokens = llm.tokenize(req["teacher"].encode(), add_bos=False, special=True)
     feed(tokens, True)
     top1_stepwise = [argmax(list(map(float, llm.scores[i]))) for i in range(len(tokens))]
@@ -70,6 +89,8 @@ def main():
     out["teacher"] = {"tokens": tokens, "top1": top1,
                       "top5": [[[t, rows[i][t]] for t in ts] for i, ts in enumerate(top5)],
                       "top1_stepwise": top1_stepwise}
+    exact.reset()
+    exact.feed(tokens).astype(np.float32).tofile(req["exact_logits"])
     json.dump(out, sys.stdout)
 
 
