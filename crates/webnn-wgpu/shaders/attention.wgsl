@@ -1,88 +1,191 @@
-// Attention of one query row (a fused pattern, `webnn_core::fusion::Attention`, not a WebNN
-// op) on the row frame with LANES = 64: one workgroup per row (kv head, group member, query).
-// The keys and values are read where the cache keeps them, [total, kv_heads * head_dim], so
-// nothing is transposed or materialised per head. Three phases:
-//   1. each lane scores every 64th key: mask ? q·k * scale : masked, kept in workgroup memory;
-//   2. the row's maximum and the sum of exp(score - max) (the probabilities kept in place);
-//   3. each lane writes every 64th output dimension: sum_t p[t] * v[t] / sum.
-// SPLIT (decode steps over long caches, flash-decoding): a frame row is (query row, block of
-// R.outer_shape[0].y keys), R.outer_shape[0].x blocks per query row, so a decode step's few
-// rows still fill the device. Each writes its block's maximum, sum and unnormalised
-// weighted values (head_dim + 2 floats, at frame row * (head_dim + 2)) for
-// attention_merge.wgsl to combine.
-// Rows block: rows, len = total; i = (seq, head_dim, group, kv_heads); f = (scale, masked).
+// Attention for decode steps and short prompts (a fused pattern, `webnn_core::fusion::Attention`,
+// not a WebNN op) on the row frame with LANES = 64. A frame row is one query position of up
+// to four query heads of one kv head's group: grouped-query attention's heads share the keys
+// and values, so each key and value element is loaded once for the four (vec4 over the heads).
+// The keys and values are read where the cache keeps them, [total, kv_heads * head_dim].
+// Keys come CHUNK at a time with a running maximum and sum (online softmax) that rescale the
+// partial outputs, so no score row is kept and the cache length is unbounded. Per chunk:
+//   1. lane l scores keys l, l + 64, l + 128, l + 192 (mask ? q·k * scale : masked) into
+//      workgroup memory, and keeps their maximum;
+//   2. every lane folds the 64 maxima in the same order (so all get the same bits), rescales
+//      its running sum and outputs, and exponentiates its own keys;
+//   3. head_dim / 4 lanes share each key (four output dimensions each), LANES / (head_dim / 4)
+//      keys at a time; their partial outputs are folded at the end (head_dim a multiple of 4,
+//      up to 256).
+// SPLIT (decode steps over long caches on GPUs, flash-decoding): a frame row also names a
+// block of R.outer_shape[0].y keys, R.outer_shape[0].x blocks per query position, so a decode
+// step's few rows still fill the device; it writes each head's block maximum, sum and
+// unnormalised weighted values (head_dim + 2 floats at (query row * blocks + block) *
+// (head_dim + 2)) for attention_merge.wgsl to combine.
+// Rows block: rows, len = total; i = (seq, head_dim, group, kv_heads); f = (scale, masked);
+// outer_shape[0] = (blocks, keys per block, quads of query heads per kv head).
 // Inputs: a = q [kv_heads, group, seq, head_dim], b = keys, c = values, d = mask [seq, total].
 override SPLIT: bool = false;
-const MAX_KEYS: u32 = 2048u;
-var<workgroup> probs: array<f32, 2048>;
+const CHUNK: u32 = 256u;
+var<workgroup> q4: array<vec4<f32>, 256>;
+var<workgroup> probs: array<vec4<f32>, CHUNK>;
+var<workgroup> lane_tops: array<vec4<f32>, 64>;
+
+fn exp4(x: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(exp_f(x.x), exp_f(x.y), exp_f(x.z), exp_f(x.w));
+}
 
 fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
     let seq = R.i.x;
     let hd = R.i.y;
+    let group = R.i.z;
     let width = R.i.w * hd;
-    let total = R.len;
-    var row = frame_row;
+    let blocks = R.outer_shape[0].x;
+    var rest = frame_row;
     var start = 0u;
-    var end = total;
+    var end = R.len;
+    // The keys a frame row may cover, from uniforms only: barriers sit in the chunk loop.
+    var span = R.len;
     if (SPLIT) {
-        row = frame_row / R.outer_shape[0].x;
-        start = (frame_row % R.outer_shape[0].x) * R.outer_shape[0].y;
-        end = min(start + R.outer_shape[0].y, total);
+        span = R.outer_shape[0].y;
+        start = (rest % blocks) * span;
+        end = min(start + span, R.len);
+        rest = rest / blocks;
     }
-    let s = row % seq;
-    let h = row / (R.i.z * seq);
+    let s = rest % seq;
+    rest = rest / seq;
+    let first = (rest % R.outer_shape[0].z) * 4u;
+    let h = rest / R.outer_shape[0].z;
+    var heads = 0u;
+    if (live) {
+        heads = min(4u, group - first);
+    } else {
+        end = start;
+    }
+    // Query row of the quad's head j: (h * group + first + j) * seq + s.
+    let row0 = (h * group + first) * seq + s;
+    for (var d = lane; d < hd; d += LANES) {
+        var v = vec4<f32>(0.0);
+        for (var j = 0u; j < heads; j++) {
+            v[j] = load_a((row0 + j * seq) * hd + d);
+        }
+        q4[d] = v;
+    }
     // The lowest f32, as bits: the decimal form rounds past f32 for some WGSL compilers (Tint).
-    var top = bitcast<f32>(0xff7fffffu);
-    if (live) {
-        // Four of the lane's keys at a time (t, t + LANES...), so each q element is loaded
-        // once for four keys; keys past the end read the last one and are not kept.
-        for (var t = start + lane; t < end; t += 4u * LANES) {
-            let keys = vec4<u32>(t, t + LANES, t + 2u * LANES, t + 3u * LANES);
-            let at = min(keys, vec4<u32>(end - 1u)) * width + h * hd;
-            var dots = vec4<f32>(0.0);
+    let lowest = vec4<f32>(bitcast<f32>(0xff7fffffu));
+    var top = lowest;
+    // This lane's share of the sums (its keys), folded over the lanes at the end.
+    var sum = vec4<f32>(0.0);
+    // Phase 3's split of the lanes: `dl` lanes of four output dimensions each per key phase.
+    let dl = hd / 4u;
+    let phases = LANES / dl;
+    let kp = lane / dl;
+    let dq = lane % dl;
+    // Output dimensions 4 dq .. 4 dq + 3 (vec4 over the heads) of this lane's keys.
+    var acc0 = vec4<f32>(0.0);
+    var acc1 = vec4<f32>(0.0);
+    var acc2 = vec4<f32>(0.0);
+    var acc3 = vec4<f32>(0.0);
+    for (var k0 = 0u; k0 < span; k0 += CHUNK) {
+        let c0 = start + k0;
+        var n = 0u;
+        if (c0 < end) {
+            n = min(CHUNK, end - c0);
+        }
+        workgroupBarrier();
+        // 1. Keys past the chunk read its last one and are not kept.
+        let keys = vec4<u32>(lane, lane + 64u, lane + 128u, lane + 192u);
+        let at = (c0 + min(keys, vec4<u32>(max(n, 1u) - 1u))) * width + h * hd;
+        var d0 = vec4<f32>(0.0);
+        var d1 = vec4<f32>(0.0);
+        var d2 = vec4<f32>(0.0);
+        var d3 = vec4<f32>(0.0);
+        if (lane < n) {
             for (var d = 0u; d < hd; d++) {
-                let k = vec4<f32>(load_b(at.x + d), load_b(at.y + d), load_b(at.z + d), load_b(at.w + d));
-                dots += load_a(row * hd + d) * k;
+                let q = q4[d];
+                d0 += q * load_b(at.x + d);
+                d1 += q * load_b(at.y + d);
+                d2 += q * load_b(at.z + d);
+                d3 += q * load_b(at.w + d);
             }
-            for (var j = 0u; j < 4u; j++) {
-                let key = keys[j];
-                if (key < end) {
-                    var score = R.f.y;
-                    if (load_d(s * total + key) != 0u) {
-                        score = dots[j] * R.f.x;
-                    }
-                    probs[key - start] = score;
-                    top = max(top, score);
+        }
+        var dots = array<vec4<f32>, 4>(d0, d1, d2, d3);
+        var chunk_top = lowest;
+        for (var j = 0u; j < 4u; j++) {
+            let key = keys[j];
+            if (key < n) {
+                var score = vec4<f32>(R.f.y);
+                if (load_d(s * R.len + c0 + key) != 0u) {
+                    score = dots[j] * R.f.x;
                 }
+                probs[key] = score;
+                chunk_top = max(chunk_top, score);
+            }
+        }
+        lane_tops[lane] = chunk_top;
+        workgroupBarrier();
+        // 2.
+        var next = top;
+        for (var l = 0u; l < LANES; l++) {
+            next = max(next, lane_tops[l]);
+        }
+        let rescale = exp4(top - next);
+        top = next;
+        sum *= rescale;
+        acc0 *= rescale;
+        acc1 *= rescale;
+        acc2 *= rescale;
+        acc3 *= rescale;
+        for (var j = 0u; j < 4u; j++) {
+            let key = keys[j];
+            if (key < n) {
+                let p = exp4(probs[key] - top);
+                probs[key] = p;
+                sum += p;
+            }
+        }
+        workgroupBarrier();
+        // 3. Each probability loaded serves four dimensions of four heads.
+        if (kp < phases) {
+            for (var t = kp; t < n; t += phases) {
+                let p = probs[t];
+                let at = (c0 + t) * width + h * hd + 4u * dq;
+                acc0 += p * load_c(at);
+                acc1 += p * load_c(at + 1u);
+                acc2 += p * load_c(at + 2u);
+                acc3 += p * load_c(at + 3u);
             }
         }
     }
-    top = lanes_reduce(OP_REDUCE_MAX, top, slot, lane);
-    var sum = 0.0;
-    if (live) {
-        for (var t = start + lane; t < end; t += LANES) {
-            let p = exp_f(probs[t - start] - top);
-            probs[t - start] = p;
-            sum += p;
-        }
-    }
-    sum = lanes_reduce(OP_REDUCE_SUM, sum, slot, lane);
+    // The lanes' sums, folded by every lane in the same order, and the key phases' outputs,
+    // folded by the first phase's lanes in phase order.
     workgroupBarrier();
-    if (live) {
-        let at = frame_row * (hd + 2u);
-        if (SPLIT && lane == 0u) {
-            store_elem(at, top);
-            store_elem(at + 1u, sum);
-        }
-        for (var d = lane; d < hd; d += LANES) {
-            var acc = 0.0;
-            for (var t = start; t < end; t++) {
-                acc += probs[t - start] * load_c(t * width + h * hd + d);
+    lane_tops[lane] = sum;
+    probs[4u * lane] = acc0;
+    probs[4u * lane + 1u] = acc1;
+    probs[4u * lane + 2u] = acc2;
+    probs[4u * lane + 3u] = acc3;
+    workgroupBarrier();
+    var all = vec4<f32>(0.0);
+    for (var l = 0u; l < LANES; l++) {
+        all += lane_tops[l];
+    }
+    if (lane < dl) {
+        var out = array<vec4<f32>, 4>(acc0, acc1, acc2, acc3);
+        for (var p = 1u; p < phases; p++) {
+            for (var k = 0u; k < 4u; k++) {
+                out[k] += probs[4u * (p * dl + lane) + k];
             }
-            if (SPLIT) {
-                store_elem(at + 2u + d, acc);
-            } else {
-                store_elem(row * hd + d, acc / sum);
+        }
+        for (var j = 0u; j < heads; j++) {
+            let row = row0 + j * seq;
+            let at = (row * blocks + frame_row % blocks) * (hd + 2u);
+            if (SPLIT && lane == 0u) {
+                store_elem(at, top[j]);
+                store_elem(at + 1u, all[j]);
+            }
+            for (var k = 0u; k < 4u; k++) {
+                let d = 4u * lane + k;
+                if (SPLIT) {
+                    store_elem(at + 2u + d, out[k][j]);
+                } else {
+                    store_elem(row * hd + d, out[k][j] / all[j]);
+                }
             }
         }
     }

@@ -4,7 +4,8 @@
 // queries are staged once; the keys and values pass through workgroup memory TC = 16 at a
 // time, each staged key and value read by all 16 rows, and a running maximum and sum
 // (online softmax) rescale the partial outputs as blocks arrive, so no score row is kept.
-// attention.wgsl keeps one workgroup per query row for decode steps. Head dims up to 64.
+// attention.wgsl takes decode steps (a workgroup per query position and quad of query heads). Head
+// dims up to 64.
 // Invocation t works on tile row t / 4: it scores keys 4 * (t % 4) .. + 4 of each block and
 // accumulates output dimensions t % 4, t % 4 + 4, ... (16 of them).
 // Rows block: rows = tiles, len = total; i = (seq, head_dim, group, kv_heads);

@@ -81,8 +81,9 @@ impl Patterns {
         for s in fusion::silu_gates(graph) {
             add(s.node, &s.absorbed.clone(), Fused::SiluGate(s));
         }
-        // attention.wgsl keeps a row's scores in workgroup memory: at most 2,048 keys.
-        let fits = |a: &Attention| graph.desc(a.keys).shape[0].max_size() <= 2048;
+        // attention.wgsl stages a query row in workgroup memory and gives lanes four output
+        // dimensions each: head dims up to 256, multiples of 4.
+        let fits = |a: &Attention| graph.desc(a.query).shape.last().is_some_and(|d| d.max_size() <= 256 && d.max_size() % 4 == 0);
         let mut scratch = Vec::new();
         for a in fusion::attentions(graph).into_iter().filter(fits) {
             scratch.extend(scores_node(graph, &a));

@@ -210,9 +210,9 @@ pub fn rms_norm(cx: &Cx, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
 /// Query rows per tile of attention_tiled.wgsl (its TR).
 const TILED_ROWS: u32 = 16;
 
-/// An `Attention` match (`webnn_core::fusion`): one row per (kv head, group member, query),
-/// or tiles of 16 such rows of one kv head for prompts, over `total` keys read from the
-/// cache layout. `cx.node` is the match's final matmul.
+/// An `Attention` match (`webnn_core::fusion`): a workgroup per (kv head, quad of its group's
+/// query heads, query), or tiles of 16 query rows of one kv head for prompts, over `total`
+/// keys read from the cache layout. `cx.node` is the match's final matmul.
 pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) -> Result<Lowering> {
     let q = cx.shape(a.query)?;
     let keys = cx.shape(a.keys)?;
@@ -221,34 +221,37 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     };
     let mut r = Rows::zeroed();
     let per_head = u32_of(elements(&[group, seq]))?;
-    r.len = keys[0];
+    let total = keys[0];
+    r.len = total;
     r.i = [seq, hd, group, kv_heads];
     r.f = [a.scale, a.masked, 0.0, 0.0];
     // Prompts: tiles of query rows share each staged key and value (attention_tiled.wgsl's
-    // TR rows, head dims up to its HD); decode steps: a workgroup per query row.
+    // TR rows, head dims up to its HD); decode steps: a workgroup per query position and
+    // quad of query heads, which share each key and value loaded.
     let inputs = vec![a.query, a.keys, a.values, a.mask];
     if per_head >= TILED_ROWS && hd <= 64 {
         r.rows = u32_of(kv_heads as u64 * per_head.div_ceil(TILED_ROWS) as u64)?;
         return cx.one(KernelId::AttentionTiled, inputs, Uniform::Rows(r));
     }
-    let rows = u32_of(kv_heads as u64 * per_head as u64)?;
-    r.rows = rows;
+    let quads = group.div_ceil(4);
+    let frame_rows = u32_of(kv_heads as u64 * quads as u64 * seq as u64)?;
+    r.rows = frame_rows;
+    (r.outer_shape[0], r.outer_shape[1], r.outer_shape[2]) = (1, total, quads);
     // Decode steps over long caches: blocks of SPLIT_KEYS keys per workgroup, merged by a
     // second pass, the partials kept in the scores' buffer (the pattern's scratch) when
-    // they fit there: rows * total floats. Not on a CPU adapter, whose few cores the rows
-    // already fill (lavapipe: 191 ms per step unsplit, 195-247 ms split, at 1,024 keys).
-    let total = keys[0];
+    // they fit there: query rows * total floats. Not on a CPU adapter, whose few cores the
+    // rows already fill (lavapipe: 191 ms per step unsplit, 195-247 ms split, at 1,024 keys).
+    let rows = u64::from(kv_heads) * u64::from(per_head);
     let blocks = total.div_ceil(SPLIT_KEYS);
     let scores = crate::patterns::attention_scores(cx.graph, a);
-    let fits = (rows as u64) * (blocks as u64) * (hd as u64 + 2) <= rows as u64 * total as u64;
+    let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
     let Some(scores) = scores.filter(|_| blocks >= 2 && fits && !cpu_adapter) else {
         return cx.one(KernelId::Attention, inputs, Uniform::Rows(r));
     };
-    r.rows = u32_of(rows as u64 * blocks as u64)?;
-    r.outer_shape[0] = blocks;
-    r.outer_shape[1] = SPLIT_KEYS;
+    r.rows = u32_of(frame_rows as u64 * blocks as u64)?;
+    (r.outer_shape[0], r.outer_shape[1]) = (blocks, SPLIT_KEYS);
     let mut merge = Rows::zeroed();
-    merge.rows = rows;
+    merge.rows = u32_of(rows)?;
     merge.i = [blocks, hd, 0, 0];
     let (f32s, out) = (cx.dtype(a.query), cx.dtype(cx.out()));
     let split = KernelCall {
