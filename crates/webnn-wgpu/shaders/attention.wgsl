@@ -153,7 +153,8 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         }
     }
     // The lanes' sums, folded by every lane in the same order, and the key phases' outputs,
-    // folded by the first phase's lanes in phase order.
+    // folded by the first phase's lanes in phase order (`probs`, CHUNK = 4 * LANES vec4s,
+    // holds each lane's four).
     workgroupBarrier();
     lane_tops[lane] = sum;
     probs[4u * lane] = acc0;
