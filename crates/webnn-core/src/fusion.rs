@@ -349,6 +349,10 @@ pub struct Attention {
     pub keys: Operand,
     pub values: Operand,
     pub mask: Operand,
+    /// The first matmul's output, `q · kᵀ` `[kv_heads, group, seq, total]`, and that node
+    /// (absorbed): a backend may keep its buffer as scratch.
+    pub scores: Operand,
+    pub scores_node: usize,
     pub scale: f32,
     pub masked: f32,
 }
@@ -417,7 +421,7 @@ fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -
     ok.then(|| {
         let mut absorbed = vec![vt, vr, kt, kr, qn, mn, wn, sm];
         absorbed.sort_unstable();
-        Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scale, masked }
+        Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scores, scores_node: qn, scale, masked }
     })
 }
 

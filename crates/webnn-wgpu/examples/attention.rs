@@ -42,16 +42,7 @@ fn gpu_ms(exe: &mut webnn_wgpu::WgpuGraph, total: u32, runs: usize) -> (String, 
     ];
     let feeds: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
     webnn_core::Executable::dispatch(exe, &feeds).unwrap();
-    let mut kernels = String::new();
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let steps = exe.profile(&feeds).unwrap().expect("an adapter with timestamp queries");
-            kernels = steps.iter().map(|s| s.kernel.split(' ').next().unwrap_or("").to_owned()).collect::<Vec<_>>().join("+");
-            steps.iter().map(|s| s.nanos).sum::<f64>() / 1e6
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    (kernels, t[runs / 2])
+    exe.median_gpu_ms(&feeds, runs).unwrap().expect("an adapter with timestamp queries")
 }
 
 fn main() {

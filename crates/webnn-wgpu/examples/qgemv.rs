@@ -39,16 +39,7 @@ fn gpu_ms(backend: &webnn_wgpu::WgpuBackend, g: &Graph, k: u32, runs: usize) -> 
     };
     let feeds = [("x", &x)];
     webnn_core::Executable::dispatch(&mut exe, &feeds).unwrap();
-    let mut kernel = String::new();
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
-            let steps = exe.profile(&feeds).unwrap().expect("an adapter with timestamp queries");
-            kernel = steps.iter().map(|s| s.kernel.split(' ').next().unwrap_or("").to_owned()).collect::<Vec<_>>().join("+");
-            steps.iter().map(|s| s.nanos).sum::<f64>() / 1e6
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    (kernel, t[runs / 2])
+    exe.median_gpu_ms(&feeds, runs).unwrap().expect("an adapter with timestamp queries")
 }
 
 fn main() {

@@ -25,17 +25,6 @@ pub struct Patterns {
     pub scratch: Vec<bool>,
 }
 
-/// The node making an attention match's scores (its first matmul, `q · kᵀ`): the scratch
-/// buffer of its split decode steps.
-fn scores_node(graph: &Graph, a: &Attention) -> Option<usize> {
-    a.absorbed.iter().copied().find(|&n| matches!(graph.nodes[n].op, webnn_core::ops::Op::Matmul(_)))
-}
-
-/// The scores operand of an attention match (see `scores_node`).
-pub fn attention_scores(graph: &Graph, a: &Attention) -> Option<Operand> {
-    scores_node(graph, a).map(|n| graph.nodes[n].outputs[0])
-}
-
 impl Patterns {
     /// No fused kernels: every op as its own kernels.
     pub fn none(graph: &Graph) -> Patterns {
@@ -45,7 +34,7 @@ impl Patterns {
 
     /// Per node: the operands its fused kernel reads (the match's inputs), which the buffer
     /// plan keeps alive until that node, not just until the absorbed nodes that named them.
-    pub fn reads(&self, graph: &Graph) -> Vec<Vec<Operand>> {
+    pub fn reads(&self) -> Vec<Vec<Operand>> {
         self.at
             .iter()
             .map(|f| match f {
@@ -54,7 +43,7 @@ impl Patterns {
                 Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
                 Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
                 Some(Fused::SiluGate(s)) => vec![s.gate, s.up],
-                Some(Fused::Attention(a)) => [Some(a.query), Some(a.keys), Some(a.values), Some(a.mask), attention_scores(graph, a)].into_iter().flatten().collect(),
+                Some(Fused::Attention(a)) => vec![a.query, a.keys, a.values, a.mask, a.scores],
             })
             .collect()
     }
@@ -86,7 +75,7 @@ impl Patterns {
         let fits = |a: &Attention| graph.desc(a.query).shape.last().is_some_and(|d| d.max_size() <= 256 && d.max_size() % 4 == 0);
         let mut scratch = Vec::new();
         for a in fusion::attentions(graph).into_iter().filter(fits) {
-            scratch.extend(scores_node(graph, &a));
+            scratch.push(a.scores_node);
             add(a.node, &a.absorbed.clone(), Fused::Attention(a));
         }
         for n in scratch {

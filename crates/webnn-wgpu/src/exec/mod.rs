@@ -306,7 +306,7 @@ impl WgpuGraph {
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
         let keys = kernel_keys(&lowered);
-        let plan = plan(&bound, &alias, &patterns.reads(&bound), &|i| sizes[i]);
+        let plan = plan(&bound, &alias, &patterns.reads(), &|i| sizes[i]);
         let scope = gpu.scope();
         let built = WgpuGraph::build(gpu.clone(), cache, &bound, lowered, plan, &sizes, options);
         gpu.close(scope, "compile").await?;

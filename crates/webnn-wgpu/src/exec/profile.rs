@@ -26,6 +26,20 @@ impl WgpuGraph {
         crate::gpu::block_on(self.profile_async(inputs))?
     }
 
+    /// The kernels of one run (their names, joined by `+`) and the median over `runs` runs
+    /// of their summed GPU time in ms; None when the adapter has no timestamp queries.
+    pub fn median_gpu_ms(&mut self, inputs: &[(&str, &HostTensor)], runs: usize) -> Result<Option<(String, f64)>> {
+        let mut kernels = String::new();
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs.max(1) {
+            let Some(steps) = self.profile(inputs)? else { return Ok(None) };
+            kernels = steps.iter().map(|s| s.kernel.split(' ').next().unwrap_or("")).collect::<Vec<_>>().join("+");
+            times.push(steps.iter().map(|s| s.nanos).sum::<f64>() / 1e6);
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(Some((kernels, times[times.len() / 2])))
+    }
+
     pub async fn profile_async(
         &mut self,
         inputs: &[(&str, &HostTensor)],

@@ -243,9 +243,8 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     // rows already fill (lavapipe: 191 ms per step unsplit, 195-247 ms split, at 1,024 keys).
     let rows = u64::from(kv_heads) * u64::from(per_head);
     let blocks = total.div_ceil(SPLIT_KEYS);
-    let scores = crate::patterns::attention_scores(cx.graph, a);
     let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
-    let Some(scores) = scores.filter(|_| blocks >= 2 && fits && !cpu_adapter) else {
+    let Some(scores) = Some(a.scores).filter(|_| blocks >= 2 && fits && !cpu_adapter) else {
         return cx.one(KernelId::Attention, inputs, Uniform::Rows(r));
     };
     r.rows = u32_of(frame_rows as u64 * blocks as u64)?;
