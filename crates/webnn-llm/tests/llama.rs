@@ -60,6 +60,11 @@ fn ids(v: &serde_json::Value) -> Vec<u32> {
     v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()
 }
 
+/// Token `t`'s logit among llama.cpp's five best `[[token, logit], ...]`, if it is there.
+fn logit_in(top5: &serde_json::Value, t: u32) -> Option<f64> {
+    top5.as_array()?.iter().find(|e| e[0].as_u64() == Some(t as u64)).and_then(|e| e[1].as_f64())
+}
+
 #[test]
 fn matches_llama_cpp_on_fast_cpu() {
     matches_llama_cpp(webnn::Context::fast(webnn_fast::FastBackend::new(2)));
@@ -136,9 +141,8 @@ fn matches_llama_cpp(ctx: webnn::Context) {
         // How near a tie it is: on our side, our top logit against llama.cpp's choice; on
         // llama.cpp's, from its five best; and which one the exact model takes.
         let gap = rows[i][ours[i] as usize] - rows[i][want[i] as usize];
-        let top5 = reference["teacher"]["top5"][i].as_array().unwrap();
-        let logit = |t: u32| top5.iter().find(|e| e[0].as_u64() == Some(t as u64)).and_then(|e| e[1].as_f64());
-        let theirs = logit(want[i]).zip(logit(ours[i])).map(|(a, b)| a - b);
+        let top5 = &reference["teacher"]["top5"][i];
+        let theirs = logit_in(top5, want[i]).zip(logit_in(top5, ours[i])).map(|(a, b)| a - b);
         eprintln!(
             "  position {i}: ours {:?}, llama.cpp {:?}; logit gap ours {gap:.4}, llama.cpp's {}; the float64 model takes {}",
             tokenizer.decode(&[ours[i]]),
@@ -173,9 +177,8 @@ fn matches_llama_cpp(ctx: webnn::Context) {
             None => "= llama.cpp".to_owned(),
             Some(i) => {
                 // Where they part, how far our token is from llama.cpp's choice in its logits.
-                let top5 = reference["prompts"][k]["top5"][i].as_array().unwrap();
-                let logit = |t: u32| top5.iter().find(|e| e[0].as_u64() == Some(t as u64)).and_then(|e| e[1].as_f64());
-                let gap = theirs.get(i).and_then(|&t| logit(t)).zip(ours.get(i).and_then(|&t| logit(t))).map(|(a, b)| a - b);
+                let top5 = &reference["prompts"][k]["top5"][i];
+                let gap = theirs.get(i).and_then(|&t| logit_in(top5, t)).zip(ours.get(i).and_then(|&t| logit_in(top5, t))).map(|(a, b)| a - b);
                 format!(
                     "parts from llama.cpp at token {i} (llama.cpp's logit gap {}): llama.cpp {:?}",
                     gap.map_or("beyond its top 5".into(), |g| format!("{g:.4}")),

@@ -244,9 +244,9 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     let rows = u64::from(kv_heads) * u64::from(per_head);
     let blocks = total.div_ceil(SPLIT_KEYS);
     let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
-    let Some(scores) = Some(a.scores).filter(|_| blocks >= 2 && fits && !cpu_adapter) else {
+    if blocks < 2 || !fits || cpu_adapter {
         return cx.one(KernelId::Attention, inputs, Uniform::Rows(r));
-    };
+    }
     r.rows = u32_of(frame_rows as u64 * blocks as u64)?;
     (r.outer_shape[0], r.outer_shape[1]) = (blocks, SPLIT_KEYS);
     let mut merge = Rows::zeroed();
@@ -256,10 +256,10 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     let split = KernelCall {
         key: KernelKey::new(KernelId::AttentionSplit, f32s, f32s),
         inputs,
-        output: scores,
+        output: a.scores,
         uniform: Uniform::Rows(r),
     };
-    let merged = cx.call(KernelKey::new(KernelId::AttentionMerge, f32s, out), vec![scores], Uniform::Rows(merge));
+    let merged = cx.call(KernelKey::new(KernelId::AttentionMerge, f32s, out), vec![a.scores], Uniform::Rows(merge));
     Ok(Lowering::Kernels(vec![split, merged]))
 }
 
