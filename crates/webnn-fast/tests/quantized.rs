@@ -65,13 +65,15 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
         DataType::Uint8,
     ];
     // Rows for both one-or-two-row paths (intrinsics where blocks fill vectors, portable
-    // otherwise) and the dequantize-then-GEMM path; blocks of 64, 32, 16 and 25 values.
+    // otherwise; on AVX2 the 16-bit integer kernels for 4-bit blocks of 32 and 64, 8-bit
+    // ones of 16, 32 and 64) and the dequantize-then-GEMM path; blocks of 64, 32, 16 and 25.
     let shapes = [
         (1, 40, 96, 32),
         (3, 70, 64, 16),
         (17, 33, 128, 64),
         (2, 8, 50, 25),
         (2, 45, 128, 64),
+        (1, 24, 96, 16),
     ];
     let mut cases = 0;
     for t in types {
@@ -163,7 +165,36 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
             }
         }
     }
-    assert_eq!(cases, 40);
+    assert_eq!(cases, 48);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn infinities_and_nans_in_the_input_give_the_reference_results() {
+    // The AVX2 kernels round x to 16 bits per block, which has no infinity or NaN: such an
+    // input must still give IEEE's answers, as the op-by-op graph does.
+    let mut rng = Rng::new(5);
+    for t in [DataType::Uint4, DataType::Int8] {
+        let c = Case { t, m: 1, n: 16, k: 96, block: 32, offset: true, tail: false };
+        let g = graph(&c, &mut rng);
+        for (at, v) in [(3, f32::INFINITY), (40, f32::NEG_INFINITY), (70, f32::NAN)] {
+            let mut xs = rng.fill(96, -1.0, 1.0);
+            xs[at] = v;
+            let x = HostTensor {
+                desc: OperandDescriptor::new(F, &[1, 96]),
+                bytes: xs.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            };
+            let run = |b: &dyn Backend| to_f32(&b.compile(&g).unwrap().dispatch(&[("x", &x)]).unwrap()[0].1);
+            let (got, want) = (run(&FastBackend::new(1)), run(&webnn_cpu::CpuBackend));
+            for (j, (a, b)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    a.is_nan() && b.is_nan() || a == b || (a - b).abs() <= 1e-3 * b.abs().max(1.0),
+                    "{t} x[{at}] = {v}, [{j}]: {a} vs {b}"
+                );
+                assert_eq!(a.is_finite(), b.is_finite(), "{t} x[{at}] = {v}, [{j}]: {a} vs {b}");
+            }
+        }
+    }
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]

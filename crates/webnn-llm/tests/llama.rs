@@ -1,6 +1,6 @@
 //! Parity with llama.cpp (PyPI `llama-cpp-python`, which scripts/llm-setup.sh builds) on the
 //! same GGUF, and with the model's own arithmetic: tokenization, teacher-forced top-1 over 276
-//! positions, and greedy continuations of 32 tokens on three prompts, against llama.cpp and
+//! positions (fed as one prompt and token by token, which run different kernels), and greedy continuations of 32 tokens on three prompts, against llama.cpp and
 //! against the same model evaluated in float64 by NumPy (tests/exact_model.py, which reads the
 //! file with llama.cpp's `gguf` package and shares no code with webnn-llm). The WebNN graph
 //! runs on the fast cpu backend (its fused quantized products and attention) and, with the
@@ -132,9 +132,20 @@ fn matches_llama_cpp(ctx: webnn::Context) {
     session.past = 0;
     let rows = pollster::block_on(session.feed_all(&teacher)).unwrap();
     let ours: Vec<u32> = rows.iter().map(|r| argmax(r)).collect();
-    let error = rows.iter().zip(&exact).flat_map(|(a, b)| a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs())).fold(0.0f32, |e, d| if d.is_nan() { f32::INFINITY } else { e.max(d) });
-    let off: Vec<usize> = (0..n).filter(|&i| ours[i] != exact_top[i]).collect();
+    // Positions whose top-1 is not the float64 model's, and the largest logit difference.
+    let against_exact = |rows: &[Vec<f32>]| {
+        let error = rows.iter().zip(&exact).flat_map(|(a, b)| a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs())).fold(0.0f32, |e, d| if d.is_nan() { f32::INFINITY } else { e.max(d) });
+        let off: Vec<usize> = (0..n).filter(|&i| argmax(&rows[i]) != exact_top[i]).collect();
+        (off, error)
+    };
+    let (off, error) = against_exact(&rows);
     eprintln!("ours against the float64 model: teacher-forced top-1 {:.2}% (differs at {off:?}), logits max |diff| {error:.2e}", percent(off.len()));
+    // The same fed one token at a time: decode's one-row kernels (the fast cpu's AVX2 ones
+    // round x to 16 bits per block) instead of the prompt's GEMMs.
+    session.past = 0;
+    let stepwise_rows: Vec<Vec<f32>> = teacher.iter().map(|&t| pollster::block_on(session.feed(&[t])).unwrap()).collect();
+    let (step_off, step_error) = against_exact(&stepwise_rows);
+    eprintln!("ours fed token by token against the float64 model: teacher-forced top-1 {:.2}% (differs at {step_off:?}), logits max |diff| {step_error:.2e}", percent(step_off.len()));
     let differ: Vec<usize> = (0..n).filter(|&i| ours[i] != want[i]).collect();
     eprintln!("ours against llama.cpp: teacher-forced top-1 {:.2}% over {n} positions", percent(differ.len()));
     for &i in &differ {
@@ -158,6 +169,7 @@ fn matches_llama_cpp(ctx: webnn::Context) {
     // convention or norm would part them at most positions), and ours must agree with it.
     assert!(llama_off.len() * 20 <= n, "llama.cpp and the float64 model differ at {llama_off:?}");
     assert!(off.len() * 100 <= n && error <= 1e-2, "against the float64 model: {off:?}, max |diff| {error}");
+    assert!(step_off.len() * 100 <= n && step_error <= 1e-2, "token by token against the float64 model: {step_off:?}, max |diff| {step_error}");
 
     // Greedy continuations.
     let (mut same, mut same_exact) = (0, 0);

@@ -11,7 +11,8 @@
 //! (`PackedB::from_columns`; AVX-512 by the row kernel's table lookup) and multiplied by it.
 //! The one- and two-row kernels are written with intrinsics for AVX-512 (its 4-bit kernel
 //! looks each weight up in its block's sixteen dequantized values instead of converting it),
-//! for AVX2 + FMA and for wasm simd128 / relaxed SIMD; elsewhere (NEON, x86 without AVX2) a
+//! for AVX2 + FMA (integer products with x rounded to 16 bits per pair of values, `rows16`)
+//! and for wasm simd128 / relaxed SIMD; elsewhere (NEON, x86 without AVX2) a
 //! portable loop runs them, which the compiler does not vectorise well (about 8x slower than
 //! the AVX2 kernel).
 //!
@@ -203,11 +204,18 @@ impl QGemmStep {
             } else {
                 COLUMNS
             };
+            let rows16 = if m <= GEMV_ROWS && self.has_columns16(ctx.simd) {
+                Rows16::new(x, self.block)
+            } else {
+                None
+            };
             ctx.pool.run(n.div_ceil(width), &|task| {
                 let cols = task * width..((task + 1) * width).min(n);
                 let mut acc = vec![0.0f32; m * cols.len()];
                 if m > GEMV_ROWS {
                     self.columns_by_gemm(ctx.simd, m, x, cols.clone(), &mut acc);
+                } else if let Some(rows) = &rows16 {
+                    self.columns16(rows, m, cols.clone(), &mut acc);
                 } else if !self.vector_columns(ctx.simd, m, x, cols.clone(), &mut acc) {
                     let out = &mut acc[..];
                     simd::dispatch!(ctx.simd, columns_generic((self, x, cols.clone()), out));
@@ -339,6 +347,45 @@ impl QGemmStep {
     }
 }
 
+impl QGemmStep {
+    /// Whether `simd` has an integer kernel for this layer's bits and blocks.
+    #[allow(unused_variables)]
+    fn has_columns16(&self, simd: Simd) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if simd == Simd::Avx2 && x86::fits16(self.bits, self.block) {
+            return true;
+        }
+        false
+    }
+
+    /// The one- and two-row columns by the integer kernel over x rounded to 16 bits: both
+    /// rows over a run of 32 columns at a time, so the second reads its weights from cache.
+    #[allow(unused_variables)]
+    fn columns16(&self, x: &Rows16, m: usize, cols: std::ops::Range<usize>, acc: &mut [f32]) {
+        let (blocks, rb, width) = (self.k / self.block, self.row_bytes(), cols.len());
+        let runs = if m == 1 { width } else { COLUMNS };
+        for start in cols.clone().step_by(runs) {
+            let run = start..(start + runs).min(cols.end);
+            for i in 0..m {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    let w = x86::Weights {
+                        bytes: &self.weights[run.start * rb..run.end * rb],
+                        scale: &self.scale[run.start * blocks..run.end * blocks],
+                        shift: &self.shift[run.start * blocks..run.end * blocks],
+                        bits: self.bits,
+                        block: self.block,
+                    };
+                    let at = i * width + run.start - cols.start;
+                    // SAFETY: `has_columns16` chose this kernel, whose features this machine
+                    // has (`Simd` comes from `Isa::detect`); it checks the slices' lengths.
+                    unsafe { x86::columns16(w, x.row(i, blocks, self.block), &mut acc[at..at + run.len()]) };
+                }
+            }
+        }
+    }
+}
+
 /// `Σ_b Σ_t (q·scale[b] + shift[b])·x` over one packed row (4- or 8-bit).
 type RowDot = unsafe fn(&[u8], &[f32], &[f32], &[f32], usize) -> f32;
 
@@ -357,316 +404,14 @@ fn row_kernels(simd: Simd) -> Option<(RowDot, RowDot)> {
     None
 }
 
+mod rows16;
+use rows16::Rows16;
+
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod wasm {
-    use crate::vector::madd;
-    use std::arch::wasm32::*;
-
-    /// Sixteen bytes as four vectors of floats, in order.
-    #[inline(always)]
-    fn widen(v: v128) -> [v128; 4] {
-        let (lo, hi) = (u16x8_extend_low_u8x16(v), u16x8_extend_high_u8x16(v));
-        [
-            f32x4_convert_u32x4(u32x4_extend_low_u16x8(lo)),
-            f32x4_convert_u32x4(u32x4_extend_high_u16x8(lo)),
-            f32x4_convert_u32x4(u32x4_extend_low_u16x8(hi)),
-            f32x4_convert_u32x4(u32x4_extend_high_u16x8(hi)),
-        ]
-    }
-
-    fn sum(a: [v128; 4]) -> f32 {
-        let v = f32x4_add(f32x4_add(a[0], a[1]), f32x4_add(a[2], a[3]));
-        (f32x4_extract_lane::<0>(v) + f32x4_extract_lane::<1>(v))
-            + (f32x4_extract_lane::<2>(v) + f32x4_extract_lane::<3>(v))
-    }
-
-    /// The 4-bit row (blocks a multiple of 32): value t of a block in the low nibble of byte
-    /// t, value t + block/2 in its high nibble.
-    pub(super) unsafe fn q4_row(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32], block: usize) -> f32 {
-        let half = block / 2;
-        assert!(row.len() >= scale.len() * half && x.len() >= scale.len() * block && shift.len() == scale.len());
-        let mask = u8x16_splat(15);
-        let mut acc = [f32x4_splat(0.0); 4];
-        for b in 0..scale.len() {
-            let (s, c) = (f32x4_splat(scale[b]), f32x4_splat(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * half), x.as_ptr().add(b * block));
-            for t in (0..half).step_by(16) {
-                // SAFETY: the assert bounds every load.
-                let bytes = v128_load(q.add(t).cast());
-                let (lo, hi) = (widen(v128_and(bytes, mask)), widen(u8x16_shr(bytes, 4)));
-                for k in 0..4 {
-                    let xl = v128_load(xb.add(t + 4 * k).cast());
-                    let xh = v128_load(xb.add(half + t + 4 * k).cast());
-                    acc[k] = madd(madd(lo[k], s, c), xl, acc[k]);
-                    acc[k] = madd(madd(hi[k], s, c), xh, acc[k]);
-                }
-            }
-        }
-        sum(acc)
-    }
-
-    /// The 8-bit row (blocks a multiple of 8).
-    pub(super) unsafe fn q8_row(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32], block: usize) -> f32 {
-        assert!(row.len() >= scale.len() * block && x.len() >= scale.len() * block && shift.len() == scale.len());
-        let mut acc = [f32x4_splat(0.0); 4];
-        for b in 0..scale.len() {
-            let (s, c) = (f32x4_splat(scale[b]), f32x4_splat(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
-            for t in (0..block).step_by(8) {
-                // Eight bytes, widened: the first two of `widen`'s four vectors.
-                let w = widen(v128_load64_zero(q.add(t).cast()));
-                let a = (t / 8) % 2 * 2;
-                acc[a] = madd(madd(w[0], s, c), v128_load(xb.add(t).cast()), acc[a]);
-                acc[a + 1] = madd(madd(w[1], s, c), v128_load(xb.add(t + 4).cast()), acc[a + 1]);
-            }
-        }
-        sum(acc)
-    }
-}
+mod wasm;
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    use std::arch::x86_64::*;
-
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn sum(v: __m256) -> f32 {
-        let h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-        let h = _mm_add_ps(h, _mm_movehl_ps(h, h));
-        _mm_cvtss_f32(_mm_add_ss(h, _mm_shuffle_ps(h, h, 1)))
-    }
-
-    /// `Σ_b Σ_t (q·scale[b] + shift[b])·x` over a 4-bit row (blocks a multiple of 32).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn q4_row(
-        row: &[u8],
-        x: &[f32],
-        scale: &[f32],
-        shift: &[f32],
-        block: usize,
-    ) -> f32 {
-        let half = block / 2;
-        assert!(
-            row.len() >= scale.len() * half
-                && x.len() >= scale.len() * block
-                && shift.len() == scale.len()
-        );
-        let mask = _mm_set1_epi8(15);
-        let mut acc = [_mm256_setzero_ps(); 4];
-        for b in 0..scale.len() {
-            let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * half), x.as_ptr().add(b * block));
-            for t in (0..half).step_by(16) {
-                let bytes = _mm_loadu_si128(q.add(t).cast());
-                let lo = _mm_and_si128(bytes, mask);
-                let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), mask);
-                let w =
-                    |v: __m128i| _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)), s, c);
-                acc[0] = _mm256_fmadd_ps(w(lo), _mm256_loadu_ps(xb.add(t)), acc[0]);
-                acc[1] = _mm256_fmadd_ps(
-                    w(_mm_srli_si128(lo, 8)),
-                    _mm256_loadu_ps(xb.add(t + 8)),
-                    acc[1],
-                );
-                acc[2] = _mm256_fmadd_ps(w(hi), _mm256_loadu_ps(xb.add(half + t)), acc[2]);
-                acc[3] = _mm256_fmadd_ps(
-                    w(_mm_srli_si128(hi, 8)),
-                    _mm256_loadu_ps(xb.add(half + t + 8)),
-                    acc[3],
-                );
-            }
-        }
-        sum(_mm256_add_ps(
-            _mm256_add_ps(acc[0], acc[1]),
-            _mm256_add_ps(acc[2], acc[3]),
-        ))
-    }
-
-    /// The 4-bit row with AVX-512, for blocks of 32 and 64 (other sizes take the AVX2
-    /// kernel): a block's sixteen bytes widen to one vector of sixteen lanes, and each lane's
-    /// nibble picks its weight from the block's sixteen dequantized values (`vpermps` reads
-    /// only an index's low four bits), so neither a mask nor a conversion is needed per
-    /// weight. The table is `fma(v, scale, shift)` for v in 0..16, the same rounding as
-    /// dequantizing each weight.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn q4_row_avx512(
-        row: &[u8],
-        x: &[f32],
-        scale: &[f32],
-        shift: &[f32],
-        block: usize,
-    ) -> f32 {
-        let half = block / 2;
-        assert!(
-            row.len() >= scale.len() * half
-                && x.len() >= scale.len() * block
-                && shift.len() == scale.len()
-        );
-        match block {
-            32 => q4_blocks::<1>(row, x, scale, shift),
-            64 => q4_blocks::<2>(row, x, scale, shift),
-            _ => q4_row(row, x, scale, shift, block),
-        }
-    }
-
-    /// `q4_row_avx512` for blocks of 32·`V` values (`V` vectors per nibble half), two blocks
-    /// per pass into independent sums; bounds checked by the caller.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    #[inline]
-    unsafe fn q4_blocks<const V: usize>(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32]) -> f32 {
-        let half = 16 * V;
-        let values = _mm512_setr_ps(0., 1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15.);
-        let one = |b: usize, acc: &mut [__m512; 2]| {
-            let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * half), x.as_ptr().add(2 * b * half));
-            for t in 0..V {
-                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(16 * t).cast()));
-                let lo = _mm512_permutexvar_ps(bytes, table);
-                let hi = _mm512_permutexvar_ps(_mm512_srli_epi32(bytes, 4), table);
-                acc[0] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(xb.add(16 * t)), acc[0]);
-                acc[1] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(xb.add(half + 16 * t)), acc[1]);
-            }
-        };
-        let (mut a, mut c) = ([_mm512_setzero_ps(); 2], [_mm512_setzero_ps(); 2]);
-        super::in_pairs(scale.len(), &mut a, &mut c, one);
-        total(&a, &c)
-    }
-
-    /// A 4-bit row dequantized into `out` with AVX-512 (blocks a multiple of 32), by the
-    /// row kernel's table lookup: `fma(q, scale, shift)` per weight.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn q4_dequantize_avx512(row: &[u8], scale: &[f32], shift: &[f32], block: usize, out: &mut [f32]) {
-        let half = block / 2;
-        assert!(
-            row.len() >= scale.len() * half && out.len() >= scale.len() * block && shift.len() == scale.len()
-        );
-        let values = _mm512_setr_ps(0., 1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15.);
-        for b in 0..scale.len() {
-            let table = _mm512_fmadd_ps(values, _mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
-            let (q, o) = (row.as_ptr().add(b * half), out.as_mut_ptr().add(b * block));
-            for t in (0..half).step_by(16) {
-                let bytes = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(t).cast()));
-                _mm512_storeu_ps(o.add(t), _mm512_permutexvar_ps(bytes, table));
-                _mm512_storeu_ps(o.add(half + t), _mm512_permutexvar_ps(_mm512_srli_epi32(bytes, 4), table));
-            }
-        }
-    }
-
-    /// The 8-bit row with AVX-512, for blocks of 16, 32 and 64 (other sizes take the AVX2
-    /// kernel).
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn q8_row_avx512(
-        row: &[u8],
-        x: &[f32],
-        scale: &[f32],
-        shift: &[f32],
-        block: usize,
-    ) -> f32 {
-        assert!(
-            row.len() >= scale.len() * block
-                && x.len() >= scale.len() * block
-                && shift.len() == scale.len()
-        );
-        match block {
-            16 => q8_blocks::<1>(row, x, scale, shift),
-            32 => q8_blocks::<2>(row, x, scale, shift),
-            64 => q8_blocks::<4>(row, x, scale, shift),
-            _ => q8_row(row, x, scale, shift, block),
-        }
-    }
-
-    /// `q8_row_avx512` for blocks of `V` vectors of 16, two blocks per pass into independent
-    /// sums; bounds checked by the caller.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    #[inline]
-    unsafe fn q8_blocks<const V: usize>(row: &[u8], x: &[f32], scale: &[f32], shift: &[f32]) -> f32 {
-        let block = 16 * V;
-        let one = |b: usize, acc: &mut [__m512; V]| {
-            let (s, c) = (_mm512_set1_ps(scale[b]), _mm512_set1_ps(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
-            for (t, a) in acc.iter_mut().enumerate() {
-                let v = _mm512_cvtepu8_epi32(_mm_loadu_si128(q.add(16 * t).cast()));
-                let w = _mm512_fmadd_ps(_mm512_cvtepi32_ps(v), s, c);
-                *a = _mm512_fmadd_ps(w, _mm512_loadu_ps(xb.add(16 * t)), *a);
-            }
-        };
-        let (mut a, mut c) = ([_mm512_setzero_ps(); V], [_mm512_setzero_ps(); V]);
-        super::in_pairs(scale.len(), &mut a, &mut c, one);
-        total(&a, &c)
-    }
-
-    /// The sum of every lane of two sets of running sums.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    unsafe fn total(a: &[__m512], c: &[__m512]) -> f32 {
-        let mut sum = _mm512_setzero_ps();
-        for (x, y) in a.iter().zip(c) {
-            sum = _mm512_add_ps(sum, _mm512_add_ps(*x, *y));
-        }
-        _mm512_reduce_add_ps(sum)
-    }
-
-    /// The same over an 8-bit row (blocks a multiple of 8).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn q8_row(
-        row: &[u8],
-        x: &[f32],
-        scale: &[f32],
-        shift: &[f32],
-        block: usize,
-    ) -> f32 {
-        assert!(
-            row.len() >= scale.len() * block
-                && x.len() >= scale.len() * block
-                && shift.len() == scale.len()
-        );
-        if block == 32 {
-            // Blocks of 32 (Q8_0's), two per pass, each into its own four running sums.
-            let one = |b: usize, acc: &mut [__m256; 4]| {
-                let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
-                let (q, xb) = (row.as_ptr().add(32 * b), x.as_ptr().add(32 * b));
-                for (t, a) in acc.iter_mut().enumerate() {
-                    let v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(q.add(8 * t).cast()));
-                    let w = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), s, c);
-                    *a = _mm256_fmadd_ps(w, _mm256_loadu_ps(xb.add(8 * t)), *a);
-                }
-            };
-            let (mut a, mut c) = ([_mm256_setzero_ps(); 4], [_mm256_setzero_ps(); 4]);
-            let blocks = scale.len();
-            super::in_pairs(blocks, &mut a, &mut c, one);
-            let mut total = _mm256_setzero_ps();
-            for (x, y) in a.iter().zip(&c) {
-                total = _mm256_add_ps(total, _mm256_add_ps(*x, *y));
-            }
-            return sum(total);
-        }
-        let mut acc = [_mm256_setzero_ps(); 2];
-        for b in 0..scale.len() {
-            let (s, c) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
-            let (q, xb) = (row.as_ptr().add(b * block), x.as_ptr().add(b * block));
-            for t in (0..block).step_by(8) {
-                let v = _mm256_cvtepu8_epi32(_mm_loadl_epi64(q.add(t).cast()));
-                let w = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), s, c);
-                let a = &mut acc[(t / 8) % 2];
-                *a = _mm256_fmadd_ps(w, _mm256_loadu_ps(xb.add(t)), *a);
-            }
-        }
-        sum(_mm256_add_ps(acc[0], acc[1]))
-    }
-}
-
-/// Blocks `0..blocks` through `one`, two per pass: even ones into `a`, odd ones into `c`,
-/// so consecutive blocks' sums are independent chains (the last of an odd count into `a`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn in_pairs<A>(blocks: usize, a: &mut A, c: &mut A, mut one: impl FnMut(usize, &mut A)) {
-    for b in (0..blocks - blocks % 2).step_by(2) {
-        one(b, a);
-        one(b + 1, c);
-    }
-    if blocks % 2 == 1 {
-        one(blocks - 1, a);
-    }
-}
+mod x86;
 
 /// Columns `cols` of one or two rows, every weight dequantized in registers: per output,
 /// sixteen running sums per row over all of k, reduced once.
