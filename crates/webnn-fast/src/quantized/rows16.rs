@@ -1,3 +1,4 @@
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // only the AVX2 kernels read it
 //! Input rows rounded to 16-bit integers, for the AVX2 one- and two-row kernels. AVX2 has
 //! no cheap way to turn a weight byte into a float (widen, convert, then an FMA per eight
 //! weights), but it multiplies sixteen 16-bit pairs and adds each two neighbours in one
