@@ -66,7 +66,9 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
     ];
     // Rows for both one-or-two-row paths (intrinsics where blocks fill vectors, portable
     // otherwise; on AVX2 the 16-bit integer kernels for 4-bit blocks of 32 and 64, 8-bit
-    // ones of 16, 32 and 64) and the dequantize-then-GEMM path; blocks of 64, 32, 16 and 25.
+    // ones of 16, 32 and 64, where k is a whole number of 32-byte groups: the last shape
+    // has an odd count of them, ten blocks' shift terms and 19 columns, two short of a
+    // multiple of eight) and the dequantize-then-GEMM path; blocks of 64, 32, 16 and 25.
     let shapes = [
         (1, 40, 96, 32),
         (3, 70, 64, 16),
@@ -74,6 +76,7 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
         (2, 8, 50, 25),
         (2, 45, 128, 64),
         (1, 24, 96, 16),
+        (2, 19, 320, 32),
     ];
     let mut cases = 0;
     for t in types {
@@ -165,7 +168,7 @@ fn fused_quantized_linear_matches_the_ops_one_by_one() {
             }
         }
     }
-    assert_eq!(cases, 48);
+    assert_eq!(cases, 56);
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]

@@ -11,7 +11,7 @@
 //! (`PackedB::from_columns`; AVX-512 by the row kernel's table lookup) and multiplied by it.
 //! The one- and two-row kernels are written with intrinsics for AVX-512 (its 4-bit kernel
 //! looks each weight up in its block's sixteen dequantized values instead of converting it),
-//! for AVX2 + FMA (integer products with x rounded to 16 bits per pair of values, `rows16`)
+//! for AVX2 + FMA (integer products with x rounded to 16 bits per four values, `rows16`)
 //! and for wasm simd128 / relaxed SIMD; elsewhere (NEON, x86 without AVX2) a
 //! portable loop runs them, which the compiler does not vectorise well (about 8x slower than
 //! the AVX2 kernel).
@@ -205,7 +205,7 @@ impl QGemmStep {
                 COLUMNS
             };
             let rows16 = if m <= GEMV_ROWS && self.has_columns16(ctx.simd) {
-                Rows16::new(x, self.block)
+                Rows16::new(x, k, self.bits, self.block)
             } else {
                 None
             };
@@ -352,7 +352,7 @@ impl QGemmStep {
     #[allow(unused_variables)]
     fn has_columns16(&self, simd: Simd) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if simd == Simd::Avx2 && x86::fits16(self.bits, self.block) {
+        if simd == Simd::Avx2 && x86::fits16(self.bits, self.block, self.k) {
             return true;
         }
         false
@@ -379,7 +379,7 @@ impl QGemmStep {
                     let at = i * width + run.start - cols.start;
                     // SAFETY: `has_columns16` chose this kernel, whose features this machine
                     // has (`Simd` comes from `Isa::detect`); it checks the slices' lengths.
-                    unsafe { x86::columns16(w, x.row(i, blocks, self.block), &mut acc[at..at + run.len()]) };
+                    unsafe { x86::columns16(w, x.row(i), &mut acc[at..at + run.len()]) };
                 }
             }
         }
