@@ -250,7 +250,7 @@ pub(super) unsafe fn columns16(w: Weights, x: X16, out: &mut [f32]) {
             && x.step.len() == k / 4
             && w.bytes.len() >= out.len() * w.row_bytes(blocks)
             && w.scale.len() >= out.len() * blocks
-            && w.shift.len() >= out.len() * blocks
+            && w.shift.is_none_or(|h| h.len() >= out.len() * blocks)
     );
     match (w.bits, block) {
         (4, 32) => columns::<4, 32>(&w, x, out),
@@ -270,7 +270,8 @@ pub(super) fn fits16(bits: u8, block: usize, k: usize) -> bool {
 pub(super) struct Weights<'a> {
     pub(super) bytes: &'a [u8],
     pub(super) scale: &'a [f32],
-    pub(super) shift: &'a [f32],
+    /// Per block; none when all are zero. 8 bits: for the signed values `q − 128`.
+    pub(super) shift: Option<&'a [f32]>,
     pub(super) bits: u8,
     pub(super) block: usize,
 }
@@ -289,7 +290,7 @@ unsafe fn columns<const BITS: u8, const BLOCK: usize>(w: &Weights, x: X16, out: 
     let (rb, groups) = (w.row_bytes(blocks), x.q.len() * BITS as usize / 256);
     // A group of 32 bytes holds two blocks (their scales in lanes 0-3 and 4-7) or lies in one.
     let two = 128 == BLOCK * BITS as usize;
-    let (nibble, byte, halves) = (_mm256_set1_epi16(15), _mm256_set1_epi16(255), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+    let (nibble, flip, halves) = (_mm256_set1_epi16(15), _mm256_set1_epi16(0x8080u16 as i16), _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
     let (xq, step) = (x.q.as_ptr(), x.step.as_ptr());
     // Shift terms' blocks past the last whole eight.
     let tail = _mm256_cmpgt_epi32(_mm256_set1_epi32((blocks % 8) as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
@@ -319,20 +320,26 @@ unsafe fn columns<const BITS: u8, const BLOCK: usize>(w: &Weights, x: X16, out: 
             } else {
                 // Even groups go to `a`, odd ones to `c`: two sums in each.
                 let at = (g / 2) % 2;
-                acc[at] = lane(2 * g, _mm256_and_si256(v, byte), _mm256_srli_epi16(v, 8), acc[at]);
+                // The biased bytes less 128, signed (`shift` is for these): products of the
+                // value's own size, not a large sum cancelled by the shift terms.
+                let signed = _mm256_xor_si256(v, flip);
+                let (even, odd) = (_mm256_srai_epi16(_mm256_slli_epi16(signed, 8), 8), _mm256_srai_epi16(signed, 8));
+                acc[at] = lane(2 * g, even, odd, acc[at]);
             }
         };
         let (mut a, mut c) = ([_mm256_setzero_ps(); 2], [_mm256_setzero_ps(); 2]);
         in_pairs(groups, &mut a, &mut c, one);
         // The shift terms join the row's sums before their one reduction.
-        let (shift, sums) = (w.shift.as_ptr().add(j * blocks), x.sum.as_ptr());
         let mut total = _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(c[0], c[1]));
-        for b in (0..blocks - blocks % 8).step_by(8) {
-            total = _mm256_fmadd_ps(_mm256_loadu_ps(shift.add(b)), _mm256_loadu_ps(sums.add(b)), total);
-        }
-        if blocks % 8 != 0 {
-            let b = blocks - blocks % 8;
-            total = _mm256_fmadd_ps(_mm256_maskload_ps(shift.add(b), tail), _mm256_maskload_ps(sums.add(b), tail), total);
+        if let Some(shift) = w.shift {
+            let (shift, sums) = (shift.as_ptr().add(j * blocks), x.sum.as_ptr());
+            for b in (0..blocks - blocks % 8).step_by(8) {
+                total = _mm256_fmadd_ps(_mm256_loadu_ps(shift.add(b)), _mm256_loadu_ps(sums.add(b)), total);
+            }
+            if !blocks.is_multiple_of(8) {
+                let b = blocks - blocks % 8;
+                total = _mm256_fmadd_ps(_mm256_maskload_ps(shift.add(b), tail), _mm256_maskload_ps(sums.add(b), tail), total);
+            }
         }
         eight[j % 8] = total;
         if j % 8 == 7 || j + 1 == out.len() {
