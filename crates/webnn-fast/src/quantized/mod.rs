@@ -54,6 +54,7 @@ pub(crate) struct QGemmStep {
     /// multiply, `shift + 128·scale`; empty when all are zero (int8 without a zero point, as
     /// Q8_0), so that they skip 10% of the int8 head's bytes and the biased products' large
     /// cancellation against the shift terms.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     signed_shift: Vec<f32>,
     post: Post,
     /// The GEMM kernels' instruction set, for several rows.
