@@ -235,7 +235,7 @@ pub(super) unsafe fn q8_row(
 /// with x's matching lanes by `vpmaddwd`, the even and odd products added into one lane per
 /// four values, and one conversion and FMA per eight such lanes scale them. That is a third
 /// fewer multiplies, conversions and FMAs than widening the bytes first (`vpmovzxbw`, itself
-/// slow on Zen 3), and 1.5 times as fast on SmolLM2's shapes. Rows run one after another, so
+/// slow on Zen 3), and 1.4 times as fast on SmolLM2's shapes. Rows run one after another, so
 /// the weights are one sequential stream (four rows interleaved made four short streams,
 /// which the prefetcher missed: SmolLM2's int8 head took 6.4-7.0 ms instead of 2.8-3.6);
 /// their sums are reduced eight at a time. Blocks: 4-bit 32 or 64, 8-bit 16, 32 or 64, over
