@@ -56,6 +56,9 @@ pub(crate) struct QGemmStep {
     /// cancellation against the shift terms.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     signed_shift: Vec<f32>,
+    /// Where the AVX2 integer kernels take x from, when this machine runs them on this
+    /// layer (`has_columns16`).
+    layout16: Option<Layout16>,
     post: Post,
     /// The GEMM kernels' instruction set, for several rows.
     isa: webnn_gemm::Isa,
@@ -163,6 +166,8 @@ pub(crate) fn plan(p: &mut Planner, n: usize, q: &QuantizedLinear, packed: Packe
             _ => Vec::new(),
         },
         shift,
+        layout16: has_columns16(Simd::for_isa(p.isa), packed.bits, q.block as usize, q.k as usize)
+            .then(|| Layout16::new(packed.bits, q.block as usize)),
         scale: packed.scale,
         post,
         isa: p.isa,
@@ -222,10 +227,9 @@ impl QGemmStep {
             } else {
                 COLUMNS
             };
-            let rows16 = if m <= GEMV_ROWS && self.has_columns16(ctx.simd) {
-                Rows16::new(x, k, self.bits, self.block)
-            } else {
-                None
+            let rows16 = match &self.layout16 {
+                Some(layout) if m <= GEMV_ROWS => Rows16::new(x, k, layout),
+                _ => None,
             };
             ctx.pool.run(n.div_ceil(width), &|task| {
                 let cols = task * width..((task + 1) * width).min(n);
@@ -365,17 +369,17 @@ impl QGemmStep {
     }
 }
 
-impl QGemmStep {
-    /// Whether `simd` has an integer kernel for this layer's bits and blocks.
-    #[allow(unused_variables)]
-    fn has_columns16(&self, simd: Simd) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if simd == Simd::Avx2 && x86::fits16(self.bits, self.block, self.k) {
-            return true;
-        }
-        false
+/// Whether `simd` has an integer kernel for rows of `k` `bits`-bit weights in blocks of `block`.
+#[allow(unused_variables)]
+fn has_columns16(simd: Simd, bits: u8, block: usize, k: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if simd == Simd::Avx2 && x86::fits16(bits, block, k) {
+        return true;
     }
+    false
+}
 
+impl QGemmStep {
     /// The one- and two-row columns by the integer kernel over x rounded to 16 bits: both
     /// rows over a run of 32 columns at a time, so the second reads its weights from cache.
     #[allow(unused_variables)]
@@ -427,7 +431,7 @@ fn row_kernels(simd: Simd) -> Option<(RowDot, RowDot)> {
 }
 
 mod rows16;
-use rows16::Rows16;
+use rows16::{Layout16, Rows16};
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm;

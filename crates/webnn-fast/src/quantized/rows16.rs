@@ -34,6 +34,29 @@ fn position(bits: u8, block: usize, v: usize, l: usize) -> usize {
     (l / lanes) * block + (v / 2) * (block / 2) + 2 * (l % lanes) + v % 2
 }
 
+/// Where each slot and product lane of a group reads from, for one layer's bits and block:
+/// built with the layer, used by every call.
+pub(super) struct Layout16 {
+    bits: u8,
+    block: usize,
+    /// Per slot of a group, its value's position (`position`).
+    slots: Vec<usize>,
+    /// Per product lane of a group, the quad it sums.
+    lanes: Vec<usize>,
+}
+
+impl Layout16 {
+    pub(super) fn new(bits: u8, block: usize) -> Layout16 {
+        let group = group(bits);
+        Layout16 {
+            bits,
+            block,
+            slots: (0..group).map(|s| position(bits, block, s / 16, s % 16)).collect(),
+            lanes: (0..group / 4).map(|t| position(bits, block, 2 * (t / 8), 2 * (t % 8)) / 4).collect(),
+        }
+    }
+}
+
 /// `m` rows of `k` values in the kernel's order.
 pub(super) struct Rows16 {
     pub(super) q: Vec<i16>,
@@ -46,11 +69,11 @@ pub(super) struct Rows16 {
 }
 
 impl Rows16 {
-    /// Rows of `k` values to multiply with `bits`-bit weights in blocks of `block`; `None`
+    /// Rows of `k` values to multiply with weights of `layout`'s bits and blocks; `None`
     /// when x holds an infinity or a NaN (the float kernels then give IEEE's answer) or `k`
     /// is not a whole number of the kernel's groups.
-    pub(super) fn new(x: &[f32], k: usize, bits: u8, block: usize) -> Option<Rows16> {
-        let group = group(bits);
+    pub(super) fn new(x: &[f32], k: usize, layout: &Layout16) -> Option<Rows16> {
+        let (group, block) = (group(layout.bits), layout.block);
         if !k.is_multiple_of(group) || !x.len().is_multiple_of(k) || !x.iter().all(|v| v.is_finite()) {
             return None;
         }
@@ -61,9 +84,6 @@ impl Rows16 {
             inv.push(if max > 0.0 { 32767.0 / max } else { 0.0 });
             steps.push(max / 32767.0);
         }
-        // Where each kernel slot and product lane of a group reads from.
-        let slots: Vec<usize> = (0..group).map(|s| position(bits, block, s / 16, s % 16)).collect();
-        let lanes: Vec<usize> = (0..group / 4).map(|t| position(bits, block, 2 * (t / 8), 2 * (t % 8)) / 4).collect();
         let mut rows = Rows16 {
             q: Vec::with_capacity(x.len()),
             step: Vec::with_capacity(x.len() / 4),
@@ -72,8 +92,8 @@ impl Rows16 {
         };
         for (g, values) in x.chunks_exact(group).enumerate() {
             let (inv, steps) = (&inv[g * group / 4..], &steps[g * group / 4..]);
-            rows.q.extend(slots.iter().map(|&p| round(values[p] * inv[p / 4])));
-            rows.step.extend(lanes.iter().map(|&t| steps[t]));
+            rows.q.extend(layout.slots.iter().map(|&p| round(values[p] * inv[p / 4])));
+            rows.step.extend(layout.lanes.iter().map(|&t| steps[t]));
         }
         Some(rows)
     }
