@@ -337,7 +337,9 @@ fn rope(g: &Graph, u: &[usize], node: usize, c: &crate::ops::Concat) -> Option<R
 /// ```
 ///
 /// with `q` `[kv_heads, group, seq, head_dim]`, `mask` uint8 `[seq, total]`, and `scale`,
-/// `masked` float32 constant scalars; `y` is `[kv_heads, group, seq, head_dim]`.
+/// `masked` float32 constant scalars; `y` is `[kv_heads, group, seq, head_dim]`. Caches kept
+/// in float16 (half the bytes a decode step streams) are read through a `cast` to float32
+/// before the reshape: `keys` and `values` are then the float16 operands, the casts absorbed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attention {
     /// The final matmul (its output is the match's output).
@@ -367,8 +369,9 @@ pub fn attentions(g: &Graph) -> Vec<Attention> {
     .collect()
 }
 
-/// `t = transpose(reshape(x, [total, heads, 1, hd]), perm)`: x, the nodes, (heads, hd).
-fn cache_view(g: &Graph, u: &[usize], t: Operand, perm: [u32; 4]) -> Option<(Operand, [usize; 2], [u32; 2])> {
+/// `t = transpose(reshape(x, [total, heads, 1, hd]), perm)`, x float32 or `cast(x16)` of a
+/// float16 x16: the cache operand, the nodes, (heads, hd).
+fn cache_view(g: &Graph, u: &[usize], t: Operand, perm: [u32; 4]) -> Option<(Operand, Vec<usize>, [u32; 2])> {
     let tn = producer(g, t)?;
     let Op::Transpose(tr) = &g.nodes[tn].op else { return None };
     if tr.options.permutation.as_deref() != Some(&perm[..]) {
@@ -376,20 +379,33 @@ fn cache_view(g: &Graph, u: &[usize], t: Operand, perm: [u32; 4]) -> Option<(Ope
     }
     let rn = producer(g, tr.input)?;
     let Op::Reshape(r) = &g.nodes[rn].op else { return None };
-    let x = g.desc(r.input);
+    let mut nodes = vec![tn, rn];
+    let mut x = r.input;
+    if let Some(cn) = producer(g, x) {
+        if let Op::Cast(c) = &g.nodes[cn].op {
+            let widens = g.desc(c.input).data_type == DataType::Float16 && c.data_type == DataType::Float32;
+            if !widens || readers(u, x) != 1 {
+                return None;
+            }
+            nodes.push(cn);
+            x = c.input;
+        }
+    }
+    let xd = g.desc(x);
     let [total, heads, one, hd] = &r.new_shape[..] else { return None };
     let width = heads.as_static()? * hd.as_static()?;
     let ok = *one == Dim::Static(1)
-        && x.rank() == 2
-        && x.shape[0] == *total
-        && x.shape[1] == Dim::Static(width)
+        && matches!(xd.data_type, DataType::Float32 | DataType::Float16)
+        && xd.rank() == 2
+        && xd.shape[0] == *total
+        && xd.shape[1] == Dim::Static(width)
         && readers(u, tr.input) == 1
         && readers(u, t) == 1;
-    ok.then_some((r.input, [tn, rn], [heads.as_static()?, hd.as_static()?]))
+    ok.then_some((x, nodes, [heads.as_static()?, hd.as_static()?]))
 }
 
 fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -> Option<Attention> {
-    let (values, [vt, vr], vdims) = cache_view(g, u, vh, [1, 2, 0, 3])?;
+    let (values, value_nodes, vdims) = cache_view(g, u, vh, [1, 2, 0, 3])?;
     let sm = producer(g, probs)?;
     let Op::Softmax(s) = &g.nodes[sm].op else { return None };
     let wn = producer(g, s.input)?;
@@ -404,7 +420,7 @@ fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -
     };
     let qn = producer(g, scores)?;
     let Op::Matmul(qk) = &g.nodes[qn].op else { return None };
-    let (keys, [kt, kr], kdims) = cache_view(g, u, qk.b, [1, 2, 3, 0])?;
+    let (keys, key_nodes, kdims) = cache_view(g, u, qk.b, [1, 2, 3, 0])?;
     let (q, mask) = (g.desc(qk.a), g.desc(w.condition));
     let total = &g.desc(keys).shape[0];
     let ok = s.axis == 3
@@ -416,10 +432,10 @@ fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -
         && mask.rank() == 2
         && mask.shape[0] == q.shape[2]
         && mask.shape[1] == *total
-        && g.desc(values).shape == g.desc(keys).shape
+        && g.desc(values) == g.desc(keys)
         && [scores, s.input, w.true_value, probs].into_iter().all(|o| readers(u, o) == 1);
     ok.then(|| {
-        let mut absorbed = vec![vt, vr, kt, kr, qn, mn, wn, sm];
+        let mut absorbed = [value_nodes, key_nodes, vec![qn, mn, wn, sm]].concat();
         absorbed.sort_unstable();
         Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scores, scores_node: qn, scale, masked }
     })

@@ -137,8 +137,14 @@ fn attention_graph(tweak: &str) -> Graph {
     let mut b = GraphBuilder::new();
     let none = OpOptions::default;
     let q = b.input("q", OperandDescriptor::new(F, &[2, 3, 4, 8])).unwrap();
-    let keys = b.input("keys", OperandDescriptor::new(F, &[5, 16])).unwrap();
-    let values = b.input("values", OperandDescriptor::new(F, &[5, 16])).unwrap();
+    // "float16": caches kept in float16, widened by a cast before the view.
+    let cache = if tweak.starts_with("float16") { DataType::Float16 } else { F };
+    let keys = b.input("keys", OperandDescriptor::new(cache, &[5, 16])).unwrap();
+    let values = b.input("values", OperandDescriptor::new(cache, &[5, 16])).unwrap();
+    let (keys, values) = match cache {
+        DataType::Float16 => (b.cast(keys, F, none()).unwrap(), b.cast(values, F, none()).unwrap()),
+        _ => (keys, values),
+    };
     let mask = b.input("mask", OperandDescriptor::new(DataType::Uint8, &[4, 5])).unwrap();
     let view = |b: &mut GraphBuilder, x, perm: Vec<u32>| {
         let r = b.reshape(x, vec![5.into(), 2.into(), 1.into(), 8.into()], OpOptions::default()).unwrap();
@@ -153,7 +159,11 @@ fn attention_graph(tweak: &str) -> Graph {
     let s = b.where_(mask, s, masked, none()).unwrap();
     let p = b.softmax(s, if tweak == "axis" { 2 } else { 3 }, none()).unwrap();
     let y = b.matmul(p, vh, none()).unwrap();
-    b.build(&[("y", y)]).unwrap()
+    match tweak {
+        // The widened keys are read elsewhere too: the cast cannot be absorbed.
+        "float16 shared" => b.build(&[("y", y), ("keys", keys)]).unwrap(),
+        _ => b.build(&[("y", y)]).unwrap(),
+    }
 }
 
 #[test]
@@ -162,6 +172,12 @@ fn attention_pattern() {
     assert_eq!(found.len(), 1);
     assert_eq!((found[0].absorbed.len(), found[0].scale, found[0].masked), (8, 0.125, -1e30));
     assert!(webnn_core::fusion::attentions(&attention_graph("axis")).is_empty());
+    let half = webnn_core::fusion::attentions(&attention_graph("float16"));
+    assert_eq!(half.len(), 1, "float16 caches widened by casts");
+    let g = attention_graph("float16");
+    assert_eq!(half[0].absorbed.len(), 10, "the two casts are absorbed");
+    assert_eq!((g.desc(half[0].keys).data_type, g.desc(half[0].values).data_type), (DataType::Float16, DataType::Float16));
+    assert!(webnn_core::fusion::attentions(&attention_graph("float16 shared")).is_empty());
 }
 
 #[test]

@@ -2,20 +2,28 @@
 //! as the output that `scatterND` updates (`Graph::in_place_pairs`), then reads its first
 //! rows through a `slice`. The reference scatter would copy the whole cache every step (and
 //! the dispatch would copy it in and out); this step writes only the new rows into the bound
-//! tensor's bytes and decodes only the rows the slice reads.
+//! tensor's bytes and decodes only the rows the slice reads. Float16 caches take their rows
+//! from a float32 → float16 `cast` that the step absorbs (rounding them itself, to nearest
+//! even as the cast does).
 
 use crate::exec::Values;
 use crate::plan::Planner;
 use webnn_core::ops::Op;
+use half::f16;
 use webnn_core::{DataType, DimBindings, Error, Operand, Result};
+use webnn_cpu::{Data, Tensor};
 
-/// `scatterND(cache, indices [s, 1], updates [s, ...row])` of a float32 graph input, and the
-/// `slice` of its leading rows that reads it.
+/// `scatterND(cache, indices [s, 1], updates [s, ...row])` of a float32 graph input, or of a
+/// float16 one with `updates = cast(x)` of float32 `x`, and the `slice` of its leading rows
+/// that reads it.
 pub(crate) struct CacheWrite {
     /// The cache's graph input (its slot is never filled: the bytes are the value).
     pub input: usize,
     indices: usize,
+    /// The float32 rows (the cast's input for a float16 cache).
     updates: usize,
+    /// Whether the cache holds float16.
+    pub half: bool,
     /// The cache's rows and the elements in one row.
     rows: usize,
     row: usize,
@@ -34,9 +42,19 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite
     let Op::ScatterNd(a) = &g.nodes[n].op else { return None };
     let shape = g.desc(a.input).static_shape()?;
     let index_depth = g.desc(a.indices).shape.last().and_then(|d| d.as_static());
-    if g.desc(a.input).data_type != DataType::Float32 || shape.is_empty() || index_depth != Some(1) {
+    if shape.is_empty() || index_depth != Some(1) {
         return None;
     }
+    // A float16 cache's rows: the float32 operand a cast narrows, the cast read only here.
+    let (updates, cast) = match g.desc(a.input).data_type {
+        DataType::Float32 => (a.updates, None),
+        DataType::Float16 => {
+            let c = p.sole_user(a.updates).and(p.producer_of(a.updates))?;
+            let Op::Cast(cast) = &g.nodes[c].op else { return None };
+            (g.desc(cast.input).data_type == DataType::Float32).then_some((cast.input, Some(c)))?
+        }
+        _ => return None,
+    };
     let prefix = match p.users(out) {
         [] => None,
         &[u] => {
@@ -53,10 +71,14 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite
         }
         _ => return None,
     };
+    if let Some(c) = cast {
+        p.absorb(c);
+    }
     Some(CacheWrite {
         input: a.input.index(),
         indices: a.indices.index(),
-        updates: a.updates.index(),
+        updates: updates.index(),
+        half: cast.is_some(),
         rows: shape[0] as usize,
         row: shape[1..].iter().map(|&d| d as usize).product(),
         prefix,
@@ -83,7 +105,8 @@ impl CacheWrite {
     /// a later row to the same index winning; indices count from the end when negative and
     /// are clamped into range, as the reference kernel does. Then decodes the slice's rows.
     pub(crate) fn run(&self, values: &mut Values, cache: &mut [u8], dims: &DimBindings, graph: &webnn_core::Graph) -> Result<()> {
-        let row_bytes = self.row * 4;
+        let size = if self.half { 2 } else { 4 };
+        let row_bytes = self.row * size;
         if cache.len() != self.rows * row_bytes {
             return Err(Error::operation_error("cache write: the bound tensor has another size"));
         }
@@ -96,15 +119,23 @@ impl CacheWrite {
             let n = self.rows as i128;
             let r = (if i < 0 { i + n } else { i }).clamp(0, n - 1) as usize;
             let dst = &mut cache[r * row_bytes..(r + 1) * row_bytes];
-            for (d, v) in dst.chunks_exact_mut(4).zip(&updates[k * self.row..(k + 1) * self.row]) {
-                d.copy_from_slice(&v.to_le_bytes());
+            let src = &updates[k * self.row..(k + 1) * self.row];
+            match self.half {
+                true => dst.chunks_exact_mut(2).zip(src).for_each(|(d, v)| d.copy_from_slice(&f16::from_f32(*v).to_le_bytes())),
+                false => dst.chunks_exact_mut(4).zip(src).for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes())),
             }
         }
         if let (Some((slot, y)), true) = (self.prefix, self.decode_prefix) {
             let shape: Vec<usize> = dims.shape(graph.desc(y))?.iter().map(|&d| d as usize).collect();
             let len: usize = shape.iter().product();
+            let bytes = &cache[..len * size];
+            if self.half {
+                let v = bytes.chunks_exact(2).map(|b| f16::from_le_bytes([b[0], b[1]])).collect();
+                values.put_tensor(slot, Tensor::new(shape, Data::F16(v)));
+                return Ok(());
+            }
             let mut v = values.alloc(len);
-            for (x, b) in v.iter_mut().zip(cache[..len * 4].chunks_exact(4)) {
+            for (x, b) in v.iter_mut().zip(bytes.chunks_exact(4)) {
                 *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
             values.put(slot, shape, v);

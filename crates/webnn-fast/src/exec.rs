@@ -182,8 +182,8 @@ impl<'p> Values<'p> {
         self.ours[slot] = true;
     }
 
-    /// Stores a reference kernel's result.
-    fn put_tensor(&mut self, slot: usize, t: Tensor) {
+    /// Stores a reference kernel's result (or any value not in a spare buffer).
+    pub(crate) fn put_tensor(&mut self, slot: usize, t: Tensor) {
         self.slots[slot] = Some(t);
         self.ours[slot] = false;
     }

@@ -16,6 +16,12 @@ const ROWS: u32 = 12;
 /// `total` rows` (through `slice`), and a second linear layer on x with a residual add.
 /// `leading: false` slices from row 1, which the in-place step does not take.
 fn decoder(leading: bool) -> Graph {
+    decoder_of(leading, DataType::Float32)
+}
+
+/// `decoder` with a cache of `cache`'s type: float16 rows are `cast`s of y, read back through
+/// a cast to float32.
+fn decoder_of(leading: bool, cache_type: DataType) -> Graph {
     let mut b = GraphBuilder::new();
     let mut rng = Rng::new(7);
     let none = OpOptions::default;
@@ -24,14 +30,17 @@ fn decoder(leading: bool) -> Graph {
     let x = b.input("x", OperandDescriptor::with_dims(DataType::Float32, vec![seq.clone(), K.into()])).unwrap();
     let pos = b.input("positions", OperandDescriptor::with_dims(DataType::Int32, vec![seq.clone(), 1.into()])).unwrap();
     let mark = b.input("mark", OperandDescriptor::with_dims(DataType::Float32, vec![total.clone()])).unwrap();
-    let cache = b.input("cache", OperandDescriptor::new(DataType::Float32, &[ROWS, K])).unwrap();
+    let cache = b.input("cache", OperandDescriptor::new(cache_type, &[ROWS, K])).unwrap();
     let layer = |weight, offset| QuantizedLinear { weight, n: K, k: K, block: 32, offset };
     let y = layer(DataType::Uint4, true).build(&mut b, x, &mut rng).unwrap();
     let z = layer(DataType::Int8, false).build(&mut b, x, &mut rng).unwrap();
     let z = b.add(z, x, none()).unwrap();
+    let half = cache_type == DataType::Float16;
+    let y = if half { b.cast(y, cache_type, none()).unwrap() } else { y };
     let updated = b.scatter_nd(cache, pos, y, none()).unwrap();
     let start = u32::from(!leading);
     let rows = b.slice_dims(updated, vec![start, 0], vec![total, K.into()], SliceOptions::default()).unwrap();
+    let rows = if half { b.cast(rows, DataType::Float32, none()).unwrap() } else { rows };
     let mark = b.reshape(mark, vec![Dim::Dynamic { name: "total".into(), max_size: ROWS - 1 }, 1.into()], none()).unwrap();
     let rows = b.mul(rows, mark, none()).unwrap();
     let s = b.reduce_sum(rows, webnn_core::ops::ReduceOptions { axes: Some(vec![0]), ..Default::default() }).unwrap();
@@ -59,7 +68,7 @@ fn step(rng: &mut Rng, past: u32, seq: u32, total: u32) -> Vec<(&'static str, Ho
 
 fn close(a: &HostTensor, b: &HostTensor, what: &str) {
     assert_eq!(a.desc, b.desc, "{what}");
-    let (a, b) = (floats(&a.bytes), floats(&b.bytes));
+    let (a, b) = (floats(a), floats(b));
     // With AVX2 (and not AVX-512) the one- and two-row quantized products round x to 16 bits
     // per four values (webnn-fast's rows16.rs), 2^-16 of the largest, which the sums'
     // cancellation amplifies: up to 3.7e-4 of these outputs. Float kernels stay within 1e-4.
@@ -69,17 +78,25 @@ fn close(a: &HostTensor, b: &HostTensor, what: &str) {
     }
 }
 
-fn floats(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+fn floats(t: &HostTensor) -> Vec<f32> {
+    match t.desc.data_type {
+        DataType::Float16 => t.bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),
+        _ => t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+    }
 }
 
 /// Prefill of 5 rows, then 4 decode steps and a chunk of 2, on both backends; the fast one
 /// through `dispatch_in_place` (the cache's bytes updated where they lie) or `dispatch`.
 fn run(leading: bool, in_place: bool) {
-    let g = decoder(leading);
+    run_of(leading, in_place, DataType::Float32);
+}
+
+fn run_of(leading: bool, in_place: bool, cache_type: DataType) {
+    let g = decoder_of(leading, cache_type);
     let mut reference = CpuBackend.compile(&g).unwrap();
     let mut fast = FastBackend::new(2).compile(&g).unwrap();
-    let mut cache_ref = host(DataType::Float32, &[ROWS, K], vec![0; (ROWS * K * 4) as usize]);
+    let size = cache_type.byte_length(1).unwrap() as u32;
+    let mut cache_ref = host(cache_type, &[ROWS, K], vec![0; (ROWS * K * size) as usize]);
     let mut cache_fast = cache_ref.clone();
     let mut rng = Rng::new(11);
     let mut past = 0;
@@ -121,6 +138,19 @@ fn decoder_in_place_matches_reference() {
 #[test]
 fn decoder_through_dispatch_matches_reference() {
     run(true, false);
+}
+
+/// Float16 caches: the cast that narrows the rows is absorbed by the cache write, which rounds
+/// them as the cast does (both backends hold the same bits but for rows whose float32 values
+/// differ across a rounding boundary).
+#[test]
+fn float16_cache_matches_reference() {
+    run_of(true, true, DataType::Float16);
+    run_of(true, false, DataType::Float16);
+    let g = decoder_of(true, DataType::Float16);
+    let (fast_steps, _) = FastBackend::new(1).compile_graph(&g).unwrap().step_counts();
+    let (f32_steps, _) = FastBackend::new(1).compile_graph(&decoder(true)).unwrap().step_counts();
+    assert_eq!(fast_steps, f32_steps, "the float16 cache write is a fast step too");
 }
 
 /// A slice that does not start at row 0 keeps the reference scatter (and still updates the
@@ -165,17 +195,42 @@ fn bad_sizes_are_type_errors() {
 /// Grouped-query attention over `total` cached rows (the pattern `fusion::attentions` finds),
 /// across the 256-key blocks the step splits into, with a causal-style mask, against the
 /// reference; the match runs as one fast step.
+/// Head sizes (kv heads, group, head_dim): the x86 kernels score keys eight at a time for
+/// head dims of 8 to 64 and weigh values 32 dimensions at a time for groups of up to three
+/// (SmolLM2's 3x3x64); 16 dims, 5 query heads per kv head and 40 dims take the portable loops
+/// for the values, 40 for the scores too.
+const ATTENTION_SHAPES: [(u32, u32, u32); 4] = [(2, 3, 16), (3, 3, 64), (1, 5, 32), (1, 2, 40)];
+
 #[test]
 fn attention_matches_reference_across_key_blocks() {
-    let (heads, group, hd, seq) = (2u32, 3u32, 16u32, 2u32);
+    for (heads, group, hd) in ATTENTION_SHAPES {
+        attention_case(DataType::Float32, heads, group, hd);
+    }
+}
+
+/// The same over float16 caches, widened by casts the match absorbs.
+#[test]
+fn attention_over_float16_caches_matches_reference() {
+    for (heads, group, hd) in ATTENTION_SHAPES {
+        attention_case(DataType::Float16, heads, group, hd);
+    }
+}
+
+fn attention_case(cache_type: DataType, heads: u32, group: u32, hd: u32) {
+    let seq = 2u32;
     let total = Dim::Dynamic { name: "total".into(), max_size: 800 };
     let mut b = GraphBuilder::new();
     let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
     let q = b.input("q", f(vec![heads.into(), group.into(), seq.into(), hd.into()])).unwrap();
-    let keys = b.input("keys", f(vec![total.clone(), (heads * hd).into()])).unwrap();
-    let values = b.input("values", f(vec![total.clone(), (heads * hd).into()])).unwrap();
+    let cache = OperandDescriptor::with_dims(cache_type, vec![total.clone(), (heads * hd).into()]);
+    let keys = b.input("keys", cache.clone()).unwrap();
+    let values = b.input("values", cache).unwrap();
+    let (keys, values) = match cache_type {
+        DataType::Float32 => (keys, values),
+        _ => (b.cast(keys, DataType::Float32, OpOptions::default()).unwrap(), b.cast(values, DataType::Float32, OpOptions::default()).unwrap()),
+    };
     let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.into(), total.clone()])).unwrap();
-    let shape = AttentionShape { kv_heads: heads, head_dim: hd, total, scale: 0.25, masked: -1e30 };
+    let shape = AttentionShape { kv_heads: heads, head_dim: hd, total, scale: 1.0 / (hd as f64).sqrt(), masked: -1e30 };
     let y = attention(&mut b, &shape, q, keys, values, mask).unwrap();
     let g = b.build(&[("y", y)]).unwrap();
     assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
@@ -185,7 +240,13 @@ fn attention_matches_reference_across_key_blocks() {
     let mut fast = FastBackend::new(2).compile(&g).unwrap();
     let mut rng = Rng::new(5);
     for t in [5u32, 256, 300, 700] {
-        let rows = |rng: &mut Rng| host(DataType::Float32, &[t, heads * hd], f32s(&rng.fill((t * heads * hd) as usize, -2.0, 2.0)));
+        let rows = |rng: &mut Rng| {
+            let v = rng.fill((t * heads * hd) as usize, -2.0, 2.0);
+            match cache_type {
+                DataType::Float32 => host(cache_type, &[t, heads * hd], f32s(&v)),
+                _ => host(cache_type, &[t, heads * hd], v.iter().flat_map(|&x| half::f16::from_f32(x).to_le_bytes()).collect()),
+            }
+        };
         // Row i sees keys up to t - seq + i; the first row of a 700-key step sees none past 650.
         let mask: Vec<u8> = (0..seq).flat_map(|i| (0..t).map(move |j| u8::from(j + seq <= t + i && (t < 700 || j < 650)))).collect();
         let inputs = [
@@ -197,7 +258,7 @@ fn attention_matches_reference_across_key_blocks() {
         let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
         let want = reference.dispatch(&named).unwrap();
         let got = fast.dispatch(&named).unwrap();
-        close(&got[0].1, &want[0].1, &format!("attention over {t} keys"));
+        close(&got[0].1, &want[0].1, &format!("attention {heads}x{group}x{hd} over {t} keys"));
     }
 }
 
@@ -257,6 +318,17 @@ fn rms_norm_and_rope_match_reference() {
 /// decode steps.
 #[test]
 fn attention_reads_caches_written_in_place() {
+    attention_in_place(DataType::Float32);
+}
+
+/// The same with float16 caches: the new rows narrowed by casts the cache writes absorb, the
+/// cached rows widened by casts the attention step absorbs (it reads the float16 bytes).
+#[test]
+fn attention_reads_float16_caches_written_in_place() {
+    attention_in_place(DataType::Float16);
+}
+
+fn attention_in_place(cache_type: DataType) {
     let (heads, group, hd, rows) = (2u32, 3u32, 8u32, 16u32);
     let width = heads * hd;
     let seq = Dim::Dynamic { name: "seq".into(), max_size: 5 };
@@ -270,9 +342,12 @@ fn attention_reads_caches_written_in_place() {
     let mut caches = Vec::new();
     for name in ["k", "v"] {
         let new = b.input(&format!("{name}_new"), f(vec![seq.clone(), width.into()])).unwrap();
-        let cache = b.input(name, OperandDescriptor::new(DataType::Float32, &[rows, width])).unwrap();
+        let cache = b.input(name, OperandDescriptor::new(cache_type, &[rows, width])).unwrap();
+        let half = cache_type == DataType::Float16;
+        let new = if half { b.cast(new, cache_type, none()).unwrap() } else { new };
         let updated = b.scatter_nd(cache, pos, new, none()).unwrap();
         let lead = b.slice_dims(updated, vec![0, 0], vec![total.clone(), width.into()], SliceOptions::default()).unwrap();
+        let lead = if half { b.cast(lead, DataType::Float32, none()).unwrap() } else { lead };
         caches.push((updated, lead));
     }
     let shape = AttentionShape { kv_heads: heads, head_dim: hd, total, scale: 0.35, masked: -1e30 };
@@ -284,7 +359,8 @@ fn attention_reads_caches_written_in_place() {
     for in_place in [true, false] {
         let mut reference = CpuBackend.compile(&g).unwrap();
         let mut fast = FastBackend::new(2).compile(&g).unwrap();
-        let empty = host(DataType::Float32, &[rows, width], vec![0; (rows * width * 4) as usize]);
+        let size = cache_type.byte_length(1).unwrap() as u32;
+        let empty = host(cache_type, &[rows, width], vec![0; (rows * width * size) as usize]);
         let (mut k_ref, mut v_ref) = (empty.clone(), empty.clone());
         let (mut k_fast, mut v_fast) = (empty.clone(), empty);
         let mut rng = Rng::new(21);

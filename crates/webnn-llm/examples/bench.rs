@@ -1,6 +1,6 @@
 //! SmolLM2-135M's speed table in one process:
 //!
-//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--rounds N] [--cpu]
+//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--rounds N] [--cpu] [--cache f32|f16|both]
 //!
 //! `--cpu` leaves out the slow rows (wgpu on a software adapter and the reference
 //! interpreter): the fast cpu backend against llama.cpp (and ONNX Runtime) in a minute.
@@ -15,6 +15,9 @@
 //! 128-token prompt, and greedy decode tokens/s at context 16 and 1,024. llama.cpp (PyPI llama-cpp-python, as the parity test
 //! uses it) runs the same GGUF on 1 and 2 threads in the same run.
 //!
+//! `--cache` sets the caches' type (float32 by default; float16 as llama.cpp keeps them); with
+//! `both` the fast cpu runs each, in the same rounds, and the other rows float32.
+//!
 //! Decode at context 1,024 starts from the session moved to position 1,016 without filling
 //! the caches: a step's work depends on the context length, not on what the caches hold, and
 //! prefilling 1,016 tokens on the slow backends would take minutes each.
@@ -22,7 +25,7 @@
 use std::time::Instant;
 use webnn::{BackendKind, Context, ContextOptions, Ml};
 use webnn_llm::gguf::Gguf;
-use webnn_llm::model::Config;
+use webnn_llm::model::{CacheType, Config};
 use webnn_llm::session::Session;
 use webnn_llm::tokenizer::Tokenizer;
 
@@ -30,6 +33,7 @@ const PROMPT: usize = 128;
 const SHORT: u32 = 16;
 const LONG: u32 = 1024;
 
+#[derive(Clone)]
 struct Row {
     name: String,
     kernels: Option<usize>,
@@ -173,7 +177,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
     // The fast cpu rows decode at least 32 steps (a step is milliseconds there).
     let cpu_steps = steps.max(32);
-    let config = Config::from_gguf(&gguf, LONG + cpu_steps as u32 + 8, 64)?;
+    let mut config = Config::from_gguf(&gguf, LONG + cpu_steps as u32 + 8, 64)?;
+    let caches = match args.iter().position(|a| a == "--cache").and_then(|i| args.get(i + 1)).map(String::as_str) {
+        None | Some("f32") => vec![CacheType::Float32],
+        Some("f16") => vec![CacheType::Float16],
+        Some("both") => vec![CacheType::Float32, CacheType::Float16],
+        Some(other) => return Err(format!("--cache takes f32, f16 or both, not {other}").into()),
+    };
+    config.cache = caches[0];
     let tokenizer = Tokenizer::from_gguf(&gguf)?;
     // A 128-token prompt: a chat turn around a passage, cut to length.
     let text = "Summarize the following notes in one sentence. ".repeat(40);
@@ -204,8 +215,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Per thread count, the fast cpu's and llama.cpp's rounds, interleaved.
     let mut paired = Vec::new();
     for threads in [1, 2] {
-        let name = format!("cpu (fast), {threads} thread{}", if threads == 1 { "" } else { "s" });
-        let mut ours = Bench::new(&name, Context::fast(webnn_fast::FastBackend::new(threads)), &gguf, config, cpu_steps)?;
+        let mut ours = Vec::new();
+        for &cache in &caches {
+            let name = format!("cpu (fast), {threads} thread{}, {} caches", if threads == 1 { "" } else { "s" }, cache.name());
+            let ctx = Context::fast(webnn_fast::FastBackend::new(threads));
+            ours.push(Bench::new(&name, ctx, &gguf, Config { cache, ..config }, cpu_steps)?);
+        }
         let mut theirs = match Llama::new(threads, cpu_steps) {
             Ok(l) => Some(l),
             Err(e) => {
@@ -213,9 +228,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 None
             }
         };
-        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let (mut a, mut b) = (vec![Vec::new(); ours.len()], Vec::new());
         for _ in 0..rounds {
-            a.push(ours.round(&prompt)?);
+            for (bench, rows) in ours.iter_mut().zip(&mut a) {
+                rows.push(bench.round(&prompt)?);
+            }
             if let Some(l) = theirs.as_mut() {
                 match l.round(&prompt) {
                     Ok(r) => b.push(r),
@@ -226,10 +243,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
             }
         }
-        rows.push(median_row(&a));
-        if b.len() == a.len() {
+        rows.extend(a.iter().map(|r| median_row(r)));
+        if b.len() == rounds {
             rows.push(median_row(&b));
-            paired.push((threads, a, b));
+            paired.extend(a.into_iter().map(|a| (threads, a, b.clone())));
         }
     }
     if slow {
@@ -264,8 +281,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for (threads, ours, theirs) in &paired {
         let s = if *threads == 1 { "" } else { "s" };
+        let caches = ours[0].name.rsplit(", ").next().unwrap_or("");
         println!(
-            "cpu (fast) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
+            "cpu (fast, {caches}) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
             ratios(ours, theirs, |r| r.decode_16, false, 2),
             ratios(ours, theirs, |r| r.decode_long, false, 2),
             ratios(ours, theirs, |r| r.ttft_ms, true, 2)

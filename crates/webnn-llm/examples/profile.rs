@@ -3,7 +3,9 @@
 //! `--seq N` profiles a prompt chunk of N tokens instead; `--shapes` (cpu) groups steps by
 //! their whole description, shapes included.
 //!
-//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--unfused] [--cpu [--threads N] [--shapes]]
+//! `--f16` keeps the caches in float16.
+//!
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--f16] [--unfused] [--cpu [--threads N] [--shapes]]
 
 use std::collections::BTreeMap;
 use webnn_core::{DataType, HostTensor, OperandDescriptor};
@@ -15,11 +17,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let context: u32 = args.iter().position(|a| a == "--context").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(64);
     let seq: u32 = args.iter().position(|a| a == "--seq").and_then(|i| args.get(i + 1)?.parse().ok()).unwrap_or(1).clamp(1, 64.min(context));
     let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
-    let config = Config::from_gguf(&gguf, context.max(256), 64)?;
+    let mut config = Config::from_gguf(&gguf, context.max(256), 64)?;
+    if args.iter().any(|a| a == "--f16") {
+        config.cache = webnn_llm::model::CacheType::Float16;
+    }
     let graph = build_graph(&gguf, config)?;
     let host = |t: DataType, shape: &[u32], bytes: Vec<u8>| HostTensor { desc: OperandDescriptor::new(t, shape), bytes };
     let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let cache = (config.capacity * config.kv_dim() * 4) as usize;
+    let cache = (config.capacity * config.kv_dim() * config.cache.bytes()) as usize;
     let mut named = vec![
         ("tokens".to_owned(), host(DataType::Int32, &[seq], i32s(&vec![42; seq as usize]))),
         ("positions".to_owned(), host(DataType::Int32, &[seq, 1], i32s(&((context - seq) as i32..context as i32).collect::<Vec<_>>()))),
@@ -28,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for l in 0..config.layers {
         for k in ["k", "v"] {
-            named.push((format!("{k}{l}"), host(DataType::Float32, &[config.capacity, config.kv_dim()], vec![0; cache])));
+            named.push((format!("{k}{l}"), host(webnn_llm::model::cache_type(config.cache), &[config.capacity, config.kv_dim()], vec![0; cache])));
         }
     }
     if args.iter().any(|a| a == "--cpu") {

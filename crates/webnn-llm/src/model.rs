@@ -14,13 +14,13 @@
 //! One graph serves the prompt and every decode step (flexible inputs): `tokens` int32
 //! `[seq]`, `positions` int32 `[seq, 1]`, `mask` uint8 `[seq, total]` (1 where a query may see
 //! a key), `last` int32 `[picked]` (the rows whose logits are wanted), and per layer `k{l}`/`v{l}`
-//! float32 `[capacity, kv_dim]`, each bound in place to its output `k{l}_out`/`v{l}_out`.
+//! `[capacity, kv_dim]` of `Config::cache`'s type (float32 or float16), each bound in place to its output `k{l}_out`/`v{l}_out`.
 //! Outputs: `logits` float32 `[picked, vocab]` and `next` int32 `[picked]`, their argmax (the
 //! greedy token, chosen on the device).
 
 use crate::gguf::{Gguf, GgufError, TensorInfo};
 use crate::weights;
-pub use crate::weights::Config;
+pub use crate::weights::{CacheType, Config};
 use webnn_core::ops::*;
 use webnn_core::{DataType, Dim, Error, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
 
@@ -123,6 +123,14 @@ impl Build<'_> {
     }
 }
 
+/// The WebNN type of caches of `t`.
+pub fn cache_type(t: CacheType) -> DataType {
+    match t {
+        CacheType::Float32 => DataType::Float32,
+        CacheType::Float16 => DataType::Float16,
+    }
+}
+
 /// Builds the decoder graph from the GGUF's weights.
 pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
     let mut m = Build { b: GraphBuilder::new(), g, c };
@@ -160,7 +168,18 @@ pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
     let scale = m.b.constant_scalar(F, MLNumber::Double(1.0 / (hd as f64).sqrt()))?;
     let masked = m.b.constant_scalar(F, MLNumber::Double(-1e30))?;
     let group = c.heads / c.kv_heads;
-    let cache = OperandDescriptor::new(F, &[c.capacity, kvd]);
+    let cache_type = cache_type(c.cache);
+    let cache = OperandDescriptor::new(cache_type, &[c.capacity, kvd]);
+    // Float16 caches: the new rows are narrowed before they are stored, the cached rows
+    // widened after they are read.
+    let narrow = |m: &mut Build, x: Operand| match c.cache {
+        CacheType::Float32 => Ok(x),
+        CacheType::Float16 => m.b.cast(x, cache_type, none()),
+    };
+    let widen = |m: &mut Build, x: Operand| match c.cache {
+        CacheType::Float32 => Ok(x),
+        CacheType::Float16 => m.b.cast(x, F, none()),
+    };
     let mut caches = Vec::new();
     for l in 0..c.layers {
         let p = |s: &str| format!("blk.{l}.{s}.weight");
@@ -172,12 +191,14 @@ pub fn build_graph(g: &Gguf, c: Config) -> Result<Graph> {
         let v = m.linear(h, &p("attn_v"))?;
         let q = m.rope(q, c.heads, &seq, cos, sin)?;
         let k = m.rope(k, c.kv_heads, &seq, cos, sin)?;
+        let (k, v) = (narrow(&mut m, k)?, narrow(&mut m, v)?);
         let k_all = m.b.scatter_nd(k_in, positions, k, none())?;
         let v_all = m.b.scatter_nd(v_in, positions, v, none())?;
         caches.push((format!("k{l}_out"), k_all));
         caches.push((format!("v{l}_out"), v_all));
         let keys = m.b.slice_dims(k_all, vec![0, 0], vec![total.clone(), kvd.into()], SliceOptions::default())?;
         let values = m.b.slice_dims(v_all, vec![0, 0], vec![total.clone(), kvd.into()], SliceOptions::default())?;
+        let (keys, values) = (widen(&mut m, keys)?, widen(&mut m, values)?);
         // q [seq, kv_heads, group, hd] -> [kv_heads, group, seq, hd]; keys -> [kv_heads, 1, hd, total].
         let qh = m.b.reshape(q, vec![seq.clone(), c.kv_heads.into(), group.into(), hd.into()], none())?;
         let qh = m.b.transpose(qh, TransposeOptions { permutation: Some(vec![1, 2, 0, 3]), ..Default::default() })?;

@@ -2,7 +2,7 @@
 //! bound in place (never read back), each dispatch writes the new tokens, their positions and
 //! the mask, and reads one row of logits.
 
-use crate::model::{build_graph, Config};
+use crate::model::{build_graph, cache_type, Config};
 use crate::gguf::Gguf;
 use std::collections::HashMap;
 use webnn::{Context, DataType, Error, Graph, OperandDescriptor, Result, Tensor, TensorDescriptor};
@@ -28,7 +28,7 @@ impl Session {
         let mut caches = Vec::new();
         for l in 0..config.layers {
             for kind in ["k", "v"] {
-                let desc = OperandDescriptor::new(DataType::Float32, &[config.capacity, config.kv_dim()]);
+                let desc = OperandDescriptor::new(cache_type(config.cache), &[config.capacity, config.kv_dim()]);
                 caches.push((format!("{kind}{l}"), ctx.create_tensor(TensorDescriptor::new(desc, true, true))?));
             }
         }

@@ -19,6 +19,33 @@ pub struct Config {
     pub capacity: u32,
     /// The most tokens one dispatch takes.
     pub max_seq: u32,
+    /// The caches' element type: float32, or float16 (as llama.cpp keeps them: half the
+    /// bytes each decode step reads; keys and values are rounded to float16 when stored).
+    pub cache: CacheType,
+}
+
+/// The element type of the key/value caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheType {
+    Float32,
+    Float16,
+}
+
+impl CacheType {
+    /// The WebNN data type's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheType::Float32 => "float32",
+            CacheType::Float16 => "float16",
+        }
+    }
+    /// Bytes per element.
+    pub fn bytes(self) -> u32 {
+        match self {
+            CacheType::Float32 => 4,
+            CacheType::Float16 => 2,
+        }
+    }
 }
 
 impl Config {
@@ -37,6 +64,7 @@ impl Config {
             eps: g.f64(&key("attention.layer_norm_rms_epsilon"))?,
             capacity,
             max_seq: max_seq.min(capacity),
+            cache: CacheType::Float32,
         })
     }
     pub fn head_dim(&self) -> u32 {

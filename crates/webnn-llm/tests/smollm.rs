@@ -5,7 +5,7 @@
 
 use webnn::Context;
 use webnn_llm::gguf::Gguf;
-use webnn_llm::model::Config;
+use webnn_llm::model::{CacheType, Config};
 use webnn_llm::session::{argmax, Session};
 use webnn_llm::tokenizer::Tokenizer;
 
@@ -19,10 +19,20 @@ fn model() -> Gguf {
 /// interpreter runs in seconds.
 #[test]
 fn truncated_model_on_wgpu_matches_cpu_step_by_step() {
+    truncated_model(CacheType::Float32);
+}
+
+/// The same with float16 caches (narrowed and widened by casts the fused backends absorb).
+#[test]
+fn truncated_model_with_float16_caches_matches_cpu_step_by_step() {
+    truncated_model(CacheType::Float16);
+}
+
+fn truncated_model(cache: CacheType) {
     let g = model();
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
     let prompt = tokenizer.encode(&tokenizer.chat_prompt("What is the capital of France?"), true);
-    let config = Config { layers: 2, ..Config::from_gguf(&g, 64, 16).unwrap() };
+    let config = Config { layers: 2, cache, ..Config::from_gguf(&g, 64, 16).unwrap() };
     let run = |ctx: Context| {
         let mut s = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
         // The prompt in chunks of 16 (16, 16, 5 tokens), then decode steps.
@@ -44,7 +54,7 @@ fn truncated_model_on_wgpu_matches_cpu_step_by_step() {
                 worst = worst.max((x - y).abs());
             }
         }
-        eprintln!("2-layer SmolLM2: logits max |reference - {name}| = {worst:e} over {} steps", cpu.len());
+        eprintln!("2-layer SmolLM2, {} caches: logits max |reference - {name}| = {worst:e} over {} steps", cache.name(), cpu.len());
         assert!(worst < 2e-2, "{name}: logits differ by {worst}");
     }
     // The token chosen on the device (argMax output, 4 bytes read) is the host's argmax.

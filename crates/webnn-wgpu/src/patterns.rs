@@ -4,7 +4,7 @@
 //! every condition the kernels add holds at any size within the bounds.
 
 use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate};
-use webnn_core::{Graph, Operand};
+use webnn_core::{DataType, Graph, Operand};
 
 /// What a node runs instead of its own lowering.
 pub enum Fused {
@@ -71,8 +71,13 @@ impl Patterns {
             add(s.node, &s.absorbed.clone(), Fused::SiluGate(s));
         }
         // attention.wgsl stages a query row in workgroup memory and gives lanes four output
-        // dimensions each: head dims up to 256, multiples of 4.
-        let fits = |a: &Attention| graph.desc(a.query).shape.last().is_some_and(|d| d.max_size() <= 256 && d.max_size() % 4 == 0);
+        // dimensions each: head dims up to 256, multiples of 4. Float32 queries; the caches
+        // float32 or float16.
+        let fits = |a: &Attention| {
+            let hd = graph.desc(a.query).shape.last().is_some_and(|d| d.max_size() <= 256 && d.max_size() % 4 == 0);
+            let caches = matches!(graph.desc(a.keys).data_type, DataType::Float32 | DataType::Float16);
+            hd && caches && graph.desc(a.query).data_type == DataType::Float32
+        };
         let mut scratch = Vec::new();
         for a in fusion::attentions(graph).into_iter().filter(fits) {
             scratch.push(a.scores_node);

@@ -29,9 +29,9 @@ fn same_index(call: &KernelCall) -> bool {
         | Triangular
         | Rope
         | SiluMul
-        | Attention
-        | AttentionTiled
-        | AttentionSplit
+        | Attention { .. }
+        | AttentionTiled { .. }
+        | AttentionSplit { .. }
         | AttentionMerge
         | Gather { .. }
         | GatherNd { .. }

@@ -20,13 +20,26 @@ struct Shape {
 const SMOLLM: Shape = Shape { heads: 2, group: 3, hd: 64 };
 
 fn graph(sh: Shape) -> Graph {
+    graph_of(sh, DataType::Float32)
+}
+
+/// With caches of type `cache`: float16 ones widened by casts (which the match absorbs).
+fn graph_of(sh: Shape, cache: DataType) -> Graph {
     let seq = Dim::Dynamic { name: "seq".into(), max_size: 24 };
     let total = Dim::Dynamic { name: "total".into(), max_size: 600 };
     let mut b = GraphBuilder::new();
     let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
     let q = b.input("q", f(vec![sh.heads.into(), sh.group.into(), seq.clone(), sh.hd.into()])).unwrap();
-    let keys = b.input("keys", f(vec![total.clone(), (sh.heads * sh.hd).into()])).unwrap();
-    let values = b.input("values", f(vec![total.clone(), (sh.heads * sh.hd).into()])).unwrap();
+    let rows = OperandDescriptor::with_dims(cache, vec![total.clone(), (sh.heads * sh.hd).into()]);
+    let keys = b.input("keys", rows.clone()).unwrap();
+    let values = b.input("values", rows).unwrap();
+    let (keys, values) = match cache {
+        DataType::Float32 => (keys, values),
+        _ => {
+            let none = webnn_core::ops::OpOptions::default;
+            (b.cast(keys, DataType::Float32, none()).unwrap(), b.cast(values, DataType::Float32, none()).unwrap())
+        }
+    };
     let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq, total.clone()])).unwrap();
     let scale = 1.0 / (sh.hd as f64).sqrt();
     let shape = AttentionShape { kv_heads: sh.heads, head_dim: sh.hd, total, scale, masked: -1e30 };
@@ -76,6 +89,21 @@ fn fused_attention_matches_the_ops_one_by_one() {
     }
 }
 
+/// Float16 caches, read through the storage decoders (packed words, or native f16 loads where
+/// the adapter has them), on every kernel: rows, tiles, split blocks.
+#[test]
+fn fused_attention_over_float16_caches() {
+    let g = graph_of(SMOLLM, DataType::Float16);
+    assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
+    assert!(kernel_at(&g, SMOLLM, 1, 40).starts_with("Attention "));
+    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("AttentionTiled"));
+    assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"));
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for backend in [backend.clone().tuned_for_gpu(), backend] {
+        check_against_cpu(&g, SMOLLM, &backend, &CASES);
+    }
+}
+
 /// Other groupings: five query heads per kv head (a second, partial quad), one (no sharing),
 /// and head dims of 32, 128 (two dimensions per lane) and 256 (four; prompts too).
 #[test]
@@ -118,10 +146,20 @@ fn check_against_cpu(g: &Graph, sh: Shape, backend: &webnn_wgpu::WgpuBackend, ca
                 })
             })
             .collect();
+        // The caches in the graph's type: float16 values rounded from the same draws.
+        let cache = g.desc(g.inputs.iter().find(|(n, _)| n == "keys").unwrap().1).data_type;
+        let rows = |rng: &mut Rng| {
+            let bytes = floats(rng, total * heads * hd);
+            let bytes = match cache {
+                DataType::Float32 => bytes,
+                _ => bytes.chunks_exact(4).flat_map(|c| half::f16::from_f32(f32::from_le_bytes([c[0], c[1], c[2], c[3]])).to_le_bytes()).collect(),
+            };
+            host(cache, &[total, heads * hd], bytes)
+        };
         let inputs = [
             ("q", host(DataType::Float32, &[heads, group, seq, hd], floats(&mut rng, heads * group * seq * hd))),
-            ("keys", host(DataType::Float32, &[total, heads * hd], floats(&mut rng, total * heads * hd))),
-            ("values", host(DataType::Float32, &[total, heads * hd], floats(&mut rng, total * heads * hd))),
+            ("keys", rows(&mut rng)),
+            ("values", rows(&mut rng)),
             ("mask", host(DataType::Uint8, &[seq, total], mask)),
         ];
         let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();

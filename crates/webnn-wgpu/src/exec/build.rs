@@ -47,7 +47,7 @@ fn lanes(key: KernelKey) -> u32 {
         | KernelId::Pool { lanes, .. }
         | KernelId::Gemv { lanes, .. }
         | KernelId::QGemv { lanes, .. } => lanes,
-        KernelId::Attention | KernelId::AttentionTiled | KernelId::AttentionSplit | KernelId::AttentionMerge => ROW_WORKGROUP,
+        KernelId::Attention { .. } | KernelId::AttentionTiled { .. } | KernelId::AttentionSplit { .. } | KernelId::AttentionMerge => ROW_WORKGROUP,
         _ => ROW_WORKGROUP,
     }
 }

@@ -77,13 +77,20 @@ pub enum KernelId {
     /// g * sigmoid(g) * u (`webnn_core::fusion::SiluGate`).
     SiluMul,
     /// Attention of one query row over a key/value cache (`webnn_core::fusion::Attention`),
-    /// on the row frame with 64 lanes.
-    Attention,
+    /// on the row frame with 64 lanes; `cache` is the keys' and values' type (float32, or
+    /// float16 read through the storage decoders).
+    Attention {
+        cache: DataType,
+    },
     /// The same for prompts: tiles of 16 query rows (attention_tiled.wgsl).
-    AttentionTiled,
+    AttentionTiled {
+        cache: DataType,
+    },
     /// A decode step's attention split along the keys (attention.wgsl with SPLIT): partials
     /// per (query row, block of keys), which `AttentionMerge` combines.
-    AttentionSplit,
+    AttentionSplit {
+        cache: DataType,
+    },
     AttentionMerge,
     /// gather and gatherElements, with indices of type `index`.
     Gather {
@@ -298,11 +305,11 @@ impl KernelKey {
                 c.push(("MAX_WANTED", flag(max)));
             }
             Softmax { lanes } => c.push(("LANES", lanes as f64)),
-            Attention | AttentionSplit => {
+            Attention { .. } | AttentionSplit { .. } => {
                 c.push(("LANES", ROW_WORKGROUP as f64));
-                c.push(("SPLIT", flag(self.kernel == AttentionSplit)));
+                c.push(("SPLIT", flag(matches!(self.kernel, AttentionSplit { .. }))));
             }
-            AttentionTiled | AttentionMerge => c.push(("LANES", ROW_WORKGROUP as f64)),
+            AttentionTiled { .. } | AttentionMerge => c.push(("LANES", ROW_WORKGROUP as f64)),
             Normalize { scale, bias, rms, lanes } => {
                 c.push(("LANES", lanes as f64));
                 c.push(("HAS_SCALE", flag(scale)));
@@ -477,9 +484,11 @@ impl KernelKey {
                     }
                     if t == DataType::Float32 && !c && !clamp {
                         keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
-                        keys.push(key(Attention, t, t));
-                        keys.push(key(AttentionTiled, t, t));
-                        keys.push(key(AttentionSplit, t, t));
+                        for cache in [DataType::Float32, DataType::Float16] {
+                            keys.push(key(Attention { cache }, t, t));
+                            keys.push(key(AttentionTiled { cache }, t, t));
+                            keys.push(key(AttentionSplit { cache }, t, t));
+                        }
                         keys.push(key(AttentionMerge, t, t));
                         keys.push(key(SiluMul, t, t));
                     }

@@ -55,8 +55,9 @@ pub enum Body {
     Conv,
     Depthwise,
     Gemv,
-    Attention,
-    AttentionTiled,
+    /// With the caches' type.
+    Attention(DataType),
+    AttentionTiled(DataType),
     AttentionMerge,
     /// With the weight's type and how its parameters are bound.
     QGemv(DataType, ParamBinding),
@@ -152,9 +153,9 @@ impl Body {
             K::Triangular => Body::Triangular,
             K::Rope => Body::Rope,
             K::SiluMul => Body::SiluMul,
-            K::Attention | K::AttentionSplit => Body::Attention,
+            K::Attention { cache } | K::AttentionSplit { cache } => Body::Attention(cache),
             K::AttentionMerge => Body::AttentionMerge,
-            K::AttentionTiled => Body::AttentionTiled,
+            K::AttentionTiled { cache } => Body::AttentionTiled(cache),
             K::Gather { index } => Body::Gather(index),
             K::GatherNd { index } => Body::GatherNd(index),
             K::Place => Body::Place,
@@ -196,7 +197,7 @@ impl Body {
             }
             Copy | Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
             Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(..)
-            | Attention | AttentionTiled | AttentionMerge => Frame::Rows,
+            | Attention(_) | AttentionTiled(_) | AttentionMerge => Frame::Rows,
             Matmul | Conv | QGemm(_) => Frame::Gemm,
             Depthwise => Frame::Own,
         }
@@ -217,8 +218,8 @@ impl Body {
             Triangular => src::TRIANGULAR,
             Rope => src::ROPE,
             SiluMul => src::SILU_MUL,
-            Attention => src::ATTENTION,
-            AttentionTiled => src::ATTENTION_TILED,
+            Attention(_) => src::ATTENTION,
+            AttentionTiled(_) => src::ATTENTION_TILED,
             AttentionMerge => src::ATTENTION_MERGE,
             Gather(_) => src::GATHER,
             GatherNd(_) => src::GATHER_ND,
@@ -251,7 +252,7 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv | QGemv(..) | Attention | AttentionTiled | AttentionMerge => Ops::FloatFold,
+            Softmax | Normalize | Gemv | QGemv(..) | Attention(_) | AttentionTiled(_) | AttentionMerge => Ops::FloatFold,
             Cast | Strided | Copy | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
@@ -277,7 +278,7 @@ impl Body {
             Binary | Compare | SiluMul => vec![dtype, dtype],
             Rope => vec![dtype; 3],
             // q, keys, values, the uint8 mask.
-            Attention | AttentionTiled => vec![dtype, dtype, dtype, DataType::Uint8],
+            Attention(cache) | AttentionTiled(cache) => vec![dtype, cache, cache, DataType::Uint8],
             Where => vec![DataType::Uint8, dtype, dtype],
             Gather(ix) | GatherNd(ix) => vec![dtype, ix],
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],

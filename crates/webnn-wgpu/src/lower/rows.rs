@@ -229,9 +229,10 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     // TR rows, head dims up to its HD); decode steps: a workgroup per query position and
     // quad of query heads, which share each key and value loaded.
     let inputs = vec![a.query, a.keys, a.values, a.mask];
+    let cache = cx.dtype(a.keys);
     if per_head >= TILED_ROWS && hd <= 64 {
         r.rows = u32_of(kv_heads as u64 * per_head.div_ceil(TILED_ROWS) as u64)?;
-        return cx.one(KernelId::AttentionTiled, inputs, Uniform::Rows(r));
+        return cx.one(KernelId::AttentionTiled { cache }, inputs, Uniform::Rows(r));
     }
     let quads = group.div_ceil(4);
     let frame_rows = u32_of(kv_heads as u64 * quads as u64 * seq as u64)?;
@@ -245,7 +246,7 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     let blocks = total.div_ceil(SPLIT_KEYS);
     let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
     if blocks < 2 || !fits || cpu_adapter {
-        return cx.one(KernelId::Attention, inputs, Uniform::Rows(r));
+        return cx.one(KernelId::Attention { cache }, inputs, Uniform::Rows(r));
     }
     r.rows = u32_of(frame_rows as u64 * blocks as u64)?;
     (r.outer_shape[0], r.outer_shape[1]) = (blocks, SPLIT_KEYS);
@@ -254,7 +255,7 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     merge.i = [blocks, hd, 0, 0];
     let (f32s, out) = (cx.dtype(a.query), cx.dtype(cx.out()));
     let split = KernelCall {
-        key: KernelKey::new(KernelId::AttentionSplit, f32s, f32s),
+        key: KernelKey::new(KernelId::AttentionSplit { cache }, f32s, f32s),
         inputs,
         output: a.scores,
         uniform: Uniform::Rows(r),
