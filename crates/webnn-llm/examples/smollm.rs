@@ -3,15 +3,17 @@
 //! answer and prints time to first token and tokens/s.
 //!
 //!     cargo run --release -p webnn-llm --example smollm -- [--backend cpu|wgpu|ort] \
-//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N] [--unfused] [--threads N]
+//!         [--prompt "..."] [--ids 1,2,3] [--tokens N] [--capacity N] [--cache f32|f16] [--unfused] [--threads N]
 //!
+//! `--cache f16` keeps the key/value caches in float16 (as llama.cpp does: half the memory
+//! and half the bytes a decode step reads; the default is float32);
 //! `--unfused` runs every op as its own kernels on wgpu (no fused quantized matmul);
 //! `--threads` sets the cpu backend's threads (default: one per core).
 
 use std::time::Instant;
 use webnn::{BackendKind, ContextOptions, Ml};
 use webnn_llm::gguf::Gguf;
-use webnn_llm::model::Config;
+use webnn_llm::model::{CacheType, Config};
 use webnn_llm::session::Session;
 use webnn_llm::tokenizer::{StreamDecoder, Tokenizer};
 
@@ -27,7 +29,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let new_tokens: usize = arg("--tokens").and_then(|n| n.parse().ok()).unwrap_or(16);
     let capacity: u32 = arg("--capacity").and_then(|n| n.parse().ok()).unwrap_or(256);
     let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
-    let config = Config::from_gguf(&gguf, capacity, 64)?;
+    let cache = match arg("--cache").as_deref().unwrap_or("f32") {
+        "f32" => CacheType::Float32,
+        "f16" => CacheType::Float16,
+        other => return Err(format!("--cache takes f32 or f16, not {other}").into()),
+    };
+    let config = Config { cache, ..Config::from_gguf(&gguf, capacity, 64)? };
     let tokenizer = Tokenizer::from_gguf(&gguf)?;
     let prompt: Vec<u32> = match arg("--ids") {
         Some(ids) => ids.split(',').map(|s| s.trim().parse()).collect::<Result<_, _>>()?,
