@@ -9,9 +9,9 @@
 //      workgroup memory, and keeps their maximum;
 //   2. every lane folds the 64 maxima in the same order (so all get the same bits), rescales
 //      its running sum and outputs, and exponentiates its own keys;
-//   3. head_dim / 4 lanes share each key (four output dimensions each), LANES / (head_dim / 4)
-//      keys at a time; their partial outputs are folded at the end (head_dim a multiple of 4,
-//      up to 256).
+//   3. head_dim / 4 lanes share each key (four output dimensions each, head_dim / 4 apart, so
+//      neighbouring lanes read neighbouring values), LANES / (head_dim / 4) keys at a time;
+//      their partial outputs are folded at the end (head_dim a multiple of 4, up to 256).
 // SPLIT (decode steps over long caches on GPUs, flash-decoding): a frame row also names a
 // block of R.outer_shape[0].y keys, R.outer_shape[0].x blocks per query position, so a decode
 // step's few rows still fill the device; it writes each head's block maximum, sum and
@@ -76,7 +76,9 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
     let phases = LANES / dl;
     let kp = lane / dl;
     let dq = lane % dl;
-    // Output dimensions 4 dq .. 4 dq + 3 (vec4 over the heads) of this lane's keys.
+    // Output dimensions dq, dq + dl, dq + 2 dl, dq + 3 dl (vec4 over the heads) of this lane's
+    // keys: neighbouring lanes read neighbouring values (on CPU adapters, whose SIMD lanes are
+    // invocations, a contiguous load rather than a gather).
     var acc0 = vec4<f32>(0.0);
     var acc1 = vec4<f32>(0.0);
     var acc2 = vec4<f32>(0.0);
@@ -144,11 +146,11 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         if (kp < phases) {
             for (var t = kp; t < n; t += phases) {
                 let p = probs[t];
-                let at = (c0 + t) * width + h * hd + 4u * dq;
+                let at = (c0 + t) * width + h * hd + dq;
                 acc0 += p * load_c(at);
-                acc1 += p * load_c(at + 1u);
-                acc2 += p * load_c(at + 2u);
-                acc3 += p * load_c(at + 3u);
+                acc1 += p * load_c(at + dl);
+                acc2 += p * load_c(at + 2u * dl);
+                acc3 += p * load_c(at + 3u * dl);
             }
         }
     }
@@ -181,7 +183,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
                 store_elem(at + 1u, all[j]);
             }
             for (var k = 0u; k < 4u; k++) {
-                let d = 4u * lane + k;
+                let d = lane + dl * k;
                 if (SPLIT) {
                     store_elem(at + 2u + d, out[k][j]);
                 } else {
