@@ -213,6 +213,23 @@ pub(crate) fn nhwc_to_nchw(src: &[f32], dst: &mut [f32], n: usize, c: usize, hw:
     }
 }
 
+/// AVX2 helpers of the x86 kernels.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// The lane sums of eight vectors, as one: each output's additions involve only its own
+    /// vector, in the same order wherever it falls.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub(crate) unsafe fn sum8(v: &[__m256; 8]) -> __m256 {
+        let (a, b) = (_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+        let (c, d) = (_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
+        let (low, high) = (_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
+        _mm256_add_ps(_mm256_permute2f128_ps(low, high, 0x20), _mm256_permute2f128_ps(low, high, 0x31))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,6 +6,7 @@
 //! registers over all of a block's keys, 32 dimensions at a time.
 
 use super::{Block, Rows};
+use crate::simd::avx2::sum8;
 use std::arch::x86_64::*;
 
 /// Whether the kernels take these rows: float16 ones need F16C to widen.
@@ -27,16 +28,6 @@ unsafe fn load8(rows: Rows, at: usize) -> __m256 {
             Rows::F16(v) => _mm256_cvtph_ps(_mm_loadu_si128(v.as_ptr().add(at) as *const __m128i)),
         }
     }
-}
-
-/// The lane sums of eight vectors, as one.
-#[target_feature(enable = "avx2,fma")]
-#[inline]
-unsafe fn sum8(v: &[__m256; 8]) -> __m256 {
-    let (a, b) = (_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
-    let (c, d) = (_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
-    let (low, high) = (_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
-    _mm256_add_ps(_mm256_permute2f128_ps(low, high, 0x20), _mm256_permute2f128_ps(low, high, 0x31))
 }
 
 impl Block<'_> {

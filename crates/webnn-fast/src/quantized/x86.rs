@@ -1,6 +1,7 @@
 //! The one- and two-row kernels with AVX2 + FMA and AVX-512.
 
 use super::rows16::X16;
+use crate::simd::avx2::sum8;
 use std::arch::x86_64::*;
 
 #[target_feature(enable = "avx2,fma")]
@@ -350,17 +351,6 @@ unsafe fn columns<const BITS: u8, const BLOCK: usize>(w: &Weights, x: X16, out: 
             out[first..=j].copy_from_slice(&sums[..=j % 8]);
         }
     }
-}
-
-/// The lane sums of eight vectors, as one: each output's additions involve only its own
-/// vector, in the same order wherever it falls.
-#[target_feature(enable = "avx2,fma")]
-#[inline]
-unsafe fn sum8(v: &[__m256; 8]) -> __m256 {
-    let (a, b) = (_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
-    let (c, d) = (_mm256_hadd_ps(v[4], v[5]), _mm256_hadd_ps(v[6], v[7]));
-    let (low, high) = (_mm256_hadd_ps(a, b), _mm256_hadd_ps(c, d));
-    _mm256_add_ps(_mm256_permute2f128_ps(low, high, 0x20), _mm256_permute2f128_ps(low, high, 0x31))
 }
 
 /// Blocks `0..blocks` through `one`, two per pass: even ones into `a`, odd ones into `c`,
