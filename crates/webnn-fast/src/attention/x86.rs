@@ -94,7 +94,7 @@ const CHUNK: usize = 16;
 pub(super) fn weigh(b: Block, g: usize, scores: &[f32], acc: &mut [f32]) -> bool {
     let heads = acc.len() / (g * b.d).max(1);
     let sizes = scores.len() == heads * g * b.count && acc.len() == heads * g * b.d;
-    if !b.fits() || b.d % 32 != 0 || !sizes || b.width < heads * b.d {
+    if !b.fits() || !b.d.is_multiple_of(32) || !sizes || b.width < heads * b.d {
         return false;
     }
     acc.fill(0.0);
@@ -127,21 +127,21 @@ unsafe fn weigh_rows<const M: usize>(b: Block, heads: usize, scores: &[f32], out
                     // below heads * M * count (checked by `weigh`).
                     unsafe {
                         let v = [load8(b.rows, at), load8(b.rows, at + 8), load8(b.rows, at + 16), load8(b.rows, at + 24)];
-                        for r in 0..M {
+                        for (r, row) in acc.iter_mut().enumerate() {
                             let x = _mm256_broadcast_ss(scores.get_unchecked((head * M + r) * b.count + t));
-                            for c in 0..4 {
-                                acc[r][c] = _mm256_fmadd_ps(x, v[c], acc[r][c]);
+                            for (a, v) in row.iter_mut().zip(v) {
+                                *a = _mm256_fmadd_ps(x, v, *a);
                             }
                         }
                     }
                 }
-                for r in 0..M {
-                    for c in 0..4 {
+                for (r, row) in acc.iter().enumerate() {
+                    for (c, a) in row.iter().enumerate() {
                         let at = (head * M + r) * b.d + blk + c * 8;
                         // SAFETY: at + 8 <= heads * M * d = out's length.
                         unsafe {
                             let o = out.as_mut_ptr().add(at);
-                            _mm256_storeu_ps(o, _mm256_add_ps(_mm256_loadu_ps(o), acc[r][c]));
+                            _mm256_storeu_ps(o, _mm256_add_ps(_mm256_loadu_ps(o), *a));
                         }
                     }
                 }
