@@ -25,6 +25,40 @@ pub struct PackedB {
     start: usize,
 }
 
+/// `dst[r * stride + c] = src[c][r]` for eight columns and rows: eight loads, the 8x8
+/// transpose in registers, eight stores.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn transpose8(src: [&[f32]; 8], dst: &mut [f32], stride: usize) {
+    use std::arch::x86_64::*;
+    assert!(src.iter().all(|c| c.len() >= 8) && dst.len() >= 7 * stride + 8);
+    // SAFETY: the assert keeps every load and store inside its slice.
+    unsafe {
+        let r: [__m256; 8] = std::array::from_fn(|c| _mm256_loadu_ps(src[c].as_ptr()));
+        let (t0, t1) = (_mm256_unpacklo_ps(r[0], r[1]), _mm256_unpackhi_ps(r[0], r[1]));
+        let (t2, t3) = (_mm256_unpacklo_ps(r[2], r[3]), _mm256_unpackhi_ps(r[2], r[3]));
+        let (t4, t5) = (_mm256_unpacklo_ps(r[4], r[5]), _mm256_unpackhi_ps(r[4], r[5]));
+        let (t6, t7) = (_mm256_unpacklo_ps(r[6], r[7]), _mm256_unpackhi_ps(r[6], r[7]));
+        let (u0, u1) = (_mm256_shuffle_ps::<0x44>(t0, t2), _mm256_shuffle_ps::<0xee>(t0, t2));
+        let (u2, u3) = (_mm256_shuffle_ps::<0x44>(t1, t3), _mm256_shuffle_ps::<0xee>(t1, t3));
+        let (u4, u5) = (_mm256_shuffle_ps::<0x44>(t4, t6), _mm256_shuffle_ps::<0xee>(t4, t6));
+        let (u6, u7) = (_mm256_shuffle_ps::<0x44>(t5, t7), _mm256_shuffle_ps::<0xee>(t5, t7));
+        let rows = [
+            _mm256_permute2f128_ps::<0x20>(u0, u4),
+            _mm256_permute2f128_ps::<0x20>(u1, u5),
+            _mm256_permute2f128_ps::<0x20>(u2, u6),
+            _mm256_permute2f128_ps::<0x20>(u3, u7),
+            _mm256_permute2f128_ps::<0x31>(u0, u4),
+            _mm256_permute2f128_ps::<0x31>(u1, u5),
+            _mm256_permute2f128_ps::<0x31>(u2, u6),
+            _mm256_permute2f128_ps::<0x31>(u3, u7),
+        ];
+        for (i, v) in rows.into_iter().enumerate() {
+            _mm256_storeu_ps(dst.as_mut_ptr().add(i * stride), v);
+        }
+    }
+}
+
 impl PackedB {
     /// Packs `b` (`k` rows of `n`) and `bias` (`n` values; `None` is zero) for `isa`.
     ///
@@ -69,11 +103,24 @@ impl PackedB {
                 column(n0 + c, values);
             }
             // Eight rows at a time: each column's eight values are read together, and the
-            // eight rows written stay in the cache.
+            // eight rows written stay in the cache. On x86, eight columns' eight values are
+            // transposed in registers (scalar, the copy took as long as dequantizing a
+            // weight panel).
             let rows = &mut packed.panel_mut(p)[nr..];
             for (t, tile) in rows.chunks_mut(8 * nr).enumerate() {
                 let r0 = 8 * t;
-                for c in 0..width {
+                let mut c0 = 0;
+                #[cfg(target_arch = "x86_64")]
+                if matches!(isa, Isa::Avx2Fma | Isa::Avx512) && tile.len() == 8 * nr {
+                    while c0 + 8 <= width {
+                        let src: [&[f32]; 8] = std::array::from_fn(|c| &columns[(c0 + c) * k + r0..][..8]);
+                        // SAFETY: these ISAs' kernels exist only where the CPU has AVX
+                        // (`Isa::kernels`, checked by `zeroed`).
+                        unsafe { transpose8(src, &mut tile[c0..], nr) };
+                        c0 += 8;
+                    }
+                }
+                for c in c0..width {
                     let values = &columns[c * k + r0..][..tile.len() / nr];
                     for (row, &v) in tile.chunks_exact_mut(nr).zip(values) {
                         row[c] = v;

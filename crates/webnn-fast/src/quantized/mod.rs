@@ -314,6 +314,21 @@ impl QGemmStep {
                 )
             };
         }
+        #[cfg(target_arch = "x86_64")]
+        if simd == Simd::Avx2 && self.bits == 4 && block.is_multiple_of(32) {
+            let (rb, blocks) = (self.row_bytes(), self.k / block);
+            let params = j * blocks..(j + 1) * blocks;
+            // SAFETY: `Simd::Avx2` comes from `Isa::detect`; the kernel checks the bounds.
+            return unsafe {
+                x86::q4_dequantize_avx2(
+                    &self.weights[j * rb..(j + 1) * rb],
+                    &self.scale[params.clone()],
+                    &self.shift[params],
+                    block,
+                    values,
+                )
+            };
+        }
         // Only x86 has a vector dequantization.
         #[cfg(not(target_arch = "x86_64"))]
         let _ = simd;

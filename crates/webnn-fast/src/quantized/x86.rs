@@ -127,6 +127,35 @@ pub(super) unsafe fn q4_dequantize_avx512(row: &[u8], scale: &[f32], shift: &[f3
     }
 }
 
+/// A 4-bit row dequantized into `out` with AVX2 (blocks a multiple of 32): eight nibbles
+/// widened to int32 and converted, `fma(q, scale, shift)` per weight. The prompt's GEMM
+/// dequantizes each weight once per 64-row chunk; scalar, that was a fifth of its time.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn q4_dequantize_avx2(row: &[u8], scale: &[f32], shift: &[f32], block: usize, out: &mut [f32]) {
+    let half = block / 2;
+    assert!(
+        block.is_multiple_of(32)
+            && row.len() >= scale.len() * half
+            && out.len() >= scale.len() * block
+            && shift.len() == scale.len()
+    );
+    let low = _mm256_set1_epi32(15);
+    for b in 0..scale.len() {
+        let (s, t) = (_mm256_set1_ps(scale[b]), _mm256_set1_ps(shift[b]));
+        // SAFETY: the assert keeps the block's bytes and outputs inside the slices.
+        unsafe {
+            let (q, o) = (row.as_ptr().add(b * half), out.as_mut_ptr().add(b * block));
+            for i in (0..half).step_by(8) {
+                let bytes = _mm256_cvtepu8_epi32(_mm_loadl_epi64(q.add(i).cast()));
+                let lo = _mm256_cvtepi32_ps(_mm256_and_si256(bytes, low));
+                let hi = _mm256_cvtepi32_ps(_mm256_srli_epi32::<4>(bytes));
+                _mm256_storeu_ps(o.add(i), _mm256_fmadd_ps(lo, s, t));
+                _mm256_storeu_ps(o.add(half + i), _mm256_fmadd_ps(hi, s, t));
+            }
+        }
+    }
+}
+
 /// The 8-bit row with AVX-512, for blocks of 16, 32 and 64 (other sizes take the AVX2
 /// kernel).
 #[target_feature(enable = "avx512f,avx2,fma")]
