@@ -25,6 +25,26 @@ pub struct PackedB {
     start: usize,
 }
 
+/// Rows `r0..r0 + 8` of a panel's first columns from column-major `columns` (`k` values
+/// each) into `tile` (rows of `nr`), eight columns at a time by register transposes where the
+/// ISA has AVX; the columns it copied (the caller copies the rest).
+fn transpose_tile(isa: Isa, columns: &[f32], k: usize, r0: usize, width: usize, tile: &mut [f32], nr: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if matches!(isa, Isa::Avx2Fma | Isa::Avx512) && tile.len() == 8 * nr {
+        let mut c0 = 0;
+        while c0 + 8 <= width {
+            let src: [&[f32]; 8] = std::array::from_fn(|c| &columns[(c0 + c) * k + r0..][..8]);
+            // SAFETY: these ISAs' kernels exist only where the CPU has AVX (`Isa::kernels`,
+            // checked by `zeroed`).
+            unsafe { transpose8(src, &mut tile[c0..], nr) };
+            c0 += 8;
+        }
+        return c0;
+    }
+    let _ = (isa, columns, k, r0, width, tile, nr);
+    0
+}
+
 /// `dst[r * stride + c] = src[c][r]` for eight columns and rows: eight loads, the 8x8
 /// transpose in registers, eight stores.
 #[cfg(target_arch = "x86_64")]
@@ -109,17 +129,7 @@ impl PackedB {
             let rows = &mut packed.panel_mut(p)[nr..];
             for (t, tile) in rows.chunks_mut(8 * nr).enumerate() {
                 let r0 = 8 * t;
-                let mut c0 = 0;
-                #[cfg(target_arch = "x86_64")]
-                if matches!(isa, Isa::Avx2Fma | Isa::Avx512) && tile.len() == 8 * nr {
-                    while c0 + 8 <= width {
-                        let src: [&[f32]; 8] = std::array::from_fn(|c| &columns[(c0 + c) * k + r0..][..8]);
-                        // SAFETY: these ISAs' kernels exist only where the CPU has AVX
-                        // (`Isa::kernels`, checked by `zeroed`).
-                        unsafe { transpose8(src, &mut tile[c0..], nr) };
-                        c0 += 8;
-                    }
-                }
+                let c0 = transpose_tile(isa, &columns, k, r0, width, tile, nr);
                 for c in c0..width {
                     let values = &columns[c * k + r0..][..tile.len() / nr];
                     for (row, &v) in tile.chunks_exact_mut(nr).zip(values) {
