@@ -14,7 +14,9 @@
 //! One graph serves the prompt and every decode step (flexible inputs): `tokens` int32
 //! `[seq]`, `positions` int32 `[seq, 1]`, `mask` uint8 `[seq, total]` (1 where a query may see
 //! a key), `last` int32 `[picked]` (the rows whose logits are wanted), and per layer `k{l}`/`v{l}`
-//! `[capacity, kv_dim]` of `Config::cache`'s type (float32 or float16), each bound in place to its output `k{l}_out`/`v{l}_out`.
+//! `[capacity, kv_dim]` of `Config::cache`'s type (float32, or float16 written through a
+//! `cast` and read back through another), each bound in place to its output
+//! `k{l}_out`/`v{l}_out`.
 //! Outputs: `logits` float32 `[picked, vocab]` and `next` int32 `[picked]`, their argmax (the
 //! greedy token, chosen on the device).
 

@@ -282,7 +282,8 @@ fn kernel_scores<'q, const FMA: bool>(b: Block, g: usize, q: &dyn Fn(usize) -> &
 fn kernel_weigh<const FMA: bool>(b: Block, g: usize, scores: &[f32], acc: &mut [f32]) -> bool {
     #[cfg(target_arch = "x86_64")]
     if FMA && x86::usable(b.rows) && b.count > 0 {
-        return x86::weigh(b, g, scores, acc);
+        // SAFETY: `usable` checked the CPU; FMA kernels run under AVX2 and FMA.
+        return unsafe { x86::weigh(b, g, scores, acc) };
     }
     let _ = (b, g, scores, acc);
     false

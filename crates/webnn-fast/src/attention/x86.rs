@@ -3,7 +3,7 @@
 //! loops: a horizontal sum per score and a load-FMA-store per output vector per key. Here
 //! each query row stays in registers while eight keys are scored into one vector (their sums
 //! folded together), and the weighted values of up to three query rows accumulate in
-//! registers over all of a block's keys, 32 dimensions at a time.
+//! registers over chunks of 16 keys, 32 dimensions at a time.
 
 use super::{Block, Rows};
 use crate::simd::avx2::sum8;
@@ -55,7 +55,9 @@ const AHEAD: usize = 8;
 #[target_feature(enable = "avx2,fma,f16c")]
 pub(super) unsafe fn scores<'q, const CH: usize>(b: Block, g: usize, q: &dyn Fn(usize) -> &'q [f32], scores: &mut [f32]) -> usize {
     let rows = scores.len() / b.count.max(1);
-    if !b.fits() || b.d != CH * 8 || (0..rows).any(|r| q(r).len() < b.d) {
+    // Every score row's kv head lies inside a row of keys.
+    let heads = g > 0 && rows.div_ceil(g) * b.d <= b.width;
+    if !b.fits() || b.d != CH * 8 || !heads || (0..rows).any(|r| q(r).len() < b.d) {
         return 0;
     }
     let done = b.count - b.count % 8;
@@ -91,15 +93,17 @@ const CHUNK: usize = 16;
 /// `acc[r] = sum over the block's keys t of scores[r * count + t] * value(first + t)[r / g]`
 /// (d floats per row r), for groups of up to three query rows per kv head and d a multiple
 /// of 32; false (nothing done) otherwise.
-pub(super) fn weigh(b: Block, g: usize, scores: &[f32], acc: &mut [f32]) -> bool {
+///
+/// # Safety
+/// The CPU has AVX2 and FMA, and F16C for float16 rows (`usable`).
+pub(super) unsafe fn weigh(b: Block, g: usize, scores: &[f32], acc: &mut [f32]) -> bool {
     let heads = acc.len() / (g * b.d).max(1);
     let sizes = scores.len() == heads * g * b.count && acc.len() == heads * g * b.d;
-    if !b.fits() || !b.d.is_multiple_of(32) || !sizes || b.width < heads * b.d {
+    if !b.fits() || !b.d.is_multiple_of(32) || !sizes || b.width < heads * b.d || !(1..=3).contains(&g) {
         return false;
     }
     acc.fill(0.0);
-    // SAFETY (each arm): the sizes are checked above; callers run on AVX2 with FMA and, for
-    // float16 rows, F16C (`usable`).
+    // SAFETY (each arm): the sizes are checked above; the CPU's features are the caller's.
     unsafe {
         match g {
             1 => weigh_rows::<1>(b, heads, scores, acc),
