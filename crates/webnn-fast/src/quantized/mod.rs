@@ -300,34 +300,20 @@ impl QGemmStep {
     fn dequantize_column(&self, simd: Simd, j: usize, values: &mut [f32]) {
         let block = self.block;
         #[cfg(target_arch = "x86_64")]
-        if simd == Simd::Avx512 && self.bits == 4 && block.is_multiple_of(32) {
-            let (rb, blocks) = (self.row_bytes(), self.k / block);
-            let params = j * blocks..(j + 1) * blocks;
-            // SAFETY: `Simd::Avx512` comes from `Isa::detect`; the kernel checks the bounds.
-            return unsafe {
-                x86::q4_dequantize_avx512(
-                    &self.weights[j * rb..(j + 1) * rb],
-                    &self.scale[params.clone()],
-                    &self.shift[params],
-                    block,
-                    values,
-                )
+        if self.bits == 4 && block.is_multiple_of(32) {
+            type Dequantize = unsafe fn(&[u8], &[f32], &[f32], usize, &mut [f32]);
+            let kernel: Option<Dequantize> = match simd {
+                Simd::Avx512 => Some(x86::q4_dequantize_avx512),
+                Simd::Avx2 => Some(x86::q4_dequantize_avx2),
+                Simd::Base => None,
             };
-        }
-        #[cfg(target_arch = "x86_64")]
-        if simd == Simd::Avx2 && self.bits == 4 && block.is_multiple_of(32) {
-            let (rb, blocks) = (self.row_bytes(), self.k / block);
-            let params = j * blocks..(j + 1) * blocks;
-            // SAFETY: `Simd::Avx2` comes from `Isa::detect`; the kernel checks the bounds.
-            return unsafe {
-                x86::q4_dequantize_avx2(
-                    &self.weights[j * rb..(j + 1) * rb],
-                    &self.scale[params.clone()],
-                    &self.shift[params],
-                    block,
-                    values,
-                )
-            };
+            if let Some(kernel) = kernel {
+                let (rb, blocks) = (self.row_bytes(), self.k / block);
+                let params = j * blocks..(j + 1) * blocks;
+                let (row, scale, shift) = (&self.weights[j * rb..(j + 1) * rb], &self.scale[params.clone()], &self.shift[params]);
+                // SAFETY: the kernel's level comes from `Isa::detect`; it checks the bounds.
+                return unsafe { kernel(row, scale, shift, block, values) };
+            }
         }
         // Only x86 has a vector dequantization.
         #[cfg(not(target_arch = "x86_64"))]
