@@ -246,7 +246,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rows.extend(a.iter().map(|r| median_row(r)));
         if b.len() == rounds {
             rows.push(median_row(&b));
-            paired.extend(a.into_iter().map(|a| (threads, a, b.clone())));
+            paired.extend(caches.iter().zip(a).map(|(cache, a)| (threads, cache.name(), a, b.clone())));
         }
     }
     if slow {
@@ -279,11 +279,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ratios(fused, unfused, |r| r.decode_long, false, 1)
         );
     }
-    for (threads, ours, theirs) in &paired {
+    for (threads, cache, ours, theirs) in &paired {
         let s = if *threads == 1 { "" } else { "s" };
-        let caches = ours[0].name.rsplit(", ").next().unwrap_or("");
         println!(
-            "cpu (fast, {caches}) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
+            "cpu (fast, {cache} caches) / llama.cpp, {threads} thread{s}, median of {rounds} interleaved rounds (range): decode {} at context {SHORT}, {} at {LONG}; TTFT {}",
             ratios(ours, theirs, |r| r.decode_16, false, 2),
             ratios(ours, theirs, |r| r.decode_long, false, 2),
             ratios(ours, theirs, |r| r.ttft_ms, true, 2)

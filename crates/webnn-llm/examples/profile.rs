@@ -24,7 +24,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let graph = build_graph(&gguf, config)?;
     let host = |t: DataType, shape: &[u32], bytes: Vec<u8>| HostTensor { desc: OperandDescriptor::new(t, shape), bytes };
     let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let cache = (config.capacity * config.kv_dim() * config.cache.bytes()) as usize;
+    let cache_type = webnn_llm::model::cache_type(config.cache);
+    let cache = cache_type.byte_length(u64::from(config.capacity * config.kv_dim())).ok_or("cache size")? as usize;
     let mut named = vec![
         ("tokens".to_owned(), host(DataType::Int32, &[seq], i32s(&vec![42; seq as usize]))),
         ("positions".to_owned(), host(DataType::Int32, &[seq, 1], i32s(&((context - seq) as i32..context as i32).collect::<Vec<_>>()))),
@@ -33,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ];
     for l in 0..config.layers {
         for k in ["k", "v"] {
-            named.push((format!("{k}{l}"), host(webnn_llm::model::cache_type(config.cache), &[config.capacity, config.kv_dim()], vec![0; cache])));
+            named.push((format!("{k}{l}"), host(cache_type, &[config.capacity, config.kv_dim()], vec![0; cache])));
         }
     }
     if args.iter().any(|a| a == "--cpu") {

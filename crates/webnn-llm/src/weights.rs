@@ -39,13 +39,6 @@ impl CacheType {
             CacheType::Float16 => "float16",
         }
     }
-    /// Bytes per element.
-    pub fn bytes(self) -> u32 {
-        match self {
-            CacheType::Float32 => 4,
-            CacheType::Float16 => 2,
-        }
-    }
 }
 
 impl Config {

@@ -190,7 +190,9 @@ fn attend<const FMA: bool>((job, unit): (&Job, usize)) {
     // masked and scaled.
     let span = |rows| Block { rows, first: keys.start, count: n, width, d };
     let scored = kernel_scores::<FMA>(span(job.keys), g, &|r| &job.q[q_row(r)..q_row(r) + d], &mut scores);
-    for (t, j) in keys.clone().enumerate().skip(scored) {
+    // The keys past the kernel's whole groups of eight (all of them without the kernel).
+    for t in scored..n {
+        let j = keys.start + t;
         job.keys.prefetch((j + AHEAD) * width, width);
         let key_row = job.keys.get(j * width, width, &mut buf);
         for r in 0..rows {
