@@ -76,6 +76,20 @@ fn word_values(word: u32) -> WordValues {
     return WordValues(bytes4(word), vec4<f32>(0.0));
 }
 
+// The single row of x's values against a word whose elements start at i (a multiple of 4),
+// paired as word_values pairs the weights: even and odd elements (4 bits), or the four
+// elements in `lo` (8 bits). Read a quad at a time (`load_a4`: from a uniform binding on
+// CPU adapters, see XBinding in src/kernel/mod.rs).
+fn x_word(i: u32) -> WordValues {
+    let j = i / 4u;
+    if (W_BITS == 4u) {
+        let q0 = load_a4(j);
+        let q1 = load_a4(j + 1u);
+        return WordValues(vec4<f32>(q0.x, q0.z, q1.x, q1.z), vec4<f32>(q0.y, q0.w, q1.y, q1.w));
+    }
+    return WordValues(load_a4(j), vec4<f32>(0.0));
+}
+
 // One word's share of a block for the row of x whose values for the word start at `i`:
 // sum(x * q), and x summed into four lanes.
 struct WordPart {
@@ -106,9 +120,10 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
             var xq = 0.0;
             var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
-                let p = word_part(word_values(b[word0 + w]), at + w * per_word);
-                xq += p.xq;
-                xs += p.xs;
+                let x = x_word(at + w * per_word);
+                let v = word_values(b[word0 + w]);
+                xq += dot(x.lo, v.lo) + dot(x.hi, v.hi);
+                xs += x.lo + x.hi;
             }
             acc += block_part(n * blocks + bk, xq, dot(xs, vec4<f32>(1.0)));
         }
@@ -135,22 +150,14 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
             var xq = vec4<f32>(0.0);
             var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
-                let i = at + w * per_word;
+                let x = x_word(at + w * per_word);
                 let v0 = word_values(b[word0.x + w]);
                 let v1 = word_values(b[word0.y + w]);
                 let v2 = word_values(b[word0.z + w]);
                 let v3 = word_values(b[word0.w + w]);
-                if (W_BITS == 4u) {
-                    let xe = x4(i, 2u);
-                    let xo = x4(i + 1u, 2u);
-                    xq += vec4<f32>(dot(xe, v0.lo) + dot(xo, v0.hi), dot(xe, v1.lo) + dot(xo, v1.hi),
-                                    dot(xe, v2.lo) + dot(xo, v2.hi), dot(xe, v3.lo) + dot(xo, v3.hi));
-                    xs += xe + xo;
-                } else {
-                    let xv = x4(i, 1u);
-                    xq += vec4<f32>(dot(xv, v0.lo), dot(xv, v1.lo), dot(xv, v2.lo), dot(xv, v3.lo));
-                    xs += xv;
-                }
+                xq += vec4<f32>(dot(x.lo, v0.lo) + dot(x.hi, v0.hi), dot(x.lo, v1.lo) + dot(x.hi, v1.hi),
+                                dot(x.lo, v2.lo) + dot(x.hi, v2.hi), dot(x.lo, v3.lo) + dot(x.hi, v3.hi));
+                xs += x.lo + x.hi;
             }
             let sx = dot(xs, vec4<f32>(1.0));
             let s = n * blocks + bk;

@@ -17,15 +17,28 @@ pub struct Pipeline {
 #[derive(Default)]
 struct Inner {
     modules: HashMap<ModuleKey, Arc<wgpu::ShaderModule>>,
-    /// Per input count and parameter binding: the bind group layout (parameters, output,
-    /// inputs) and pipeline layout.
-    layouts: HashMap<(u32, ParamBinding), (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
+    /// Per input count, parameter binding and whether input 0 is a uniform: the bind group
+    /// layout (parameters, output, inputs) and pipeline layout.
+    layouts: HashMap<(u32, ParamBinding, bool), (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
     pipelines: HashMap<(KernelKey, F16), Pipeline>,
 }
 
 #[derive(Default)]
 pub struct PipelineCache {
     inner: Mutex<Inner>,
+}
+
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
 }
 
 fn storage_entry(binding: u32, read_only: bool) -> wgpu::BindGroupLayoutEntry {
@@ -93,24 +106,19 @@ impl PipelineCache {
         };
         let inputs = module_key.inputs();
         let params = module_key.body.params();
-        let (bind_layout, pipe_layout) = match inner.layouts.get(&(inputs, params)) {
+        let uniform_input = module_key.body.uniform_input();
+        let (bind_layout, pipe_layout) = match inner.layouts.get(&(inputs, params, uniform_input)) {
             Some(l) => l.clone(),
             None => {
                 let parameters = match params {
-                    ParamBinding::Uniform => wgpu::BindGroupLayoutEntry {
-                        binding: 0,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
-                    },
+                    ParamBinding::Uniform => uniform_entry(0),
                     ParamBinding::Storage => storage_entry(0, true),
                 };
                 let mut entries = vec![parameters, storage_entry(1, false)];
-                entries.extend((0..inputs).map(|k| storage_entry(2 + k, true)));
+                entries.extend((0..inputs).map(|k| match k {
+                    0 if uniform_input => uniform_entry(2),
+                    _ => storage_entry(2 + k, true),
+                }));
                 let bgl = Arc::new(device.create_bind_group_layout(
                     &wgpu::BindGroupLayoutDescriptor {
                         label: Some("webnn elementwise"),
@@ -124,7 +132,7 @@ impl PipelineCache {
                         immediate_size: 0,
                     }),
                 );
-                inner.layouts.insert((inputs, params), (bgl.clone(), pl.clone()));
+                inner.layouts.insert((inputs, params, uniform_input), (bgl.clone(), pl.clone()));
                 (bgl, pl)
             }
         };

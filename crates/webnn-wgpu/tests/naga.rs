@@ -40,9 +40,12 @@ fn every_kernel_variant_validates_and_lowers_to_spirv() {
         }
         let (source, module, info) = modules.entry(mk).or_insert_with(|| {
             let source = mk.source();
-            // The layout (cache.rs) binds the block as the module declares it.
+            // The layout (cache.rs) binds the block and input 0 as the module declares them.
             let storage = mk.body.params() == ParamBinding::Storage;
-            assert_eq!(source.contains("var<uniform>"), !storage, "{mk:?}: parameter binding");
+            let declares = |binding: u32| source.contains(&format!("@group(0) @binding({binding}) var<uniform>"));
+            assert_eq!(declares(0), !storage, "{mk:?}: parameter binding");
+            assert_eq!(declares(2), mk.body.uniform_input(), "{mk:?}: input binding");
+            assert_eq!(key.uniform_input().is_some(), mk.body.uniform_input(), "{mk:?}: input binding size");
             let name = format!("{mk:?}");
             let module = parse(&name, &source);
             let info = validate(&name, &module, &source, mk.f16 == F16::Native);

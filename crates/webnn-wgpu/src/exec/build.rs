@@ -95,7 +95,9 @@ pub(super) fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer 
     gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
+        // Uniform too: the quantized gemv binds x so on CPU adapters (`XBinding`).
         usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::UNIFORM
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
@@ -133,7 +135,10 @@ impl WgpuGraph {
     }
 }
 
-/// A bind group of one kernel call: its uniform block, then each buffer over its window.
+/// A bind group of one kernel call: its uniform block, then each buffer over its window;
+/// input 0 over exactly `uniform_input` bytes where the kernel binds it as a uniform
+/// (`KernelKey::uniform_input`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn bind_group(
     gpu: &Gpu,
     layout: &wgpu::BindGroupLayout,
@@ -142,6 +147,7 @@ pub(super) fn bind_group(
     (offset, size): (u64, u64),
     buffers: &[&wgpu::Buffer],
     ranges: Ranges,
+    uniform_input: Option<u64>,
 ) -> wgpu::BindGroup {
     let mut entries = vec![wgpu::BindGroupEntry {
         binding: 0,
@@ -156,6 +162,10 @@ pub(super) fn bind_group(
             Ranges::Windows(r) => (r[b].0, wgpu::BufferSize::new(r[b].1)),
             Ranges::Whole(max) if buffer.size() <= max => (0, None),
             Ranges::Whole(max) => (0, wgpu::BufferSize::new(max / 4 * 4)),
+        };
+        let size = match uniform_input {
+            Some(bytes) if b == 1 => wgpu::BufferSize::new(bytes),
+            _ => size,
         };
         entries.push(wgpu::BindGroupEntry {
             binding: 1 + b as u32,
@@ -295,7 +305,7 @@ impl WgpuGraph {
                     _ => Ranges::Windows(&win.ranges),
                 };
                 let bind_group = buffers.map(|buffers| {
-                    bind_group(gpu, &pipeline.layout, &call.key.label(), uniform, block, &buffers, ranges)
+                    bind_group(gpu, &pipeline.layout, &call.key.label(), uniform, block, &buffers, ranges, call.key.uniform_input())
                 });
                 steps.push(Step {
                     pipeline: pipeline.pipeline.clone(),

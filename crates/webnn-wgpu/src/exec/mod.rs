@@ -480,7 +480,7 @@ impl WgpuGraph {
             for step in shaped.steps.iter_mut().filter(|s| s.bind_group.is_none()) {
                 let buffers: Option<Vec<&wgpu::Buffer>> = step.bound.iter().map(|l| self.buffer(*l)).collect();
                 step.bind_group = buffers.map(|b| {
-                    build::bind_group(&self.gpu, &step.layout, &step.kernel, &uniform, step.uniform, &b, self.ranges(step))
+                    build::bind_group(&self.gpu, &step.layout, &step.kernel, &uniform, step.uniform, &b, self.ranges(step), step.key.uniform_input())
                 });
             }
         }

@@ -62,7 +62,9 @@ impl WgpuTensor {
         let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("webnn tensor"),
             size,
+            // Uniform too: a tensor may be the quantized gemv's x (`XBinding`).
             usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::UNIFORM
                 | wgpu::BufferUsages::COPY_SRC
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
@@ -342,6 +344,7 @@ impl WgpuGraph {
                 step.uniform,
                 &buffers,
                 self.ranges(step),
+                step.key.uniform_input(),
             );
             let groups = &mut self.shaped.steps[k].tensor_groups;
             groups.push((ids, group));

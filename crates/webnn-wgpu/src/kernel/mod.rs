@@ -176,6 +176,8 @@ pub enum KernelId {
         params: ParamBinding,
         /// Output columns per invocation group with one row of x (qgemv.wgsl's COLS).
         cols: u32,
+        /// How the row of x is bound.
+        x: XBinding,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -185,6 +187,31 @@ pub enum KernelId {
         clamp: bool,
         rows: u32,
     },
+}
+
+/// How the quantized gemv binds x (binding 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum XBinding {
+    Storage,
+    /// A uniform array of `vec4s` float32 quads (one row of x, `vec4s * 16` bytes, at most
+    /// `MAX_UNIFORM_X` bytes). Mesa's lavapipe (22.x) loads from storage lane by lane, each
+    /// lane behind a bounds check and a branch, but gathers from a uniform buffer without
+    /// branches: x's loads were half a decode step's gemv time there.
+    Uniform { vec4s: u32 },
+}
+
+/// The most bytes of x bound as a uniform: wgpu's smallest uniform binding limit (its
+/// downlevel defaults), so any adapter binds it.
+pub const MAX_UNIFORM_X: u32 = 16 << 10;
+
+impl KernelKey {
+    /// Bytes of the uniform binding of input 0, for kernels that bind it so.
+    pub fn uniform_input(self) -> Option<u64> {
+        match self.kernel {
+            KernelId::QGemv { x: XBinding::Uniform { vec4s }, .. } => Some(u64::from(vec4s) * 16),
+            _ => None,
+        }
+    }
 }
 
 /// How a kernel binds its parameter block (binding 0).
@@ -241,8 +268,11 @@ impl KernelKey {
             }
             (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
             | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
-            (QGemv { weight, offset, clamp, .. }, QGemv { weight: w, offset: o, clamp: k, .. })
-            | (QGemm { weight, offset, clamp, .. }, QGemm { weight: w, offset: o, clamp: k, .. }) => {
+            // A uniform x is bound at its one size.
+            (QGemv { weight, offset, clamp, x, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, .. }) => {
+                (weight, offset, clamp, x) == (w, o, k, x2)
+            }
+            (QGemm { weight, offset, clamp, .. }, QGemm { weight: w, offset: o, clamp: k, .. }) => {
                 (weight, offset, clamp) == (w, o, k)
             }
             (Conv { transposed, bias, clamp, .. }, Conv { transposed: t, bias: b, clamp: k, .. }) => {
@@ -498,7 +528,9 @@ impl KernelKey {
                         for l in lanes() {
                             for params in [ParamBinding::Uniform, ParamBinding::Storage] {
                                 for cols in [1, 4] {
-                                    keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params, cols }, t, t));
+                                    for x in [XBinding::Storage, XBinding::Uniform { vec4s: 144 }] {
+                                        keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params, cols, x }, t, t));
+                                    }
                                 }
                             }
                         }

@@ -2,7 +2,7 @@
 //! the `InT`/`OutT`/`IxT` preambles of its data types and one loader per input binding
 //! (`storage.rs`). Op names are never spliced into source: ops are override constants.
 
-use super::{KernelId, ParamBinding};
+use super::{KernelId, ParamBinding, XBinding};
 use crate::storage::{Domain, Storage};
 use webnn_core::DataType;
 
@@ -60,7 +60,7 @@ pub enum Body {
     AttentionTiled(DataType),
     AttentionMerge,
     /// With the weight's type and how its parameters are bound.
-    QGemv(DataType, ParamBinding),
+    QGemv(DataType, ParamBinding, XBinding),
     QGemm(DataType),
 }
 
@@ -175,15 +175,20 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, params, .. } => Body::QGemv(weight, params),
+            K::QGemv { weight, params, x, .. } => Body::QGemv(weight, params, x),
             K::QGemm { weight, .. } => Body::QGemm(weight),
         }
+    }
+
+    /// Whether the module binds input 0 as a uniform (`XBinding::Uniform`).
+    pub fn uniform_input(self) -> bool {
+        matches!(self, Body::QGemv(_, _, XBinding::Uniform { .. }))
     }
 
     /// How the module binds its parameter block.
     pub fn params(self) -> ParamBinding {
         match self {
-            Body::QGemv(_, params) => params,
+            Body::QGemv(_, params, _) => params,
             _ => ParamBinding::Uniform,
         }
     }
@@ -285,7 +290,7 @@ impl Body {
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
             // x, the weight, its scale, zero point and offset.
-            QGemv(w, _) | QGemm(w) => vec![dtype, w, dtype, w, dtype],
+            QGemv(w, ..) | QGemm(w) => vec![dtype, w, dtype, w, dtype],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -368,7 +373,10 @@ impl ModuleKey {
             parts.push(Storage::of(ix).preamble("ix", "IxT"));
         }
         for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
-            parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native));
+            match body {
+                Body::QGemv(_, _, x) if k == 0 => parts.push(x_loader(x, Storage::of(t).loader(2, "a", self.f16 == F16::Native))),
+                _ => parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native)),
+            }
         }
         // Element stores: plain for whole-word types, atomic bit updates for packed ones.
         let store = if Storage::of(self.out).per_word > 1 {
@@ -417,6 +425,20 @@ impl ModuleKey {
             // same way in either address space.
             ParamBinding::Storage => source.replace(PARAMS_UNIFORM, "@group(0) @binding(0) var<storage, read>"),
         }
+    }
+}
+
+/// The quantized gemv's x (input a), with `load_a4(j)` for its elements 4j..4j + 3:
+/// `storage` (the storage loader) or a uniform array of float32 quads.
+fn x_loader(x: XBinding, storage: String) -> String {
+    match x {
+        XBinding::Storage => storage
+            + "fn load_a4(j: u32) -> vec4<f32> {\n    let i = 4u * j;\n    return vec4<f32>(f32(load_a(i)), f32(load_a(i + 1u)), f32(load_a(i + 2u)), f32(load_a(i + 3u)));\n}\n",
+        XBinding::Uniform { vec4s } => format!(
+            "@group(0) @binding(2) var<uniform> a: array<vec4<f32>, {vec4s}>;\n\
+             fn load_a(i: u32) -> f32 {{ return a[i / 4u][i % 4u]; }}\n\
+             fn load_a4(j: u32) -> vec4<f32> {{ return a[j]; }}\n"
+        ),
     }
 }
 
