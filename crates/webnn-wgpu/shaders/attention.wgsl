@@ -5,10 +5,11 @@
 // The keys and values are read where the cache keeps them, [total, kv_heads * head_dim].
 // Keys come CHUNK at a time with a running maximum and sum (online softmax) that rescale the
 // partial outputs, so no score row is kept and the cache length is unbounded. Per chunk:
-//   1. lane l scores keys l, l + 64, l + 128, l + 192 (mask ? q·k * scale : masked) into
-//      workgroup memory, and keeps their maximum;
-//   2. every lane folds the 64 maxima in the same order (so all get the same bits), rescales
-//      its running sum and outputs, and exponentiates its own keys;
+//   1. lane l scores keys l, l + 64, l + 128, l + 192 (mask ? q·k * scale : masked), keeps
+//      the scores in registers and their maximum in workgroup memory;
+//   2. eight lanes fold eight maxima each, every lane the eight results (a maximum's bits do
+//      not depend on the order, so all lanes get the same); every lane rescales its running
+//      sum and outputs, and exponentiates its own keys' scores into workgroup memory;
 //   3. head_dim / 4 lanes share each key (four output dimensions each, head_dim / 4 apart, so
 //      neighbouring lanes read neighbouring values), LANES / (head_dim / 4) keys at a time;
 //      their partial outputs are folded at the end (head_dim a multiple of 4, up to 256).
@@ -21,13 +22,30 @@
 // outer_shape[0] = (blocks, keys per block, quads of query heads per kv head).
 // Inputs: a = q [kv_heads, group, seq, head_dim], b = keys, c = values, d = mask [seq, total].
 override SPLIT: bool = false;
+// Phase 1 reads q where input a lies rather than from a staged copy: on CPU adapters, where a
+// is a uniform binding (ABinding in src/kernel/mod.rs), cheaper to load than workgroup memory.
+override Q_DIRECT: bool = false;
 const CHUNK: u32 = 256u;
 var<workgroup> q4: array<vec4<f32>, 256>;
 var<workgroup> probs: array<vec4<f32>, CHUNK>;
 var<workgroup> lane_tops: array<vec4<f32>, 64>;
+var<workgroup> eighth_tops: array<vec4<f32>, 8>;
 
 fn exp4(x: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(exp_f(x.x), exp_f(x.y), exp_f(x.z), exp_f(x.w));
+}
+
+// Element d of the query rows of the quad's first `heads` heads (zero for the others), the
+// head j's row at (row0 + j * seq) * hd.
+fn query(d: u32, row0: u32, seq: u32, hd: u32, heads: u32) -> vec4<f32> {
+    if (!Q_DIRECT) {
+        return q4[d];
+    }
+    let j = vec4<u32>(0u, 1u, 2u, 3u);
+    // Heads past the last read the last; their element is zeroed.
+    let at = (row0 + min(j, vec4<u32>(max(heads, 1u) - 1u)) * seq) * hd + d;
+    let v = vec4<f32>(load_a(at.x), load_a(at.y), load_a(at.z), load_a(at.w));
+    return select(vec4<f32>(0.0), v, j < vec4<u32>(heads));
 }
 
 fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
@@ -59,7 +77,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
     }
     // Query row of the quad's head j: (h * group + first + j) * seq + s.
     let row0 = (h * group + first) * seq + s;
-    for (var d = lane; d < hd; d += LANES) {
+    for (var d = lane; d < hd && !Q_DIRECT; d += LANES) {
         var v = vec4<f32>(0.0);
         for (var j = 0u; j < heads; j++) {
             v[j] = load_a((row0 + j * seq) * hd + d);
@@ -99,7 +117,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         var d3 = vec4<f32>(0.0);
         if (lane < n) {
             for (var d = 0u; d < hd; d++) {
-                let q = q4[d];
+                let q = query(d, row0, seq, hd, heads);
                 d0 += q * load_b(at.x + d);
                 d1 += q * load_b(at.y + d);
                 d2 += q * load_b(at.z + d);
@@ -115,16 +133,27 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
                 if (load_d(s * R.len + c0 + key) != 0u) {
                     score = dots[j] * R.f.x;
                 }
-                probs[key] = score;
+                // Kept in registers until phase 2 exponentiates it.
+                dots[j] = score;
                 chunk_top = max(chunk_top, score);
             }
         }
         lane_tops[lane] = chunk_top;
         workgroupBarrier();
-        // 2.
+        // 2. The maxima in two levels: 8 lanes fold 8 each, then every lane the 8 (fewer
+        // workgroup loads than every lane folding all 64; a maximum's bits do not depend on
+        // the order).
+        if (lane < 8u) {
+            var m = lane_tops[8u * lane];
+            for (var l = 1u; l < 8u; l++) {
+                m = max(m, lane_tops[8u * lane + l]);
+            }
+            eighth_tops[lane] = m;
+        }
+        workgroupBarrier();
         var next = top;
-        for (var l = 0u; l < LANES; l++) {
-            next = max(next, lane_tops[l]);
+        for (var l = 0u; l < 8u; l++) {
+            next = max(next, eighth_tops[l]);
         }
         let rescale = exp4(top - next);
         top = next;
@@ -136,7 +165,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         for (var j = 0u; j < 4u; j++) {
             let key = keys[j];
             if (key < n) {
-                let p = exp4(probs[key] - top);
+                let p = exp4(dots[j] - top);
                 probs[key] = p;
                 sum += p;
             }

@@ -79,7 +79,7 @@ fn word_values(word: u32) -> WordValues {
 // The single row of x's values against a word whose elements start at i (a multiple of 4),
 // paired as word_values pairs the weights: even and odd elements (4 bits), or the four
 // elements in `lo` (8 bits). Read a quad at a time (`load_a4`: from a uniform binding on
-// CPU adapters, see XBinding in src/kernel/mod.rs).
+// CPU adapters, see ABinding in src/kernel/mod.rs).
 fn x_word(i: u32) -> WordValues {
     let j = i / 4u;
     if (W_BITS == 4u) {

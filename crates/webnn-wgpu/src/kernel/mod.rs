@@ -81,6 +81,8 @@ pub enum KernelId {
     /// float16 read through the storage decoders).
     Attention {
         cache: DataType,
+        /// How the query rows are bound.
+        q: ABinding,
     },
     /// The same for prompts: tiles of 16 query rows (attention_tiled.wgsl).
     AttentionTiled {
@@ -177,7 +179,7 @@ pub enum KernelId {
         /// Output columns per invocation group with one row of x (qgemv.wgsl's COLS).
         cols: u32,
         /// How the row of x is bound.
-        x: XBinding,
+        x: ABinding,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -189,26 +191,37 @@ pub enum KernelId {
     },
 }
 
-/// How the quantized gemv binds x (binding 2).
+/// How a kernel binds input a (binding 2), a small float32 operand that every invocation
+/// reads whole: the quantized gemv's row of x, decode attention's query rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum XBinding {
+pub enum ABinding {
     Storage,
-    /// A uniform array of `vec4s` float32 quads (one row of x, `vec4s * 16` bytes, at most
-    /// `MAX_UNIFORM_X` bytes). Mesa's lavapipe (22.x) loads from storage lane by lane, each
-    /// lane behind a bounds check and a branch, but gathers from a uniform buffer without
-    /// branches: x's loads were half a decode step's gemv time there.
+    /// A uniform array of `vec4s` float32 quads (`vec4s * 16` bytes, at most
+    /// `MAX_UNIFORM_A`), on CPU adapters. Mesa's lavapipe (22.x) loads from storage and
+    /// workgroup memory lane by lane, each lane behind a branch, but gathers from a uniform
+    /// buffer without branches: x's loads were half a decode step's gemv time there.
     Uniform { vec4s: u32 },
 }
 
-/// The most bytes of x bound as a uniform: wgpu's smallest uniform binding limit (its
+/// The most bytes of input a bound as a uniform: wgpu's smallest uniform binding limit (its
 /// downlevel defaults), so any adapter binds it.
-pub const MAX_UNIFORM_X: u32 = 16 << 10;
+pub const MAX_UNIFORM_A: u32 = 16 << 10;
+
+/// How input a of `elements` float32 values is bound on this adapter.
+pub fn a_binding(cpu_adapter: bool, dtype: DataType, elements: u64) -> ABinding {
+    let fits = elements % 4 == 0 && elements * 4 <= u64::from(MAX_UNIFORM_A);
+    match cpu_adapter && dtype == DataType::Float32 && fits {
+        true => ABinding::Uniform { vec4s: (elements / 4) as u32 },
+        false => ABinding::Storage,
+    }
+}
 
 impl KernelKey {
-    /// Bytes of the uniform binding of input 0, for kernels that bind it so.
+    /// Bytes of the uniform binding of input a, for kernels that bind it so.
     pub fn uniform_input(self) -> Option<u64> {
         match self.kernel {
-            KernelId::QGemv { x: XBinding::Uniform { vec4s }, .. } => Some(u64::from(vec4s) * 16),
+            KernelId::QGemv { x: ABinding::Uniform { vec4s }, .. }
+            | KernelId::Attention { q: ABinding::Uniform { vec4s }, .. } => Some(u64::from(vec4s) * 16),
             _ => None,
         }
     }
@@ -338,6 +351,8 @@ impl KernelKey {
             Attention { .. } | AttentionSplit { .. } => {
                 c.push(("LANES", ROW_WORKGROUP as f64));
                 c.push(("SPLIT", flag(matches!(self.kernel, AttentionSplit { .. }))));
+                let direct = matches!(self.kernel, Attention { q: ABinding::Uniform { .. }, .. });
+                c.push(("Q_DIRECT", flag(direct)));
             }
             AttentionTiled { .. } | AttentionMerge => c.push(("LANES", ROW_WORKGROUP as f64)),
             Normalize { scale, bias, rms, lanes } => {
@@ -515,7 +530,9 @@ impl KernelKey {
                     if t == DataType::Float32 && !c && !clamp {
                         keys.push(KernelKey { broadcast: true, ..key(Rope, t, t) });
                         for cache in [DataType::Float32, DataType::Float16] {
-                            keys.push(key(Attention { cache }, t, t));
+                            for q in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
+                                keys.push(key(Attention { cache, q }, t, t));
+                            }
                             keys.push(key(AttentionTiled { cache }, t, t));
                             keys.push(key(AttentionSplit { cache }, t, t));
                         }
@@ -528,7 +545,7 @@ impl KernelKey {
                         for l in lanes() {
                             for params in [ParamBinding::Uniform, ParamBinding::Storage] {
                                 for cols in [1, 4] {
-                                    for x in [XBinding::Storage, XBinding::Uniform { vec4s: 144 }] {
+                                    for x in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
                                         keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params, cols, x }, t, t));
                                     }
                                 }

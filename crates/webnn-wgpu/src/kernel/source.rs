@@ -2,7 +2,7 @@
 //! the `InT`/`OutT`/`IxT` preambles of its data types and one loader per input binding
 //! (`storage.rs`). Op names are never spliced into source: ops are override constants.
 
-use super::{KernelId, ParamBinding, XBinding};
+use super::{KernelId, ParamBinding, ABinding};
 use crate::storage::{Domain, Storage};
 use webnn_core::DataType;
 
@@ -56,11 +56,11 @@ pub enum Body {
     Depthwise,
     Gemv,
     /// With the caches' type.
-    Attention(DataType),
+    Attention(DataType, ABinding),
     AttentionTiled(DataType),
     AttentionMerge,
     /// With the weight's type and how its parameters are bound.
-    QGemv(DataType, ParamBinding, XBinding),
+    QGemv(DataType, ParamBinding, ABinding),
     QGemm(DataType),
 }
 
@@ -153,7 +153,8 @@ impl Body {
             K::Triangular => Body::Triangular,
             K::Rope => Body::Rope,
             K::SiluMul => Body::SiluMul,
-            K::Attention { cache } | K::AttentionSplit { cache } => Body::Attention(cache),
+            K::Attention { cache, q } => Body::Attention(cache, q),
+            K::AttentionSplit { cache } => Body::Attention(cache, ABinding::Storage),
             K::AttentionMerge => Body::AttentionMerge,
             K::AttentionTiled { cache } => Body::AttentionTiled(cache),
             K::Gather { index } => Body::Gather(index),
@@ -180,9 +181,9 @@ impl Body {
         }
     }
 
-    /// Whether the module binds input 0 as a uniform (`XBinding::Uniform`).
+    /// Whether the module binds input 0 as a uniform (`ABinding::Uniform`).
     pub fn uniform_input(self) -> bool {
-        matches!(self, Body::QGemv(_, _, XBinding::Uniform { .. }))
+        matches!(self, Body::QGemv(_, _, ABinding::Uniform { .. }) | Body::Attention(_, ABinding::Uniform { .. }))
     }
 
     /// How the module binds its parameter block.
@@ -202,7 +203,7 @@ impl Body {
             }
             Copy | Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
             Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(..)
-            | Attention(_) | AttentionTiled(_) | AttentionMerge => Frame::Rows,
+            | Attention(..) | AttentionTiled(_) | AttentionMerge => Frame::Rows,
             Matmul | Conv | QGemm(_) => Frame::Gemm,
             Depthwise => Frame::Own,
         }
@@ -223,7 +224,7 @@ impl Body {
             Triangular => src::TRIANGULAR,
             Rope => src::ROPE,
             SiluMul => src::SILU_MUL,
-            Attention(_) => src::ATTENTION,
+            Attention(..) => src::ATTENTION,
             AttentionTiled(_) => src::ATTENTION_TILED,
             AttentionMerge => src::ATTENTION_MERGE,
             Gather(_) => src::GATHER,
@@ -257,7 +258,7 @@ impl Body {
             Binary | Compare => Ops::Binary,
             Reduce | Pool => Ops::Fold { lanes: true },
             ArgReduce | CumSum => Ops::Fold { lanes: false },
-            Softmax | Normalize | Gemv | QGemv(..) | Attention(_) | AttentionTiled(_) | AttentionMerge => Ops::FloatFold,
+            Softmax | Normalize | Gemv | QGemv(..) | Attention(..) | AttentionTiled(_) | AttentionMerge => Ops::FloatFold,
             Cast | Strided | Copy | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
             | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
@@ -283,7 +284,7 @@ impl Body {
             Binary | Compare | SiluMul => vec![dtype, dtype],
             Rope => vec![dtype; 3],
             // q, keys, values, the uint8 mask.
-            Attention(cache) | AttentionTiled(cache) => vec![dtype, cache, cache, DataType::Uint8],
+            Attention(cache, _) | AttentionTiled(cache) => vec![dtype, cache, cache, DataType::Uint8],
             Where => vec![DataType::Uint8, dtype, dtype],
             Gather(ix) | GatherNd(ix) => vec![dtype, ix],
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
@@ -374,7 +375,9 @@ impl ModuleKey {
         }
         for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
             match body {
-                Body::QGemv(_, _, x) if k == 0 => parts.push(x_loader(x, Storage::of(t).loader(2, "a", self.f16 == F16::Native))),
+                Body::QGemv(_, _, a) | Body::Attention(_, a) if k == 0 => {
+                    parts.push(a_loader(a, Storage::of(t).loader(2, "a", self.f16 == F16::Native)))
+                }
                 _ => parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native)),
             }
         }
@@ -428,13 +431,13 @@ impl ModuleKey {
     }
 }
 
-/// The quantized gemv's x (input a), with `load_a4(j)` for its elements 4j..4j + 3:
-/// `storage` (the storage loader) or a uniform array of float32 quads.
-fn x_loader(x: XBinding, storage: String) -> String {
-    match x {
-        XBinding::Storage => storage
+/// Input a of the kernels that may bind it as a uniform, with `load_a4(j)` for its elements
+/// 4j..4j + 3: `storage` (the storage loader) or a uniform array of float32 quads.
+fn a_loader(a: ABinding, storage: String) -> String {
+    match a {
+        ABinding::Storage => storage
             + "fn load_a4(j: u32) -> vec4<f32> {\n    let i = 4u * j;\n    return vec4<f32>(f32(load_a(i)), f32(load_a(i + 1u)), f32(load_a(i + 2u)), f32(load_a(i + 3u)));\n}\n",
-        XBinding::Uniform { vec4s } => format!(
+        ABinding::Uniform { vec4s } => format!(
             "@group(0) @binding(2) var<uniform> a: array<vec4<f32>, {vec4s}>;\n\
              fn load_a(i: u32) -> f32 {{ return a[i / 4u][i % 4u]; }}\n\
              fn load_a4(j: u32) -> vec4<f32> {{ return a[j]; }}\n"

@@ -1,11 +1,11 @@
 //! Matrix products and convolutions on the tiled gemm frame.
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
-use crate::kernel::{gemm_rows, lanes_for, KernelId, ParamBinding, XBinding, DEPTHWISE_PATCH, DEPTHWISE_TILE, MAX_UNIFORM_X, TILE};
+use crate::kernel::{a_binding, gemm_rows, lanes_for, ABinding, KernelId, ParamBinding, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
-use webnn_core::{DataType, Operand, Result};
+use webnn_core::{Operand, Result};
 
 /// Products with at most this many rows run on the gemv kernel.
 const GEMV_ROWS: u32 = 4;
@@ -336,7 +336,7 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// cost more there than splitting the blocks gains (2.4x on lavapipe). There, too, its
 /// parameters are bound as storage (`ParamBinding::Storage`: a decode step's gemv time
 /// halves on lavapipe) and with one row of x an invocation computes 4 outputs from one load
-/// of x (another 2.5x), which it reads through a uniform binding (`XBinding`: another 2x).
+/// of x (another 2.5x), which it reads through a uniform binding (`ABinding`: another 2x).
 pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_adapter: bool) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
@@ -361,14 +361,10 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
         } else {
             (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform, 1)
         };
-        let uniform = cpu_adapter
-            && m == 1
-            && cx.dtype(q.input) == DataType::Float32
-            && q.k % 4 == 0
-            && q.k <= MAX_UNIFORM_X / 4;
-        let x = match uniform {
-            true => XBinding::Uniform { vec4s: q.k / 4 },
-            false => XBinding::Storage,
+        // One row of x: the same bytes, and the same pipeline, at every step.
+        let x = match m {
+            1 => a_binding(cpu_adapter, cx.dtype(q.input), u64::from(q.k)),
+            _ => ABinding::Storage,
         };
         KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x }
     };

@@ -2,7 +2,7 @@
 //! normalization, pooling) and batchNormalization.
 
 use super::{dims8, elements, float_option, strides32, u32_of, Cx, KernelCall, Lowering};
-use crate::kernel::{lanes_for, KernelId, KernelKey, ReduceOp};
+use crate::kernel::{a_binding, lanes_for, KernelId, KernelKey, ReduceOp};
 use crate::params::{PoolParams, Rows, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
@@ -246,7 +246,8 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     let blocks = total.div_ceil(SPLIT_KEYS);
     let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
     if blocks < 2 || !fits || cpu_adapter {
-        return cx.one(KernelId::Attention { cache }, inputs, Uniform::Rows(r));
+        let q = a_binding(cpu_adapter, cx.dtype(a.query), elements(&q));
+        return cx.one(KernelId::Attention { cache, q }, inputs, Uniform::Rows(r));
     }
     r.rows = u32_of(frame_rows as u64 * blocks as u64)?;
     (r.outer_shape[0], r.outer_shape[1]) = (blocks, SPLIT_KEYS);
