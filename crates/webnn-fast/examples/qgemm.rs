@@ -27,7 +27,7 @@ fn layer(m: u32, n: u32, k: u32, quantized: bool, rng: &mut Rng) -> Graph {
     let mut b = GraphBuilder::new();
     let x = b.input("x", OperandDescriptor::new(F, &[m, k])).unwrap();
     let y = if quantized {
-        let layer = QuantizedLinear { weight: DataType::Uint4, n, k, block: 32, offset: true };
+        let layer = QuantizedLinear { weight: DataType::Uint4, n, k, block: 32, offset: true, zero_points: true };
         layer.build(&mut b, x, rng).unwrap()
     } else {
         let w = b
@@ -114,7 +114,7 @@ fn chain(pairs: usize, rng: &mut Rng) -> Graph {
     let mut x = b.input("x", OperandDescriptor::new(F, &[1, 576])).unwrap();
     for _ in 0..pairs {
         for (n, k) in [(1536, 576), (576, 1536)] {
-            let layer = QuantizedLinear { weight: DataType::Uint4, n, k, block: 32, offset: true };
+            let layer = QuantizedLinear { weight: DataType::Uint4, n, k, block: 32, offset: true, zero_points: true };
             // Random layers multiply the activations' size several times each: sixty
             // of them overflow to infinities, which the integer kernels leave to the float
             // ones. The clamp keeps them finite and fuses into each product's epilogue.
@@ -130,7 +130,7 @@ fn chain(pairs: usize, rng: &mut Rng) -> Graph {
 fn head(rng: &mut Rng) -> Graph {
     let mut b = GraphBuilder::new();
     let x = b.input("x", OperandDescriptor::new(F, &[1, 576])).unwrap();
-    let layer = QuantizedLinear { weight: DataType::Int8, n: 49152, k: 576, block: 32, offset: false };
+    let layer = QuantizedLinear { weight: DataType::Int8, n: 49152, k: 576, block: 32, offset: false, zero_points: true };
     let y = layer.build(&mut b, x, rng).unwrap();
     b.build(&[("y", y)]).unwrap()
 }

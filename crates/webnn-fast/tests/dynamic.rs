@@ -31,7 +31,7 @@ fn decoder_of(leading: bool, cache_type: DataType) -> Graph {
     let pos = b.input("positions", OperandDescriptor::with_dims(DataType::Int32, vec![seq.clone(), 1.into()])).unwrap();
     let mark = b.input("mark", OperandDescriptor::with_dims(DataType::Float32, vec![total.clone()])).unwrap();
     let cache = b.input("cache", OperandDescriptor::new(cache_type, &[ROWS, K])).unwrap();
-    let layer = |weight, offset| QuantizedLinear { weight, n: K, k: K, block: 32, offset };
+    let layer = |weight, offset| QuantizedLinear { weight, n: K, k: K, block: 32, offset, zero_points: true };
     let y = layer(DataType::Uint4, true).build(&mut b, x, &mut rng).unwrap();
     let z = layer(DataType::Int8, false).build(&mut b, x, &mut rng).unwrap();
     let z = b.add(z, x, none()).unwrap();

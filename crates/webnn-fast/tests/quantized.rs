@@ -44,7 +44,7 @@ fn graph(c: &Case, rng: &mut Rng) -> Graph {
     let mut b = GraphBuilder::new();
     let none = OpOptions::default;
     let x = b.input("x", OperandDescriptor::new(F, &[c.m, c.k])).unwrap();
-    let layer = QuantizedLinear { weight: c.t, n: c.n, k: c.k, block: c.block, offset: c.offset };
+    let layer = QuantizedLinear { weight: c.t, n: c.n, k: c.k, block: c.block, offset: c.offset, zero_points: true };
     let mut y = layer.build(&mut b, x, rng).unwrap();
     if c.tail {
         let r = b.input("r", OperandDescriptor::new(F, &[c.m, c.n])).unwrap();

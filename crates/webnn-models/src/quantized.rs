@@ -22,6 +22,8 @@ pub struct QuantizedLinear {
     pub block: u32,
     /// Whether a float offset per block follows the dequantization (Q4_1).
     pub offset: bool,
+    /// Random zero points; false: all zero (GGUF's formats have none).
+    pub zero_points: bool,
 }
 
 fn floats(rng: &mut Rng, n: u32, lo: f32, hi: f32) -> Vec<u8> {
@@ -43,7 +45,8 @@ impl QuantizedLinear {
     }
 
     /// `x · Wᵀ` for `x` [rows, k] float32, with random weights (every bit pattern of the
-    /// quantized values), scales in [0.01, 0.1) and offsets in [-0.5, 0.5).
+    /// quantized values, and of the zero points when it has them), scales in [0.01, 0.1) and
+    /// offsets in [-0.5, 0.5).
     pub fn build(&self, b: &mut GraphBuilder, x: Operand, rng: &mut Rng) -> Result<Operand> {
         let (n, k, block) = (self.n, self.k, self.block);
         let blocks = k / block;
@@ -56,7 +59,11 @@ impl QuantizedLinear {
         let qd = OperandDescriptor::new(self.weight, &[n, k]);
         let q = b.constant(qd.clone(), random(&qd))?;
         let zd = OperandDescriptor::new(self.weight, &[n, blocks]);
-        let zero = b.constant(zd.clone(), random(&zd))?;
+        let zeros = match self.zero_points {
+            true => random(&zd),
+            false => vec![0; zd.max_byte_length().unwrap_or(0) as usize],
+        };
+        let zero = b.constant(zd, zeros)?;
         let scale = b.constant(
             OperandDescriptor::new(DataType::Float32, &[n, blocks]),
             floats(rng, n * blocks, 0.01, 0.1),

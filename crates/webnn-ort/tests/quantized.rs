@@ -13,7 +13,7 @@ const F: DataType = DataType::Float32;
 
 fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
     // 42 weight rows: not a multiple of the 4 that a CPU adapter's one-row gemv computes at once.
-    QuantizedLinear { weight: t, n: 42, k: 96, block, offset }.graph(40, rng).unwrap()
+    QuantizedLinear { weight: t, n: 42, k: 96, block, offset, zero_points: true }.graph(40, rng).unwrap()
 }
 
 fn ops(model: &webnn_onnx::OnnxModel) -> Vec<String> {

@@ -11,6 +11,8 @@
 // size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point,
 // e = offset (the scale again without HAS_OFFSET).
 override HAS_OFFSET: bool = false;
+// Whether the zero points are read (false: all zero).
+override HAS_ZERO: bool = true;
 // The weight's bits per value (4 or 8) and whether they are signed.
 override W_BITS: u32 = 4u;
 override W_SIGNED: bool = false;
@@ -30,7 +32,10 @@ fn row_count() -> u32 {
 
 // One block's contribution for x row m, from sum(x * q) and sum(x).
 fn block_part(s: u32, xq: f32, xs: f32) -> f32 {
-    var part = load_c(s) * (xq - f32(load_d(s)) * xs);
+    var part = load_c(s) * xq;
+    if (HAS_ZERO) {
+        part = load_c(s) * (xq - f32(load_d(s)) * xs);
+    }
     if (HAS_OFFSET) {
         part += load_e(s) * xs;
     }

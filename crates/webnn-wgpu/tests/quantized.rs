@@ -12,9 +12,9 @@ fn floats(rng: &mut Rng, n: usize, lo: f32, hi: f32) -> Vec<u8> {
     rng.fill(n, lo, hi).iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-fn graph(t: DataType, block: u32, offset: bool, rng: &mut Rng) -> Graph {
+fn graph(t: DataType, block: u32, offset: bool, zero_points: bool, rng: &mut Rng) -> Graph {
     // 42 weight rows: not a multiple of the 4 that a CPU adapter's one-row gemv computes at once.
-    QuantizedLinear { weight: t, n: 42, k: 96, block, offset }.graph(40, rng).unwrap()
+    QuantizedLinear { weight: t, n: 42, k: 96, block, offset, zero_points }.graph(40, rng).unwrap()
 }
 
 #[test]
@@ -30,8 +30,9 @@ fn fused_quantized_gemv_matches_the_ops_one_by_one() {
 fn check_every_variant(backend: &webnn_wgpu::WgpuBackend) {
     let mut rng = Rng::new(5);
     for t in [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8] {
-        for (block, offset) in [(32, false), (32, true), (16, true)] {
-            let g = graph(t, block, offset, &mut rng);
+        // Zero points all zero (GGUF) are never read.
+        for (block, offset, zero_points) in [(32, false, true), (32, true, true), (16, true, true), (32, true, false)] {
+            let g = graph(t, block, offset, zero_points, &mut rng);
             assert_eq!(webnn_core::fusion::quantized_linears(&g).len(), 1);
             let lowered = webnn_wgpu::lower_graph(&g.resolved(&Default::default())).unwrap();
             let kernels: Vec<String> = lowered

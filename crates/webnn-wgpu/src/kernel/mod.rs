@@ -180,6 +180,8 @@ pub enum KernelId {
         cols: u32,
         /// How the row of x is bound.
         x: ABinding,
+        /// Whether the zero points may be nonzero (false: a constant of zeros, never read).
+        zero_point: bool,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -282,8 +284,8 @@ impl KernelKey {
             (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
             | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
             // A uniform x is bound at its one size.
-            (QGemv { weight, offset, clamp, x, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, .. }) => {
-                (weight, offset, clamp, x) == (w, o, k, x2)
+            (QGemv { weight, offset, clamp, x, zero_point, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, .. }) => {
+                (weight, offset, clamp, x, zero_point) == (w, o, k, x2, z)
             }
             (QGemm { weight, offset, clamp, .. }, QGemm { weight: w, offset: o, clamp: k, .. }) => {
                 (weight, offset, clamp) == (w, o, k)
@@ -380,7 +382,8 @@ impl KernelKey {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            QGemv { weight, offset, clamp, lanes, cols, .. } => {
+            QGemv { weight, offset, clamp, lanes, cols, zero_point, .. } => {
+                c.push(("HAS_ZERO", flag(zero_point)));
                 c.push(("LANES", lanes as f64));
                 c.push(("COLS", cols as f64));
                 c.push(("HAS_C", 0.0));
@@ -546,7 +549,10 @@ impl KernelKey {
                             for params in [ParamBinding::Uniform, ParamBinding::Storage] {
                                 for cols in [1, 4] {
                                     for x in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
-                                        keys.push(key(QGemv { weight: q, offset, clamp, lanes: l, params, cols, x }, t, t));
+                                        for zero_point in [false, true] {
+                                            let k = QGemv { weight: q, offset, clamp, lanes: l, params, cols, x, zero_point };
+                                            keys.push(key(k, t, t));
+                                        }
                                     }
                                 }
                             }

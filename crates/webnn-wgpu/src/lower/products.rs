@@ -366,7 +366,9 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
             1 => a_binding(cpu_adapter, cx.dtype(q.input), u64::from(q.k)),
             _ => ABinding::Storage,
         };
-        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x }
+        // GGUF's formats have no zero points: the graph gives zeros, which the kernel skips.
+        let zeros = cx.graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
+        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point: !zeros }
     };
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
     let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
