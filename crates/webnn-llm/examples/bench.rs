@@ -1,9 +1,10 @@
 //! SmolLM2-135M's speed table in one process:
 //!
-//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--rounds N] [--cpu] [--cache f32|f16|both]
+//!     cargo run --release -p webnn-llm [--features ort] --example bench -- [--steps N] [--rounds N] [--cpu | --wgpu] [--cache f32|f16|both]
 //!
 //! `--cpu` leaves out the slow rows (wgpu on a software adapter and the reference
 //! interpreter): the fast cpu backend against llama.cpp (and ONNX Runtime) in a minute.
+//! `--wgpu` keeps only wgpu fused and unfused.
 //! The fast cpu and llama.cpp are measured in `--rounds` (default 3) interleaved rounds, each
 //! round both on the same thread count one after the other, so that a shared machine's
 //! drifting load falls on both; so are wgpu fused and unfused decode (their prompt once). The
@@ -197,6 +198,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rounds: usize = args.iter().position(|a| a == "--rounds").and_then(|i| args.get(i + 1)).and_then(|n| n.parse().ok()).unwrap_or(3).max(1);
     let mut rows = Vec::new();
     let slow = !args.iter().any(|a| a == "--cpu");
+    let only_wgpu = args.iter().any(|a| a == "--wgpu");
     // wgpu fused and unfused: the prompt once each, then their decode in interleaved rounds.
     let mut wgpu_rounds = None;
     if slow {
@@ -214,7 +216,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Per thread count, the fast cpu's and llama.cpp's rounds, interleaved.
     let mut paired = Vec::new();
-    for threads in [1, 2] {
+    for threads in [1, 2].into_iter().filter(|_| !only_wgpu) {
         let mut ours = Vec::new();
         for &cache in &caches {
             let name = format!("cpu (fast), {threads} thread{}, {} caches", if threads == 1 { "" } else { "s" }, cache.name());
@@ -249,10 +251,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             paired.extend(caches.iter().zip(a).map(|(cache, a)| (threads, cache.name(), a, b.clone())));
         }
     }
-    if slow {
+    if slow && !only_wgpu {
         rows.push(Bench::new("cpu (reference interpreter, unfused)", Context::reference(), &gguf, config, steps.min(2))?.round(&prompt)?);
     }
-    if cfg!(feature = "ort") {
+    if cfg!(feature = "ort") && !only_wgpu {
         let ort = pollster::block_on(Ml.create_context(ContextOptions { backend: Some(BackendKind::Ort), ..Default::default() }))?;
         rows.push(Bench::new("ONNX Runtime (same WebNN graph)", ort, &gguf, config, steps)?.round(&prompt)?);
     }
