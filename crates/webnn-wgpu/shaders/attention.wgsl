@@ -13,7 +13,7 @@
 //   3. head_dim / 4 lanes share each key (four output dimensions each, head_dim / 4 apart, so
 //      neighbouring lanes read neighbouring values), LANES / (head_dim / 4) keys at a time;
 //      their partial outputs are folded at the end (head_dim a multiple of 4, up to 256).
-// SPLIT (decode steps over long caches on GPUs, flash-decoding): a frame row also names a
+// SPLIT (decode steps over long caches, flash-decoding): a frame row also names a
 // block of R.outer_shape[0].y keys, R.outer_shape[0].x blocks per query position, so a decode
 // step's few rows still fill the device; it writes each head's block maximum, sum and
 // unnormalised weighted values (head_dim + 2 floats at (query row * blocks + block) *

@@ -82,7 +82,8 @@ fn fused_attention_matches_the_ops_one_by_one() {
     assert!(kernel_at(&g, SMOLLM, 1, 40).starts_with("Attention "), "decode: a workgroup per query and quad");
     assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("AttentionTiled"), "18 query rows per head: tiles");
     assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"), "a decode step over 300 keys: split");
-    // As tuned for a GPU (decode steps split along the keys) and for a CPU adapter (not).
+    // As tuned for a GPU (decode steps split along the keys in blocks of 256) and for a CPU
+    // adapter (blocks of 512, q read through a uniform binding).
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for backend in [backend.clone().tuned_for_gpu(), backend] {
         check_against_cpu(&g, SMOLLM, &backend, &CASES);

@@ -92,6 +92,7 @@ pub enum KernelId {
     /// per (query row, block of keys), which `AttentionMerge` combines.
     AttentionSplit {
         cache: DataType,
+        q: ABinding,
     },
     AttentionMerge,
     /// gather and gatherElements, with indices of type `index`.
@@ -223,7 +224,8 @@ impl KernelKey {
     pub fn uniform_input(self) -> Option<u64> {
         match self.kernel {
             KernelId::QGemv { x: ABinding::Uniform { vec4s }, .. }
-            | KernelId::Attention { q: ABinding::Uniform { vec4s }, .. } => Some(u64::from(vec4s) * 16),
+            | KernelId::Attention { q: ABinding::Uniform { vec4s }, .. }
+            | KernelId::AttentionSplit { q: ABinding::Uniform { vec4s }, .. } => Some(u64::from(vec4s) * 16),
             _ => None,
         }
     }
@@ -353,7 +355,10 @@ impl KernelKey {
             Attention { .. } | AttentionSplit { .. } => {
                 c.push(("LANES", ROW_WORKGROUP as f64));
                 c.push(("SPLIT", flag(matches!(self.kernel, AttentionSplit { .. }))));
-                let direct = matches!(self.kernel, Attention { q: ABinding::Uniform { .. }, .. });
+                let direct = matches!(
+                    self.kernel,
+                    Attention { q: ABinding::Uniform { .. }, .. } | AttentionSplit { q: ABinding::Uniform { .. }, .. }
+                );
                 c.push(("Q_DIRECT", flag(direct)));
             }
             AttentionTiled { .. } | AttentionMerge => c.push(("LANES", ROW_WORKGROUP as f64)),
@@ -535,9 +540,9 @@ impl KernelKey {
                         for cache in [DataType::Float32, DataType::Float16] {
                             for q in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
                                 keys.push(key(Attention { cache, q }, t, t));
+                                keys.push(key(AttentionSplit { cache, q }, t, t));
                             }
                             keys.push(key(AttentionTiled { cache }, t, t));
-                            keys.push(key(AttentionSplit { cache }, t, t));
                         }
                         keys.push(key(AttentionMerge, t, t));
                         keys.push(key(SiluMul, t, t));

@@ -238,25 +238,28 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     let frame_rows = u32_of(kv_heads as u64 * quads as u64 * seq as u64)?;
     r.rows = frame_rows;
     (r.outer_shape[0], r.outer_shape[1], r.outer_shape[2]) = (1, total, quads);
-    // Decode steps over long caches: blocks of SPLIT_KEYS keys per workgroup, merged by a
+    // Decode steps over long caches: blocks of `split_keys` keys per workgroup, merged by a
     // second pass, the partials kept in the scores' buffer (the pattern's scratch) when
-    // they fit there: query rows * total floats. Not on a CPU adapter, whose few cores the
-    // rows already fill (lavapipe: 191 ms per step unsplit, 195-247 ms split, at 1,024 keys).
+    // they fit there: query rows * total floats. On a CPU adapter, blocks of 512 keys: a
+    // few workgroups per kv head even out the cores' shares (lavapipe, SmolLM2's 3 kv
+    // heads on 2 cores at 1,024 keys: 4.7-4.8 ms per layer unsplit, 3.9-4.6 split), where
+    // blocks of 256 gained nothing over their merge.
     let rows = u64::from(kv_heads) * u64::from(per_head);
-    let blocks = total.div_ceil(SPLIT_KEYS);
+    let split_keys = if cpu_adapter { CPU_SPLIT_KEYS } else { SPLIT_KEYS };
+    let blocks = total.div_ceil(split_keys);
     let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
-    if blocks < 2 || !fits || cpu_adapter {
-        let q = a_binding(cpu_adapter, cx.dtype(a.query), elements(&q));
+    let q = a_binding(cpu_adapter, cx.dtype(a.query), elements(&q));
+    if blocks < 2 || !fits {
         return cx.one(KernelId::Attention { cache, q }, inputs, Uniform::Rows(r));
     }
     r.rows = u32_of(frame_rows as u64 * blocks as u64)?;
-    (r.outer_shape[0], r.outer_shape[1]) = (blocks, SPLIT_KEYS);
+    (r.outer_shape[0], r.outer_shape[1]) = (blocks, split_keys);
     let mut merge = Rows::zeroed();
     merge.rows = u32_of(rows)?;
     merge.i = [blocks, hd, 0, 0];
     let (f32s, out) = (cx.dtype(a.query), cx.dtype(cx.out()));
     let split = KernelCall {
-        key: KernelKey::new(KernelId::AttentionSplit { cache }, f32s, f32s),
+        key: KernelKey::new(KernelId::AttentionSplit { cache, q }, f32s, f32s),
         inputs,
         output: a.scores,
         uniform: Uniform::Rows(r),
@@ -267,3 +270,5 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
 
 /// Keys per workgroup of a split decode step (attention.wgsl with SPLIT).
 const SPLIT_KEYS: u32 = 256;
+/// The same on CPU adapters.
+const CPU_SPLIT_KEYS: u32 = 512;
