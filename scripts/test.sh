@@ -42,7 +42,9 @@ cargo run -q -p webnn-onnx --example mobilenet_files -- www/models/mobilenetv2
 cargo run -q -p webnn-www -- bench --runs 2
 
 echo "== the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
-cargo run -q -p webnn-www -- chat --device cpu --tokens 24
-cargo run -q -p webnn-www -- chat --device gpu --tokens 4
+for cache in f32 f16; do
+  cargo run -q -p webnn-www -- chat --device cpu --cache $cache --tokens 24
+  cargo run -q -p webnn-www -- chat --device gpu --cache $cache --tokens 4
+done
 
 bash scripts/check-types.sh   # the npm package's TypeScript declarations

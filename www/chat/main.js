@@ -2,6 +2,7 @@
 // and tokenizer), builds the decoder through the polyfill's MLGraphBuilder (smollm.js), and
 // streams greedy tokens. `auto` runs the prompt from the address and leaves the result in
 // window.chatResult for `webnn-www chat`, which compares it with the native decoder's.
+// `?cache=f16` keeps the key/value caches in float16 (float32 by default).
 
 import { install } from '/pkg/webnn.mjs';
 import init, { ModelFile } from './pkg/webnn_llm_web.js';
@@ -13,6 +14,8 @@ const MAX_SEQ = 64;
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const device = params.get('device') ?? 'cpu';
+const CACHES = { f32: 'float32', f16: 'float16' };
+const cache = CACHES[params.get('cache') ?? 'f32'];
 $('device').value = device;
 $('device').onchange = () => {
   params.set('device', $('device').value);
@@ -51,6 +54,7 @@ async function download(url) {
 }
 
 async function load() {
+  if (!cache) throw new TypeError(`?cache takes f32 or f16, not ${params.get('cache')}`);
   // ?threads=N and ?build=simd128|relaxed-simd|threads pick the CPU threads and wasm build
   // (default: the fastest usable build, one thread per core).
   await install({ threads: params.has('threads') ? Number(params.get('threads')) : undefined, build: params.get('build') ?? undefined });
@@ -59,13 +63,13 @@ async function load() {
   status('building the graph…');
   const t0 = performance.now();
   const file = new ModelFile(bytes);
-  const config = JSON.parse(file.config(CAPACITY, MAX_SEQ));
+  const config = { ...JSON.parse(file.config(CAPACITY, MAX_SEQ)), cache };
   const tokenizer = file.tokenizer();
   const context = await navigator.ml.createContext({ deviceType: device });
   const session = await Session.create(context, file, config);
   file.free();
   const buildMs = performance.now() - t0;
-  status(`ready: ${context.deviceName ?? device}, ${config.layers} layers, graph built in ${(buildMs / 1e3).toFixed(1)} s`);
+  status(`ready: ${context.deviceName ?? device}, ${config.layers} layers, ${cache} caches, graph built in ${(buildMs / 1e3).toFixed(1)} s`);
   return { tokenizer, session, context, buildMs };
 }
 
@@ -108,7 +112,7 @@ try {
   };
   if (params.has('auto')) {
     const r = await answer(model, $('prompt').value, Number($('tokens').value));
-    window.chatResult = { ...r, device: model.context.deviceName ?? device, buildMs: model.buildMs };
+    window.chatResult = { ...r, device: model.context.deviceName ?? device, cache, buildMs: model.buildMs };
   }
 } catch (e) {
   status(`${e.name}: ${e.message}`);

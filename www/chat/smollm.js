@@ -7,7 +7,9 @@
 // backends fuse the same patterns. One graph serves the prompt and every decode step: its
 // inputs have flexible sizes ({name, maxSize}, the polyfill's extension).
 
-// `file`: an opened model file (webnn-llm-web's ModelFile), `config` its hyperparameters.
+// `file`: an opened model file (webnn-llm-web's ModelFile), `config` its hyperparameters and
+// `config.cache` the caches' type: 'float32', or 'float16' (as llama.cpp keeps them: new
+// rows cast down before scatterND stores them, cached rows cast up after the slice).
 export function buildDecoder(builder, file, config) {
   const b = builder;
   const f32 = (shape) => ({ dataType: 'float32', shape });
@@ -15,6 +17,9 @@ export function buildDecoder(builder, file, config) {
   const total = { name: 'total', maxSize: config.capacity };
   const picked = { name: 'picked', maxSize: config.maxSeq };
   const { headDim: hd, kvDim: kvd, kvHeads, heads, dim } = config;
+  const cache = config.cache ?? 'float32';
+  const narrow = (x) => (cache === 'float32' ? x : b.cast(x, cache));
+  const widen = (x) => (cache === 'float32' ? x : b.cast(x, 'float32'));
   const half = hd / 2;
   const group = heads / kvHeads;
 
@@ -73,18 +78,18 @@ export function buildDecoder(builder, file, config) {
   const outputs = {};
   for (let l = 0; l < config.layers; l++) {
     const p = (s) => `blk.${l}.${s}.weight`;
-    const kIn = b.input(`k${l}`, f32([config.capacity, kvd]));
-    const vIn = b.input(`v${l}`, f32([config.capacity, kvd]));
+    const kIn = b.input(`k${l}`, { dataType: cache, shape: [config.capacity, kvd] });
+    const vIn = b.input(`v${l}`, { dataType: cache, shape: [config.capacity, kvd] });
     const h = rmsNorm(x, p('attn_norm'));
     const q = rope(linear(h, p('attn_q')), heads, cos, sin);
     const k = rope(linear(h, p('attn_k')), kvHeads, cos, sin);
     const v = linear(h, p('attn_v'));
-    const kAll = b.scatterND(kIn, positions, k);
-    const vAll = b.scatterND(vIn, positions, v);
+    const kAll = b.scatterND(kIn, positions, narrow(k));
+    const vAll = b.scatterND(vIn, positions, narrow(v));
     outputs[`k${l}_out`] = kAll;
     outputs[`v${l}_out`] = vAll;
-    const keys = b.slice(kAll, [0, 0], [total, kvd]);
-    const values = b.slice(vAll, [0, 0], [total, kvd]);
+    const keys = widen(b.slice(kAll, [0, 0], [total, kvd]));
+    const values = widen(b.slice(vAll, [0, 0], [total, kvd]));
     // q [seq, kvHeads, group, hd] -> [kvHeads, group, seq, hd]; keys -> [kvHeads, 1, hd, total].
     const qh = b.transpose(b.reshape(q, [seq, kvHeads, group, hd]), { permutation: [1, 2, 0, 3] });
     const kh = b.transpose(b.reshape(keys, [total, kvHeads, 1, hd]), { permutation: [1, 2, 3, 0] });
@@ -116,7 +121,8 @@ export class Session {
     const s = new Session(context, graph, config);
     for (let l = 0; l < config.layers; l++) {
       for (const kind of ['k', 'v']) {
-        s.caches.push([`${kind}${l}`, await context.createTensor({ dataType: 'float32', shape: [config.capacity, config.kvDim], readable: true, writable: true })]);
+        const desc = { dataType: config.cache ?? 'float32', shape: [config.capacity, config.kvDim], readable: true, writable: true };
+        s.caches.push([`${kind}${l}`, await context.createTensor(desc)]);
       }
     }
     return s;

@@ -11,11 +11,12 @@
 //! headless Chromium once per thread count and prints a table. It fails when the two
 //! disagree on the outputs (top class, or logits beyond 1e-3); speed is reported, not judged.
 //!
-//! `webnn-www chat [--device cpu|gpu] [--prompt TEXT] [--tokens N] [--threads N] [--build B]`:
+//! `webnn-www chat [--device cpu|gpu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--threads N] [--build B]`:
 //! runs the chat page
 //! (`www/chat/`, SmolLM2 built through the polyfill's MLGraphBuilder) on that prompt in
-//! headless Chromium, then the native decoder (webnn-llm on the fast cpu backend) on the
-//! same one, and fails unless the greedy tokens are the same; prints both speeds.
+//! headless Chromium, then the native decoder (webnn-llm on the fast cpu backend, with the
+//! same caches' type) on the same one, and fails unless the greedy tokens are the same;
+//! prints both speeds.
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -64,12 +65,13 @@ fn main() -> ExitCode {
         Some("chat") => chat(
             port,
             &arg(&args, "--device").unwrap_or_else(|| "cpu".into()),
+            &arg(&args, "--cache").unwrap_or_else(|| "f32".into()),
             &arg(&args, "--prompt").unwrap_or_else(|| "What is the capital of France?".into()),
             arg(&args, "--tokens").and_then(|r| r.parse().ok()).unwrap_or(24),
             arg(&args, "--threads").and_then(|r| r.parse().ok()),
             arg(&args, "--build"),
         ),
-        _ => Err("usage: webnn-www serve|demo|bench|chat [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu] [--prompt TEXT] [--tokens N] [--build B]".into()),
+        _ => Err("usage: webnn-www serve|demo|bench|chat [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--build B]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -218,7 +220,14 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
 const CHAT_CAPACITY: u32 = 512;
 const CHAT_MAX_SEQ: u32 = 64;
 
-fn chat(port: u16, device: &str, prompt: &str, tokens: usize, threads: Option<u32>, build: Option<String>) -> Result<(), String> {
+#[allow(clippy::too_many_arguments)]
+fn chat(port: u16, device: &str, cache: &str, prompt: &str, tokens: usize, threads: Option<u32>, build: Option<String>) -> Result<(), String> {
+    use webnn_llm::model::CacheType;
+    let cache_type = match cache {
+        "f32" => CacheType::Float32,
+        "f16" => CacheType::Float16,
+        other => return Err(format!("--cache takes f32 or f16, not {other}")),
+    };
     let server = start(port)?;
     let browser = Browser::start()?;
     let query: String = prompt
@@ -228,7 +237,7 @@ fn chat(port: u16, device: &str, prompt: &str, tokens: usize, threads: Option<u3
             _ => format!("%{b:02X}"),
         })
         .collect();
-    let mut page = format!("/chat/?auto&device={device}&tokens={tokens}&prompt={query}");
+    let mut page = format!("/chat/?auto&device={device}&cache={cache}&tokens={tokens}&prompt={query}");
     if let Some(t) = threads {
         page += &format!("&threads={t}");
     }
@@ -246,8 +255,9 @@ fn chat(port: u16, device: &str, prompt: &str, tokens: usize, threads: Option<u3
     let f = |k: &str| r.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     let page = ids(&r["tokens"]);
     println!(
-        "page ({}): {:?}\n  graph built in {:.1} s, first token after {:.0} ms ({} prompt tokens), {} tokens at {:.1} tokens/s",
+        "page ({}, {} caches): {:?}\n  graph built in {:.1} s, first token after {:.0} ms ({} prompt tokens), {} tokens at {:.1} tokens/s",
         r["device"].as_str().unwrap_or("?"),
+        r["cache"].as_str().unwrap_or("?"),
         r["text"].as_str().unwrap_or(""),
         f("buildMs") / 1e3,
         f("ttftMs"),
@@ -255,7 +265,7 @@ fn chat(port: u16, device: &str, prompt: &str, tokens: usize, threads: Option<u3
         page.len(),
         f("tokensPerSecond")
     );
-    let native = native_answer(&ids(&r["prompt"]), tokens)?;
+    let native = native_answer(&ids(&r["prompt"]), tokens, cache_type)?;
     if native.tokens != page {
         return Err(format!("the page's tokens {page:?} differ from the native decoder's {:?}", native.tokens));
     }
@@ -277,12 +287,12 @@ struct Native {
 }
 
 /// Greedy decoding of `prompt` by webnn-llm on the fast cpu backend, as the page decodes.
-fn native_answer(prompt: &[u32], limit: usize) -> Result<Native, String> {
+fn native_answer(prompt: &[u32], limit: usize, cache: webnn_llm::model::CacheType) -> Result<Native, String> {
     use webnn_llm::{gguf::Gguf, model::Config, session::Session, tokenizer::Tokenizer};
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let gguf = Gguf::read(&webnn_llm::smollm2_path()).map_err(|x| e(&x))?;
     let eos = Tokenizer::from_gguf(&gguf).map_err(|x| e(&x))?.eos;
-    let config = Config::from_gguf(&gguf, CHAT_CAPACITY, CHAT_MAX_SEQ).map_err(|x| e(&x))?;
+    let config = Config { cache, ..Config::from_gguf(&gguf, CHAT_CAPACITY, CHAT_MAX_SEQ).map_err(|x| e(&x))? };
     let ctx = webnn::Context::fast(webnn_fast::FastBackend::default());
     let device = ctx.device_name();
     let mut s = pollster::block_on(Session::new(ctx, &gguf, config)).map_err(|x| e(&x))?;
