@@ -115,7 +115,12 @@ impl Llama {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()?;
-        let answers = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().ok_or("stdout")?));
+        let mut answers = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().ok_or("stdout")?));
+        // Loading the model takes both cores for a while: nothing is measured until it is done.
+        let ready = answers.next().ok_or("llama-cpp-python failed (scripts/llm-setup.sh installs it)")??;
+        if serde_json::from_str::<serde_json::Value>(&ready)?["ready"] != true {
+            return Err(format!("llama_timing.py: {ready}").into());
+        }
         Ok(Llama { threads, child, answers })
     }
 

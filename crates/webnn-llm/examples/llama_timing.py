@@ -1,7 +1,8 @@
 """llama.cpp's speed on the SmolLM2 GGUF for webnn-llm's benchmark (examples/bench.rs).
 
-Takes {"model": path, "threads": n, "long": n, "steps": n} as its argument and loads the
-model once; then for each line {"prompt": [ids], "short": [ids]} on stdin prints one line
+Takes {"model": path, "threads": n, "long": n, "steps": n} as its argument, loads the
+model once and prints {"ready": true} (so that the caller measures nothing while it loads);
+then for each line {"prompt": [ids], "short": [ids]} on stdin prints one line
 {"ttft_ms", "decode_16", "decode_long"}: the time to evaluate the prompt (its logits
 included), and decode tokens/s (one token per evaluation) after `short` tokens and after
 `long` tokens. Decoding feeds the greedy token back, as a chat would.
@@ -33,6 +34,7 @@ def main():
     steps = setup["steps"]
     llm = Llama(model_path=setup["model"], n_ctx=setup["long"] + steps + 8, n_batch=512,
                 n_threads=setup["threads"], logits_all=False, verbose=False)
+    print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         req = json.loads(line)
         llm.reset()
