@@ -95,7 +95,7 @@ pub(super) fn storage_buffer(gpu: &Gpu, label: &str, size: u64) -> wgpu::Buffer 
     gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size,
-        // Uniform too: the quantized gemv binds x so on CPU adapters (`ABinding`).
+        // Uniform too: on CPU adapters some kernels bind their small input a so (`ABinding`).
         usage: wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::UNIFORM
             | wgpu::BufferUsages::COPY_SRC

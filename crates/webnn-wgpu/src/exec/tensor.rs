@@ -62,7 +62,7 @@ impl WgpuTensor {
         let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("webnn tensor"),
             size,
-            // Uniform too: a tensor may be the quantized gemv's x (`ABinding`).
+            // Uniform too: a tensor may be a kernel's uniform input a (`ABinding`).
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::UNIFORM
                 | wgpu::BufferUsages::COPY_SRC

@@ -55,11 +55,11 @@ pub enum Body {
     Conv,
     Depthwise,
     Gemv,
-    /// With the caches' type.
+    /// With the caches' type and how q is bound.
     Attention(DataType, ABinding),
     AttentionTiled(DataType),
     AttentionMerge,
-    /// With the weight's type and how its parameters are bound.
+    /// With the weight's type and how its parameters and x are bound.
     QGemv(DataType, ParamBinding, ABinding),
     QGemm(DataType),
 }
