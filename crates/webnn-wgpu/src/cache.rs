@@ -14,12 +14,15 @@ pub struct Pipeline {
     pub layout: Arc<wgpu::BindGroupLayout>,
 }
 
+/// Per input count, parameter binding and whether input 0 is a uniform.
+type LayoutKey = (u32, ParamBinding, bool);
+
 #[derive(Default)]
 struct Inner {
     modules: HashMap<ModuleKey, Arc<wgpu::ShaderModule>>,
-    /// Per input count, parameter binding and whether input 0 is a uniform: the bind group
-    /// layout (parameters, output, inputs) and pipeline layout.
-    layouts: HashMap<(u32, ParamBinding, bool), (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
+    /// Per `LayoutKey`: the bind group layout (parameters, output, inputs) and pipeline
+    /// layout.
+    layouts: HashMap<LayoutKey, (Arc<wgpu::BindGroupLayout>, Arc<wgpu::PipelineLayout>)>,
     pipelines: HashMap<(KernelKey, F16), Pipeline>,
 }
 

@@ -212,7 +212,7 @@ pub const MAX_UNIFORM_A: u32 = 16 << 10;
 
 /// How input a of `elements` float32 values is bound on this adapter.
 pub fn a_binding(cpu_adapter: bool, dtype: DataType, elements: u64) -> ABinding {
-    let fits = elements % 4 == 0 && elements * 4 <= u64::from(MAX_UNIFORM_A);
+    let fits = elements.is_multiple_of(4) && elements * 4 <= u64::from(MAX_UNIFORM_A);
     match cpu_adapter && dtype == DataType::Float32 && fits {
         true => ABinding::Uniform { vec4s: (elements / 4) as u32 },
         false => ABinding::Storage,
