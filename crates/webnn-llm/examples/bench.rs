@@ -184,11 +184,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The fast cpu rows decode at least 32 steps (a step is milliseconds there).
     let cpu_steps = steps.max(32);
     let mut config = Config::from_gguf(&gguf, LONG + cpu_steps as u32 + 8, 64)?;
-    let caches = match args.iter().position(|a| a == "--cache").and_then(|i| args.get(i + 1)).map(String::as_str) {
-        None | Some("f32") => vec![CacheType::Float32],
-        Some("f16") => vec![CacheType::Float16],
-        Some("both") => vec![CacheType::Float32, CacheType::Float16],
-        Some(other) => return Err(format!("--cache takes f32, f16 or both, not {other}").into()),
+    let caches = match args.iter().position(|a| a == "--cache").and_then(|i| args.get(i + 1)).map_or("f32", String::as_str) {
+        "both" => vec![CacheType::Float32, CacheType::Float16],
+        one => vec![CacheType::parse(one).ok_or_else(|| format!("--cache takes f32, f16 or both, not {one}"))?],
     };
     config.cache = caches[0];
     let tokenizer = Tokenizer::from_gguf(&gguf)?;

@@ -29,11 +29,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let new_tokens: usize = arg("--tokens").and_then(|n| n.parse().ok()).unwrap_or(16);
     let capacity: u32 = arg("--capacity").and_then(|n| n.parse().ok()).unwrap_or(256);
     let gguf = Gguf::read(&webnn_llm::smollm2_path())?;
-    let cache = match arg("--cache").as_deref().unwrap_or("f32") {
-        "f32" => CacheType::Float32,
-        "f16" => CacheType::Float16,
-        other => return Err(format!("--cache takes f32 or f16, not {other}").into()),
-    };
+    let cache = arg("--cache").unwrap_or_else(|| "f32".into());
+    let cache = CacheType::parse(&cache).ok_or_else(|| format!("--cache takes f32 or f16, not {cache}"))?;
     let config = Config { cache, ..Config::from_gguf(&gguf, capacity, 64)? };
     let tokenizer = Tokenizer::from_gguf(&gguf)?;
     let prompt: Vec<u32> = match arg("--ids") {

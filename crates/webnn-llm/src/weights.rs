@@ -39,6 +39,15 @@ impl CacheType {
             CacheType::Float16 => "float16",
         }
     }
+
+    /// From the tools' `--cache` values: `f32` or `f16`.
+    pub fn parse(s: &str) -> Option<CacheType> {
+        match s {
+            "f32" => Some(CacheType::Float32),
+            "f16" => Some(CacheType::Float16),
+            _ => None,
+        }
+    }
 }
 
 impl Config {

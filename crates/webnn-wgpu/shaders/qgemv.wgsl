@@ -32,10 +32,11 @@ fn row_count() -> u32 {
 
 // One block's contribution for x row m, from sum(x * q) and sum(x).
 fn block_part(s: u32, xq: f32, xs: f32) -> f32 {
-    var part = load_c(s) * xq;
+    var q = xq;
     if (HAS_ZERO) {
-        part = load_c(s) * (xq - f32(load_d(s)) * xs);
+        q -= f32(load_d(s)) * xs;
     }
+    var part = load_c(s) * q;
     if (HAS_OFFSET) {
         part += load_e(s) * xs;
     }

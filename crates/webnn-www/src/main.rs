@@ -222,12 +222,7 @@ const CHAT_MAX_SEQ: u32 = 64;
 
 #[allow(clippy::too_many_arguments)]
 fn chat(port: u16, device: &str, cache: &str, prompt: &str, tokens: usize, threads: Option<u32>, build: Option<String>) -> Result<(), String> {
-    use webnn_llm::model::CacheType;
-    let cache_type = match cache {
-        "f32" => CacheType::Float32,
-        "f16" => CacheType::Float16,
-        other => return Err(format!("--cache takes f32 or f16, not {other}")),
-    };
+    let cache_type = webnn_llm::model::CacheType::parse(cache).ok_or_else(|| format!("--cache takes f32 or f16, not {cache}"))?;
     let server = start(port)?;
     let browser = Browser::start()?;
     let query: String = prompt

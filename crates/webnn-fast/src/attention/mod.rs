@@ -216,7 +216,6 @@ fn attend<const FMA: bool>((job, unit): (&Job, usize)) {
     let mut acc = vec![0.0f32; rows * d];
     let weighed = kernel_weigh::<FMA>(span(job.vals), g, &scores, &mut acc);
     if !weighed {
-        acc.fill(0.0);
         for (t, j) in keys.enumerate() {
             job.vals.prefetch((j + AHEAD) * width, width);
             let value_row = job.vals.get(j * width, width, &mut buf);
@@ -338,9 +337,10 @@ fn prefetch_row<T>(v: &[T], at: usize, len: usize) {
     let _ = (v, at, len);
 }
 
-/// A dot product in sixteen running sums (vector registers where the caller has them). On
-/// x86 with FMA the sums are folded by vector adds: summed in order, they were a chain of
-/// scalar adds longer than the products (head_dim 64: 40% of the attention's time).
+/// A dot product: on x86 with FMA two vector sums folded by vector adds (summed in order,
+/// scalar sums were a chain of adds longer than the products: head_dim 64, 40% of the
+/// attention's time); elsewhere sixteen running sums (vector registers where the caller has
+/// them).
 #[inline(always)]
 fn dot<const FMA: bool>(a: &[f32], b: &[f32]) -> f32 {
     #[cfg(target_arch = "x86_64")]

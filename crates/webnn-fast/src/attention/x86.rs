@@ -5,7 +5,7 @@
 //! folded together), and the weighted values of up to three query rows accumulate in
 //! registers over chunks of 16 keys, 32 dimensions at a time.
 
-use super::{Block, Rows};
+use super::{Block, Rows, AHEAD};
 use crate::simd::avx2::sum8;
 use std::arch::x86_64::*;
 
@@ -45,9 +45,6 @@ impl Block<'_> {
         }
     }
 }
-
-/// Rows ahead of the one being read that the first pass prefetches.
-const AHEAD: usize = 8;
 
 /// `scores[r * count + t] = q(r) · key(first + t)[r / g]` for the block's keys in groups
 /// of eight; returns how many of each row it scored (the rest are the caller's). Group by

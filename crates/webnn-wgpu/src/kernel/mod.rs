@@ -219,15 +219,20 @@ pub fn a_binding(cpu_adapter: bool, dtype: DataType, elements: u64) -> ABinding 
     }
 }
 
+impl ABinding {
+    /// Bytes of the uniform binding; None for storage.
+    pub fn uniform_bytes(self) -> Option<u64> {
+        match self {
+            ABinding::Storage => None,
+            ABinding::Uniform { vec4s } => Some(u64::from(vec4s) * 16),
+        }
+    }
+}
+
 impl KernelKey {
     /// Bytes of the uniform binding of input a, for kernels that bind it so.
     pub fn uniform_input(self) -> Option<u64> {
-        match self.kernel {
-            KernelId::QGemv { x: ABinding::Uniform { vec4s }, .. }
-            | KernelId::Attention { q: ABinding::Uniform { vec4s }, .. }
-            | KernelId::AttentionSplit { q: ABinding::Uniform { vec4s }, .. } => Some(u64::from(vec4s) * 16),
-            _ => None,
-        }
+        Body::of(self.kernel).a_binding().uniform_bytes()
     }
 }
 
@@ -355,11 +360,7 @@ impl KernelKey {
             Attention { .. } | AttentionSplit { .. } => {
                 c.push(("LANES", ROW_WORKGROUP as f64));
                 c.push(("SPLIT", flag(matches!(self.kernel, AttentionSplit { .. }))));
-                let direct = matches!(
-                    self.kernel,
-                    Attention { q: ABinding::Uniform { .. }, .. } | AttentionSplit { q: ABinding::Uniform { .. }, .. }
-                );
-                c.push(("Q_DIRECT", flag(direct)));
+                c.push(("Q_DIRECT", flag(self.uniform_input().is_some())));
             }
             AttentionTiled { .. } | AttentionMerge => c.push(("LANES", ROW_WORKGROUP as f64)),
             Normalize { scale, bias, rms, lanes } => {

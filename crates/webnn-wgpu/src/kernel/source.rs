@@ -180,9 +180,18 @@ impl Body {
         }
     }
 
-    /// Whether the module binds input 0 as a uniform (`ABinding::Uniform`).
+    /// How the module binds input a: storage but for the kernels that may take it as a
+    /// uniform (`ABinding`).
+    pub fn a_binding(self) -> ABinding {
+        match self {
+            Body::QGemv(_, _, a) | Body::Attention(_, a) => a,
+            _ => ABinding::Storage,
+        }
+    }
+
+    /// Whether the module binds input a as a uniform.
     pub fn uniform_input(self) -> bool {
-        matches!(self, Body::QGemv(_, _, ABinding::Uniform { .. }) | Body::Attention(_, ABinding::Uniform { .. }))
+        self.a_binding() != ABinding::Storage
     }
 
     /// How the module binds its parameter block.
