@@ -1,9 +1,24 @@
-//! What every backend implements, so the facade and the WPT harness can drive any of them.
+//! What every backend implements, so the facade (`webnn`), the browser binding and the WPT
+//! harness drive any of them through one interface.
+//!
+//! A backend compiles validated graphs ([`Backend::compile`]) and runs them on tensors it
+//! owns ([`Backend::create_tensor`], [`Executable::dispatch_bound`]). A backend that computes
+//! in host memory implements only `name`, `capabilities` and `compile` (and
+//! [`Executable::dispatch`]): its tensors are [`HostTensor`]s and the default methods bind
+//! them, update in-place pairs without copies and read them back. A device backend (WebGPU)
+//! overrides the tensor and dispatch methods to keep data on the device.
 
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::limits::Capabilities;
 use crate::shape::OperandDescriptor;
+use std::future::Future;
+use std::pin::Pin;
+
+pub use crate::device::{Bound, DeviceTensor, Pending, ReadFuture};
+
+/// A future the facade awaits. Not `Send`: the browser runs everything on one thread.
+pub type LocalFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// A tensor in host memory: a static descriptor and its bytes as laid out in memory
 /// (little-endian, int4/uint4 two per byte).
@@ -13,7 +28,16 @@ pub struct HostTensor {
     pub bytes: Vec<u8>,
 }
 
-/// A backend compiles validated graphs.
+/// What runs a context's work, as `MLContext` reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// What runs it, for people: `fast cpu (avx2, 2 threads)`, a GPU adapter's name.
+    pub name: String,
+    /// `MLContext.accelerated`: the work runs on a hardware GPU or NPU.
+    pub accelerated: bool,
+}
+
+/// A backend compiles validated graphs and owns the tensors they run on.
 pub trait Backend {
     fn name(&self) -> &'static str;
     /// What the backend supports; `opSupportLimits()` is derived from it and the op table.
@@ -24,6 +48,42 @@ pub trait Backend {
     fn dynamic_dimensions(&self) -> bool {
         false
     }
+
+    /// The device, as `MLContext` reports it. Host backends are not accelerated.
+    fn device(&self) -> DeviceInfo {
+        DeviceInfo { name: self.name().to_owned(), accelerated: false }
+    }
+
+    /// `compile` for callers that cannot block: a device whose compilation completes
+    /// asynchronously (WebGPU in the browser reports its errors from the event loop)
+    /// overrides it.
+    fn compile_async<'a>(&'a self, graph: &'a Graph) -> LocalFuture<'a, Result<Box<dyn Executable>>> {
+        let compiled = self.compile(graph);
+        Box::pin(async move { compiled })
+    }
+
+    /// A tensor of `desc` (static), holding `data` or zeros (`MLContext.createTensor`).
+    /// The facade has validated the descriptor and the data's length. Host backends keep a
+    /// [`HostTensor`].
+    fn create_tensor(&self, desc: &OperandDescriptor, data: Option<&[u8]>) -> Result<Box<dyn DeviceTensor>> {
+        crate::device::host_tensor(desc, data)
+    }
+
+    /// Compute pipelines the device has created so far, where that means something (WebGPU).
+    fn pipelines(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Counters a compiled graph keeps for tests and benchmarks; `None` where they mean nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphStats {
+    /// Kernel dispatches one run records (WebGPU).
+    pub dispatches: Option<usize>,
+    /// Sets of kernel steps built for the sizes met so far (WebGPU, dynamic dimensions).
+    pub shapes_built: Option<usize>,
+    /// Bytes the last dispatch copied between device buffers (0: every binding was direct).
+    pub copied_bytes: Option<u64>,
 }
 
 /// A compiled graph.
@@ -54,6 +114,19 @@ pub trait Executable {
         }
         Ok(rest)
     }
+
+    /// `MLContext.dispatch()` on the backend's own tensors, whose names, descriptors and
+    /// sharing the facade has checked (one tensor serves an input and an output only as an
+    /// in-place pair). Returns before device work finishes where the device allows it; the
+    /// returned completion reports the device's errors (a later read awaits it). The default
+    /// runs host tensors through `dispatch_in_place`, lending in-place tensors' bytes.
+    fn dispatch_bound(&mut self, bound: &mut Bound<'_>) -> Result<Option<Pending>> {
+        crate::device::dispatch_host(self, bound).map(|()| None)
+    }
+
+    fn stats(&self) -> GraphStats {
+        GraphStats::default()
+    }
 }
 
 /// One tensor bound to an input and to the output that updates it in place.
@@ -61,4 +134,32 @@ pub struct InPlace<'a> {
     pub input: &'a str,
     pub output: &'a str,
     pub tensor: &'a mut HostTensor,
+}
+
+/// A shared backend (the process's CPU contexts share one thread pool) is a backend.
+impl<B: Backend + ?Sized> Backend for std::sync::Arc<B> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
+    }
+    fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
+        (**self).compile(graph)
+    }
+    fn dynamic_dimensions(&self) -> bool {
+        (**self).dynamic_dimensions()
+    }
+    fn device(&self) -> DeviceInfo {
+        (**self).device()
+    }
+    fn compile_async<'a>(&'a self, graph: &'a Graph) -> LocalFuture<'a, Result<Box<dyn Executable>>> {
+        (**self).compile_async(graph)
+    }
+    fn create_tensor(&self, desc: &OperandDescriptor, data: Option<&[u8]>) -> Result<Box<dyn DeviceTensor>> {
+        (**self).create_tensor(desc, data)
+    }
+    fn pipelines(&self) -> Option<usize> {
+        (**self).pipelines()
+    }
 }

@@ -4,6 +4,7 @@
 
 pub mod backend;
 pub mod builder;
+mod device;
 mod builder_ops;
 pub mod dtype;
 pub mod error;
@@ -15,7 +16,10 @@ pub mod fusion;
 pub mod shape;
 mod validate;
 
-pub use backend::{Backend, Executable, HostTensor, InPlace};
+pub use backend::{
+    Backend, Bound, DeviceInfo, DeviceTensor, Executable, GraphStats, HostTensor, InPlace, LocalFuture,
+    Pending, ReadFuture,
+};
 pub use builder::GraphBuilder;
 pub use dtype::{check_view_type, DataType, DataTypeSet, ViewType};
 pub use error::{Error, ErrorKind, Result};

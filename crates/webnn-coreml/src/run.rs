@@ -2,7 +2,7 @@
 //! platforms; elsewhere, and without the feature, the backend converts every graph it is
 //! given and reports NotSupportedError instead of an executable.
 
-use webnn_core::{Backend, Capabilities, DataTypeSet, Executable, Graph, OpKind, Result};
+use webnn_core::{Backend, Capabilities, DataTypeSet, DeviceInfo, Executable, Graph, OpKind, Result};
 
 /// The Core ML backend: converts in `compile` and, on macOS with `macos-run`, loads the
 /// program there once; `dispatch` runs a prediction.
@@ -30,6 +30,9 @@ impl Backend for CoreMlBackend {
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         let model = crate::convert_with(graph, &crate::Options { multiarray_io: true, ..Default::default() })?;
         executor(model)
+    }
+    fn device(&self) -> DeviceInfo {
+        DeviceInfo { name: "CoreML".into(), accelerated: false }
     }
 }
 

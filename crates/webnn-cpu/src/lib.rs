@@ -7,7 +7,7 @@ pub mod tensor;
 
 use std::collections::HashMap;
 use webnn_core::graph::Source;
-use webnn_core::{Backend, Capabilities, DimBindings, Error, Executable, Graph, HostTensor, Result};
+use webnn_core::{Backend, Capabilities, DeviceInfo, DimBindings, Error, Executable, Graph, HostTensor, Result};
 
 pub use tensor::{Data, Tensor};
 
@@ -27,6 +27,9 @@ impl Backend for CpuBackend {
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         Ok(Box::new(CpuGraph::new(graph.clone())?))
+    }
+    fn device(&self) -> DeviceInfo {
+        DeviceInfo { name: "reference cpu interpreter".into(), accelerated: false }
     }
 }
 

@@ -45,7 +45,7 @@ mod vector;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webnn_core::{
-    Backend, Capabilities, DimBindings, Error, Executable, Graph, HostTensor, InPlace, Result,
+    Backend, Capabilities, DeviceInfo, DimBindings, Error, Executable, Graph, HostTensor, InPlace, Result,
 };
 use webnn_cpu::Tensor;
 use webnn_gemm::Isa;
@@ -121,6 +121,13 @@ impl Backend for FastBackend {
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         Ok(Box::new(self.compile_graph(graph)?))
+    }
+    fn device(&self) -> DeviceInfo {
+        let threads = self.threads();
+        DeviceInfo {
+            name: format!("fast cpu ({}, {threads} thread{})", self.isa().name(), if threads == 1 { "" } else { "s" }),
+            accelerated: false,
+        }
     }
 }
 

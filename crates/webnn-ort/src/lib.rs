@@ -12,7 +12,7 @@ use ort::session::builder::GraphOptimizationLevel;
 use ort::session::Session;
 use ort::value::TensorElementType;
 use std::sync::{Arc, OnceLock};
-use webnn_core::{Backend, Capabilities, DataType, Error, Executable, Graph, Result};
+use webnn_core::{Backend, Capabilities, DataType, DeviceInfo, Error, Executable, Graph, Result};
 use webnn_onnx::OnnxModel;
 
 mod executable;
@@ -213,5 +213,9 @@ impl Backend for OrtBackend {
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         let model = webnn_onnx::convert_with(graph, webnn_onnx::ConvertOptions { matmul_nbits: self.matmul_nbits })?;
         Ok(Box::new(OrtExecutable::new(self, &model)?))
+    }
+
+    fn device(&self) -> DeviceInfo {
+        DeviceInfo { name: format!("ONNX Runtime, {:?} provider", self.provider()), accelerated: false }
     }
 }

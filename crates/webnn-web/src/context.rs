@@ -119,9 +119,11 @@ impl WebContext {
     /// Resolves to a `Uint8Array` of the tensor's bytes.
     #[wasm_bindgen(js_name = readTensor)]
     pub fn read_tensor(&self, tensor: &WebTensor) -> js_sys::Promise {
-        let (ctx, t) = (self.inner.clone(), tensor.inner.clone());
+        // Started here, in the page's task: a write or dispatch the page makes next must not
+        // change what this read returns.
+        let read = self.inner.read_tensor(&tensor.inner);
         wasm_bindgen_futures::future_to_promise(async move {
-            let bytes = ctx.read_tensor(&t).await.js()?;
+            let bytes = read.await.js()?;
             Ok(js_sys::Uint8Array::from(bytes.as_slice()).into())
         })
     }

@@ -129,8 +129,11 @@ impl Gpu {
     /// Closes `scope`: an OperationError naming `what` if it caught an error, or if wgpu
     /// reported one outside any scope since the last check.
     pub async fn close(&self, scope: Scope, what: &str) -> Result<()> {
-        let v = scope.validation.pop().await;
-        let o = scope.oom.pop().await;
+        // Both scopes are popped before anything is awaited: scopes are a stack per device,
+        // and another task (a second `build()` in flight) may push its own while this one
+        // waits; popping the second after an await would pop that task's scope.
+        let (v, o) = (scope.validation.pop(), scope.oom.pop());
+        let (v, o) = (v.await, o.await);
         if let Some(e) = v.or(o) {
             return Err(gpu_error(what, e));
         }

@@ -23,7 +23,9 @@ pub mod support;
 pub mod window;
 
 use std::sync::Arc;
-use webnn_core::{Backend, Capabilities, Executable, Graph, Result};
+use webnn_core::{
+    Backend, Capabilities, DeviceInfo, DeviceTensor, Executable, Graph, LocalFuture, OperandDescriptor, Result,
+};
 
 pub use exec::{lower_graph, WgpuGraph, WgpuTensor};
 pub use gpu::Gpu;
@@ -147,5 +149,34 @@ impl Backend for WgpuBackend {
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
         Ok(Box::new(self.compile_graph(graph)?))
+    }
+
+    fn device(&self) -> DeviceInfo {
+        let info = &self.gpu.info;
+        DeviceInfo {
+            // A browser's WebGPU adapter reports no name.
+            name: match info.name.is_empty() {
+                true => format!("{:?}", info.backend),
+                false => format!("{} ({:?})", info.name, info.backend),
+            },
+            // A CPU adapter (lavapipe, SwiftShader) is WebGPU without acceleration.
+            accelerated: info.device_type != wgpu::DeviceType::Cpu,
+        }
+    }
+
+    fn compile_async<'a>(&'a self, graph: &'a Graph) -> LocalFuture<'a, Result<Box<dyn Executable>>> {
+        Box::pin(async move { Ok(Box::new(self.compile_graph_async(graph).await?) as Box<dyn Executable>) })
+    }
+
+    fn create_tensor(&self, desc: &OperandDescriptor, data: Option<&[u8]>) -> Result<Box<dyn DeviceTensor>> {
+        let t = WgpuTensor::new(self.gpu.clone(), desc.clone())?;
+        if let Some(d) = data {
+            t.write(d)?;
+        }
+        Ok(Box::new(t))
+    }
+
+    fn pipelines(&self) -> Option<usize> {
+        Some(self.cache.len())
     }
 }

@@ -1,16 +1,16 @@
 //! `MLContext`: the backend a context runs on, and the spec's rules for tensors, graphs and
 //! dispatch, checked here once for every backend and for the browser binding.
 
-use crate::graph::{Compiled, Graph};
+use crate::graph::Graph;
 use crate::tensor::{Tensor, TensorDescriptor};
 use std::cell::{Cell, RefCell};
 use std::future::Future;
-use std::pin::Pin;
 use std::rc::{Rc, Weak};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use webnn_core::{
-    op_support_limits, Backend, DimBindings, Error, Graph as CoreGraph, OpSupportLimits, Result,
+    op_support_limits, Backend, Bound, DeviceInfo, DeviceTensor, DimBindings, Error, Graph as CoreGraph,
+    OpSupportLimits, Pending, Result,
 };
 use webnn_cpu::CpuBackend;
 use webnn_fast::FastBackend;
@@ -116,17 +116,6 @@ pub fn choose(
     }
 }
 
-pub(crate) enum Engine {
-    /// Shared by the process's CPU contexts ([`shared_fast`]) unless given one.
-    Fast(Arc<FastBackend>),
-    Reference(CpuBackend),
-    Wgpu(WgpuBackend),
-    #[cfg(feature = "ort")]
-    Ort(webnn_ort::OrtBackend),
-    #[cfg(feature = "coreml")]
-    CoreMl(webnn_coreml::CoreMlBackend),
-}
-
 const HAS_ORT: bool = cfg!(feature = "ort");
 
 /// The fast CPU backend the process's CPU contexts share: its pool has one thread per core
@@ -171,18 +160,50 @@ pub fn serve_cpu_worker() -> bool {
     shared_fast().pool().serve()
 }
 
+/// The one place a backend is made from the kind [`choose`] picked: adding a backend is a
+/// crate implementing `webnn_core::Backend` and one arm here.
+fn open(kind: BackendKind, gpu: Option<WgpuBackend>) -> Result<Box<dyn Backend>> {
+    Ok(match kind {
+        BackendKind::Cpu => Box::new(shared_fast()),
+        BackendKind::Reference => Box::new(CpuBackend),
+        BackendKind::Wgpu => match gpu {
+            Some(b) => Box::new(b),
+            None => {
+                return Err(Error::not_supported(
+                    "createContext: no WebGPU adapter for a WebGPU context",
+                ))
+            }
+        },
+        #[cfg(feature = "ort")]
+        BackendKind::Ort => Box::new(webnn_ort::OrtBackend::new()?),
+        #[cfg(not(feature = "ort"))]
+        BackendKind::Ort => {
+            return Err(Error::not_supported(
+                "createContext: built without ONNX Runtime (feature ort)",
+            ))
+        }
+        #[cfg(feature = "coreml")]
+        BackendKind::CoreMl => Box::new(webnn_coreml::CoreMlBackend),
+        #[cfg(not(feature = "coreml"))]
+        BackendKind::CoreMl => {
+            return Err(Error::not_supported(
+                "createContext: built without CoreML (feature coreml)",
+            ))
+        }
+    })
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 pub(crate) fn next_id() -> u64 {
     NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
-type Pending = Pin<Box<dyn Future<Output = Result<()>>>>;
-
 pub(crate) struct ContextInner {
     pub(crate) id: u64,
-    pub(crate) engine: Engine,
+    pub(crate) backend: Box<dyn Backend>,
     kind: BackendKind,
+    device: DeviceInfo,
     destroyed: Cell<bool>,
     /// Device work submitted by `dispatch` whose error report is not read yet.
     pending: RefCell<Vec<Pending>>,
@@ -203,84 +224,47 @@ impl Context {
         } else {
             None
         };
-        let software = gpu
-            .as_ref()
-            .map(|b| b.gpu().info.device_type == wgpu::DeviceType::Cpu);
-        let engine = match (choose(&options, software, HAS_ORT), gpu) {
-            (BackendKind::Wgpu, Some(b)) => Engine::Wgpu(b),
-            (BackendKind::Wgpu, None) => {
-                return Err(Error::not_supported(
-                    "createContext: no WebGPU adapter for a WebGPU context",
-                ))
-            }
-            #[cfg(feature = "ort")]
-            (BackendKind::Ort, _) => Engine::Ort(webnn_ort::OrtBackend::new()?),
-            #[cfg(not(feature = "ort"))]
-            (BackendKind::Ort, _) => {
-                return Err(Error::not_supported(
-                    "createContext: built without ONNX Runtime (feature ort)",
-                ))
-            }
-            #[cfg(feature = "coreml")]
-            (BackendKind::CoreMl, _) => Engine::CoreMl(webnn_coreml::CoreMlBackend),
-            #[cfg(not(feature = "coreml"))]
-            (BackendKind::CoreMl, _) => {
-                return Err(Error::not_supported(
-                    "createContext: built without CoreML (feature coreml)",
-                ))
-            }
-            (BackendKind::Cpu, _) => Engine::Fast(shared_fast()),
-            (BackendKind::Reference, _) => Engine::Reference(CpuBackend),
-        };
-        let ctx = Context::with_engine(engine);
-        eprintln!(
-            "webnn: context on {} ({})",
-            ctx.backend().name(),
-            ctx.device_name()
-        );
+        let software = gpu.as_ref().map(|b| !b.device().accelerated);
+        let kind = choose(&options, software, HAS_ORT);
+        let ctx = Context::with_backend(kind, open(kind, gpu)?);
+        eprintln!("webnn: context on {} ({})", kind.name(), ctx.device_name());
         Ok(ctx)
     }
 
     /// A context on the fast CPU backend (the process's shared one), created without waiting.
     pub fn cpu() -> Context {
-        Context::with_engine(Engine::Fast(shared_fast()))
+        Context::with_backend(BackendKind::Cpu, Box::new(shared_fast()))
     }
 
     /// A context on a fast CPU backend of its own (a given thread count or instruction set).
     pub fn fast(backend: FastBackend) -> Context {
-        Context::with_engine(Engine::Fast(Arc::new(backend)))
+        Context::with_backend(BackendKind::Cpu, Box::new(backend))
     }
 
     /// A context on the reference interpreter, the oracle for tests.
     pub fn reference() -> Context {
-        Context::with_engine(Engine::Reference(CpuBackend))
+        Context::with_backend(BackendKind::Reference, Box::new(CpuBackend))
     }
 
     /// A context on an already opened wgpu backend.
     pub fn wgpu(backend: WgpuBackend) -> Context {
-        Context::with_engine(Engine::Wgpu(backend))
+        Context::with_backend(BackendKind::Wgpu, Box::new(backend))
     }
 
     /// A context on an ONNX Runtime backend of its own (a thread count, standard ONNX only).
     #[cfg(feature = "ort")]
     pub fn ort(backend: webnn_ort::OrtBackend) -> Context {
-        Context::with_engine(Engine::Ort(backend))
+        Context::with_backend(BackendKind::Ort, Box::new(backend))
     }
 
-    fn with_engine(engine: Engine) -> Context {
-        let kind = match engine {
-            Engine::Fast(_) => BackendKind::Cpu,
-            Engine::Reference(_) => BackendKind::Reference,
-            Engine::Wgpu(_) => BackendKind::Wgpu,
-            #[cfg(feature = "ort")]
-            Engine::Ort(_) => BackendKind::Ort,
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(_) => BackendKind::CoreMl,
-        };
+    /// A context on any backend; `kind` is what [`Context::backend`] reports.
+    pub fn with_backend(kind: BackendKind, backend: Box<dyn Backend>) -> Context {
+        let device = backend.device();
         Context(Rc::new(ContextInner {
             id: next_id(),
-            engine,
+            backend,
             kind,
+            device,
             destroyed: Cell::new(false),
             pending: RefCell::new(Vec::new()),
             graphs: RefCell::new(Vec::new()),
@@ -295,38 +279,12 @@ impl Context {
 
     /// A description of the device (adapter name for WebGPU).
     pub fn device_name(&self) -> String {
-        match &self.0.engine {
-            Engine::Fast(b) => {
-                let threads = b.threads();
-                format!(
-                    "fast cpu ({}, {threads} thread{})",
-                    b.isa().name(),
-                    if threads == 1 { "" } else { "s" }
-                )
-            }
-            Engine::Reference(_) => "reference cpu interpreter".into(),
-            // A browser's WebGPU adapter reports no name.
-            Engine::Wgpu(b) => match &b.gpu().info {
-                i if i.name.is_empty() => format!("{:?}", i.backend),
-                i => format!("{} ({:?})", i.name, i.backend),
-            },
-            #[cfg(feature = "ort")]
-            Engine::Ort(b) => format!("ONNX Runtime, {:?} provider", b.provider()),
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(_) => "CoreML".into(),
-        }
+        self.0.device.name.clone()
     }
 
     /// `MLContext.accelerated`: whether work runs on a GPU (a hardware adapter).
     pub fn accelerated(&self) -> bool {
-        match &self.0.engine {
-            Engine::Fast(_) | Engine::Reference(_) => false,
-            Engine::Wgpu(b) => b.gpu().info.device_type != wgpu::DeviceType::Cpu,
-            #[cfg(feature = "ort")]
-            Engine::Ort(_) => false,
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(_) => false,
-        }
+        self.0.device.accelerated
     }
 
     pub fn is_destroyed(&self) -> bool {
@@ -335,23 +293,12 @@ impl Context {
 
     /// Whether graphs with bounded dynamic input dimensions run here (flexible inputs).
     pub fn dynamic_dimensions(&self) -> bool {
-        match &self.0.engine {
-            Engine::Fast(b) => b.dynamic_dimensions(),
-            Engine::Reference(b) => b.dynamic_dimensions(),
-            Engine::Wgpu(b) => b.dynamic_dimensions(),
-            #[cfg(feature = "ort")]
-            Engine::Ort(b) => b.dynamic_dimensions(),
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(b) => b.dynamic_dimensions(),
-        }
+        self.0.backend.dynamic_dimensions()
     }
 
-    /// Compute pipelines the context's WebGPU device has created (None on other backends).
+    /// Compute pipelines the context's device has created (None where that means nothing).
     pub fn pipelines(&self) -> Option<usize> {
-        match &self.0.engine {
-            Engine::Wgpu(b) => Some(b.pipelines()),
-            _ => None,
-        }
+        self.0.backend.pipelines()
     }
 
     pub fn same(&self, other: &Context) -> bool {
@@ -388,16 +335,7 @@ impl Context {
 
     /// `MLContext.opSupportLimits()`.
     pub fn op_support_limits(&self) -> OpSupportLimits {
-        let caps = match &self.0.engine {
-            Engine::Fast(b) => b.capabilities(),
-            Engine::Reference(b) => b.capabilities(),
-            Engine::Wgpu(b) => b.capabilities(),
-            #[cfg(feature = "ort")]
-            Engine::Ort(b) => b.capabilities(),
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(b) => b.capabilities(),
-        };
-        op_support_limits(&caps)
+        op_support_limits(&self.0.backend.capabilities())
     }
 
     /// `MLGraphBuilder.build()` after validation: compiles `graph` for this context.
@@ -413,15 +351,7 @@ impl Context {
                 self.backend().name()
             )));
         }
-        let compiled = match &self.0.engine {
-            Engine::Fast(b) => Compiled::Host(b.compile(graph)?),
-            Engine::Reference(_) => Compiled::Reference(webnn_cpu::CpuGraph::new(graph.clone())?),
-            Engine::Wgpu(b) => Compiled::Wgpu(Box::new(b.compile_graph_async(graph).await?)),
-            #[cfg(feature = "ort")]
-            Engine::Ort(b) => Compiled::Host(b.compile(graph)?),
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(b) => Compiled::Host(b.compile(graph)?),
-        };
+        let compiled = self.0.backend.compile_async(graph).await?;
         let g = Graph::new(self, graph, compiled);
         let mut graphs = self.0.graphs.borrow_mut();
         graphs.retain(|w| w.strong_count() > 0);
@@ -485,37 +415,53 @@ impl Context {
         t.write(data)
     }
 
-    /// `MLContext.readTensor()`: waits for the work dispatched before, then reads.
-    pub async fn read_tensor(&self, t: &Tensor) -> Result<Vec<u8>> {
+    /// `MLContext.readTensor()`. The read starts now, ordered after the work dispatched and
+    /// written before and before anything that follows (the browser binding calls this in
+    /// the page's task, not when the promise is first polled); the future gives its bytes,
+    /// or an InvalidStateError if the tensor or context is destroyed before it completes.
+    pub fn read_tensor(&self, t: &Tensor) -> impl Future<Output = Result<Vec<u8>>> + 'static {
+        let started = self.start_read(t);
+        let (ctx, tensor) = (self.clone(), t.clone());
+        async move {
+            let (pending, read) = started?;
+            let mut first = Ok(());
+            for p in pending {
+                if let (Err(e), true) = (p.await, first.is_ok()) {
+                    first = Err(e);
+                }
+            }
+            // The device's report of the work before: the first failure is an OperationError.
+            first?;
+            let bytes = read.await?;
+            if ctx.is_destroyed() || tensor.is_destroyed() {
+                return Err(Error::invalid_state(
+                    "readTensor: the tensor was destroyed before the read completed",
+                ));
+            }
+            Ok(bytes)
+        }
+    }
+
+    /// The checks of `readTensor`, then the read itself, started; with the reports of the
+    /// device work dispatched before, which the read awaits.
+    fn start_read(&self, t: &Tensor) -> Result<(Vec<Pending>, webnn_core::ReadFuture)> {
         self.check_tensor(t, "readTensor")?;
         if !t.0.desc.readable {
             return Err(Error::type_error(
                 "readTensor: the tensor was not created readable",
             ));
         }
-        self.settle().await?;
-        t.read().await
-    }
-
-    /// Awaits the reports of dispatched work; the first failure is an OperationError.
-    async fn settle(&self) -> Result<()> {
-        let pending: Vec<Pending> = std::mem::take(&mut *self.0.pending.borrow_mut());
-        let mut first = Ok(());
-        for p in pending {
-            if let (Err(e), true) = (p.await, first.is_ok()) {
-                first = Err(e);
-            }
-        }
-        first
+        let read = t.start_read()?;
+        Ok((std::mem::take(&mut *self.0.pending.borrow_mut()), read))
     }
 
     /// `MLContext.dispatch()`: checks the bindings as the spec says, then runs (the CPU) or
     /// submits (WebGPU) the graph; it returns before device work finishes.
-    pub fn dispatch(
+    pub fn dispatch<'a>(
         &self,
         graph: &Graph,
-        inputs: &[(&str, &Tensor)],
-        outputs: &[(&str, &Tensor)],
+        inputs: &[(&'a str, &'a Tensor)],
+        outputs: &[(&'a str, &'a Tensor)],
     ) -> Result<()> {
         self.check_alive("dispatch")?;
         if graph.0.context != self.0.id {
@@ -556,7 +502,29 @@ impl Context {
         let mut dims = DimBindings::default();
         check_names("input", &graph.0.inputs, inputs, &mut dims)?;
         check_names("output", &graph.0.outputs, outputs, &mut dims)?;
-        if let Some(p) = graph.run(inputs, outputs)? {
+        // Each tensor once (an in-place pair binds one tensor twice), borrowed for the call.
+        let mut distinct: Vec<&Tensor> = Vec::new();
+        let mut index = |named: &[(&'a str, &'a Tensor)]| -> Vec<(&'a str, usize)> {
+            named
+                .iter()
+                .map(|&(n, t)| match distinct.iter().position(|u| Rc::ptr_eq(&u.0, &t.0)) {
+                    Some(k) => (n, k),
+                    None => {
+                        distinct.push(t);
+                        (n, distinct.len() - 1)
+                    }
+                })
+                .collect()
+        };
+        let (ins, outs) = (index(inputs), index(outputs));
+        let mut held: Vec<std::cell::RefMut<Option<Box<dyn DeviceTensor>>>> =
+            distinct.iter().map(|t| t.0.storage.borrow_mut()).collect();
+        let tensors = held
+            .iter_mut()
+            .map(|s| s.as_deref_mut().ok_or_else(|| Error::type_error("dispatch: a tensor is destroyed")))
+            .collect::<Result<Vec<_>>>()?;
+        let mut bound = Bound { tensors, inputs: ins, outputs: outs };
+        if let Some(p) = graph.run(&mut bound)? {
             self.0.pending.borrow_mut().push(p);
         }
         Ok(())
@@ -574,10 +542,6 @@ impl Context {
             Tensor(t).destroy();
         }
         self.0.pending.borrow_mut().clear();
-    }
-
-    pub(crate) fn engine(&self) -> &Engine {
-        &self.0.engine
     }
 
     /// Tensors of this context still alive (for memory tests).

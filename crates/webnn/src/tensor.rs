@@ -1,12 +1,12 @@
-//! `MLTensor`: host bytes on the CPU backend, a GPU buffer on WebGPU.
+//! `MLTensor`: storage its context's backend owns (host bytes on the CPU, a GPU buffer on
+//! WebGPU), behind [`DeviceTensor`].
 
-use crate::context::{next_id, Context, Engine};
+use crate::context::{next_id, Context};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use webnn_core::builder::check_descriptor;
-use webnn_core::{Error, OperandDescriptor, Result};
-use webnn_wgpu::WgpuTensor;
+use webnn_core::{DeviceTensor, Error, OperandDescriptor, ReadFuture, Result};
 
 /// `MLTensorDescriptor` and whether the tensor is a constant one.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,11 +23,6 @@ impl TensorDescriptor {
     }
 }
 
-pub(crate) enum Storage {
-    Host(Vec<u8>),
-    Gpu(WgpuTensor),
-}
-
 pub(crate) struct TensorInner {
     pub(crate) id: u64,
     pub(crate) context: u64,
@@ -37,7 +32,7 @@ pub(crate) struct TensorInner {
     /// without reading the device back.
     pub(crate) constant_data: Option<Arc<[u8]>>,
     /// `None` once destroyed: the memory is released at once, not when the last handle goes.
-    pub(crate) storage: RefCell<Option<Storage>>,
+    pub(crate) storage: RefCell<Option<Box<dyn DeviceTensor>>>,
 }
 
 /// `MLTensor`. Cloning gives another handle to the same tensor.
@@ -52,20 +47,7 @@ impl Tensor {
         if let Some(d) = data {
             check_len(&desc.desc, bytes, d.len())?;
         }
-        let storage = match ctx.engine() {
-            #[cfg(feature = "ort")]
-            Engine::Ort(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
-            #[cfg(feature = "coreml")]
-            Engine::CoreMl(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
-            Engine::Fast(_) | Engine::Reference(_) => Storage::Host(data.map_or_else(|| vec![0; bytes], <[u8]>::to_vec)),
-            Engine::Wgpu(b) => {
-                let t = b.create_tensor(desc.desc.clone())?;
-                if let Some(d) = data {
-                    t.write(d)?;
-                }
-                Storage::Gpu(t)
-            }
-        };
+        let storage = ctx.0.backend.create_tensor(&desc.desc, data)?;
         let constant_data = data.filter(|_| desc.constant).map(Arc::from);
         Ok(Tensor(Rc::new(TensorInner {
             id: next_id(),
@@ -98,7 +80,8 @@ impl Tensor {
         self.0.storage.borrow().is_none()
     }
 
-    /// `MLTensor.destroy()`: frees the memory now; later use is an error.
+    /// `MLTensor.destroy()`: frees the memory now; later use is an error, and reads still in
+    /// flight reject with an InvalidStateError.
     pub fn destroy(&self) {
         self.0.storage.borrow_mut().take();
     }
@@ -106,21 +89,17 @@ impl Tensor {
     pub(crate) fn write(&self, data: &[u8]) -> Result<()> {
         check_len(self.desc(), self.0.bytes, data.len())?;
         match &mut *self.0.storage.borrow_mut() {
-            Some(Storage::Host(v)) => v.copy_from_slice(data),
-            Some(Storage::Gpu(t)) => t.write(data)?,
-            None => return Err(Error::type_error("writeTensor: the tensor is destroyed")),
+            Some(s) => s.write(data),
+            None => Err(Error::type_error("writeTensor: the tensor is destroyed")),
         }
-        Ok(())
     }
 
-    pub(crate) async fn read(&self) -> Result<Vec<u8>> {
-        // The GPU read awaits: take what it needs out of the borrow first.
-        let gpu = match &*self.0.storage.borrow() {
-            Some(Storage::Host(v)) => return Ok(v.clone()),
-            Some(Storage::Gpu(t)) => t.reader(),
-            None => return Err(Error::type_error("readTensor: the tensor is destroyed")),
-        };
-        gpu.await
+    /// Starts a read now: the future gives the contents as of this call.
+    pub(crate) fn start_read(&self) -> Result<ReadFuture> {
+        match &*self.0.storage.borrow() {
+            Some(s) => Ok(s.read()),
+            None => Err(Error::type_error("readTensor: the tensor is destroyed")),
+        }
     }
 }
 

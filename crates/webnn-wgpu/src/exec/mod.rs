@@ -22,7 +22,8 @@ use crate::support::supported;
 use crate::Options;
 use std::sync::Arc;
 use webnn_core::{
-    Dim, DimBindings, Error, Executable, Graph, HostTensor, OpKind, OperandDescriptor, Result,
+    Bound, Dim, DimBindings, Error, Executable, Graph, GraphStats, HostTensor, OpKind, OperandDescriptor, Pending,
+    Result,
 };
 
 /// One recorded kernel dispatch.
@@ -495,5 +496,19 @@ impl WgpuGraph {
 impl Executable for WgpuGraph {
     fn dispatch(&mut self, inputs: &[(&str, &HostTensor)]) -> Result<Vec<(String, HostTensor)>> {
         crate::gpu::block_on(self.dispatch_async(inputs))?
+    }
+
+    /// The kernels read and write the bound tensors' buffers: nothing leaves the device.
+    fn dispatch_bound(&mut self, bound: &mut Bound<'_>) -> Result<Option<Pending>> {
+        let (inputs, outputs) = bound.typed::<WgpuTensor>()?;
+        self.submit_tensors(&inputs, &outputs).map(Some)
+    }
+
+    fn stats(&self) -> GraphStats {
+        GraphStats {
+            dispatches: Some(self.dispatch_count()),
+            shapes_built: Some(self.shapes_built()),
+            copied_bytes: Some(self.copied_bytes()),
+        }
     }
 }

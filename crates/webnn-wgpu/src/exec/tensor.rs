@@ -12,7 +12,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use webnn_core::{Error, OperandDescriptor, Result};
+use webnn_core::{DeviceTensor, Error, OperandDescriptor, ReadFuture, Result};
 
 static NEXT_TENSOR: AtomicU64 = AtomicU64::new(1);
 
@@ -141,6 +141,18 @@ impl WgpuTensor {
     /// `read_async` on native targets.
     pub fn read(&self) -> Result<Vec<u8>> {
         crate::gpu::block_on(self.read_async())?
+    }
+}
+
+/// `MLTensor` storage on a WebGPU context: writes go through the queue and reads copy to a
+/// staging buffer at once, so both are ordered with the dispatches around them.
+impl DeviceTensor for WgpuTensor {
+    fn write(&mut self, data: &[u8]) -> Result<()> {
+        WgpuTensor::write(self, data)
+    }
+
+    fn read(&self) -> ReadFuture {
+        Box::pin(self.reader())
     }
 }
 
