@@ -5,7 +5,10 @@
 # from source: PyPI has no wheel; about 5 minutes on 2 cores), the reference webnn-llm's
 # parity test runs, with llama.cpp's `gguf` package beside it (the test's float64 evaluation
 # of the model reads the file with it). Nothing is downloaded at run time. Quick when all are there.
+#   llm-setup.sh --model   the model file only (the demo)
 set -euo pipefail
+model_only=false
+[ "${1:-}" = --model ] && model_only=true
 LLAMA_CPP_PYTHON_VERSION=0.3.16
 GGUF_VERSION=0.19.0
 llama="${WEBNN_LLAMA_DIR:-$HOME/.cache/webnn-rs/llama}"
@@ -22,6 +25,9 @@ install_gguf() {
   echo "$GGUF_VERSION" > "$llama/gguf-version"
 }
 install_llama() {
+  if $model_only; then
+    return
+  fi
   if [ "$(cat "$llama/version" 2>/dev/null)" = "$LLAMA_CPP_PYTHON_VERSION" ] && [ -d "$llama/site/llama_cpp" ]; then
     install_gguf
     return

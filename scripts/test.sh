@@ -7,44 +7,50 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+# Each section prints the minutes since the start, so a slow one shows in CI's log.
+start=$SECONDS
+section() { printf '== %s [%d:%02d]\n' "$*" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)); }
+section "setup"
 bash scripts/setup.sh all
+section "models and the polyfill"
 bash scripts/models.sh          # EfficientNet-Lite0 weights, labels and samples into www/models/
 bash scripts/build-web.sh --harness   # the polyfill (pkg-js/dist) and the in-page WPT harness
 
-echo "== native tests"
-cargo test --workspace --exclude webnn-browser-tests
-cargo test -p webnn --features ort,coreml   # the facade with every backend compiled in
-# SmolLM2 on ONNX Runtime: its known answer, parity with llama.cpp.
-cargo test -p webnn-llm --features ort --test smollm --test llama -- on_onnx_runtime
+section "native tests"
+# One build serves every native suite: the facade with every backend compiled in (ONNX
+# Runtime, CoreML's converter) and SmolLM2 on ONNX Runtime (its known answer, parity with
+# llama.cpp) beside the other backends.
+cargo test --workspace --exclude webnn-browser-tests --features webnn/ort,webnn/coreml,webnn-llm/ort
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
 cargo check -q -p webnn-gemm -p webnn-fast --target aarch64-apple-darwin   # the NEON kernels (aarch64)
 cargo run -q -p webnn-wpt -- --backend fast   # WPT on the fast CPU backend (webnn-fast)
 
-echo "== browser tests (wasm32 in headless Chromium)"
+section "browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu --test web_binding -- --nocapture
-echo "== the GEMM microkernels and the quantized row kernels in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
+section "the GEMM microkernels and the quantized row kernels in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
 cargo test -p webnn-gemm --target wasm32-unknown-unknown --release --test correctness
 cargo test -p webnn-fast --target wasm32-unknown-unknown --release --test quantized
 source scripts/wasm-threads.sh
 threads_cargo test -p webnn-gemm --release --test correctness
 threads_cargo test -p webnn-fast --release --test quantized
-echo "== the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (each wasm build: threads, relaxed-simd, simd128) and WebGPU contexts"
+section "the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (each wasm build: threads, relaxed-simd, simd128) and WebGPU contexts"
 cargo run -q -p webnn-wpt -- --backend browser-cpu
 WEBNN_WPT_BUILD=relaxed-simd cargo run -q -p webnn-wpt -- --backend browser-cpu
 WEBNN_WPT_BUILD=simd128 cargo run -q -p webnn-wpt -- --backend browser-cpu
 cargo run -q -p webnn-wpt -- --backend browser-webgpu
 
-echo "== the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"
+section "the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"
 cargo run -q -p webnn-onnx --example mobilenet_files -- www/models/mobilenetv2
 cargo run -q -p webnn-www -- bench --runs 2
 
-echo "== the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
+section "the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
 for cache in f32 f16; do
   cargo run -q -p webnn-www -- chat --device cpu --cache $cache --tokens 24
   cargo run -q -p webnn-www -- chat --device gpu --cache $cache --tokens 4
 done
 
 bash scripts/check-types.sh   # the npm package's TypeScript declarations
+section "all tests passed"

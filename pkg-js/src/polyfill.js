@@ -529,12 +529,13 @@ const THREADS_PROBE = probe(
   'AGFzbQEAAAABBAFgAAADAgEABQQBAwEBCj4BPAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9DAAAAAAAAAAAAAAAAAAAAAD9hQIaCw==',
 );
 
-// The wasm builds, fastest first: [name, file stem].
+// The wasm builds, fastest first: [name, file stem]; only those the bundle ships (the
+// build prepends `SHIPPED`, the stems it found in pkg-js/dist: the demo builds simd128 alone).
 const BUILDS = [
   ['threads', 'webnn_web_mt'],
   ['relaxed-simd', 'webnn_web_relaxed'],
   ['simd128', 'webnn_web'],
-];
+].filter(([, stem]) => SHIPPED.includes(stem));
 
 // The CPU thread count a page gets when it names none: one per core, at most 4 (MobileNet-
 // sized ops stop scaling beyond that, and every worker spins between ops).
@@ -604,7 +605,7 @@ async function loadWasm(n, base, { threads, wasmUrl, build = 'auto' } = {}) {
   const global = globalThis;
   const wanted = Math.max(1, Math.floor(Number(threads ?? defaultThreads(global))) || 1);
   let choice = BUILDS.find(([name]) => build === 'auto' ? buildUsable(global, name) : name === build);
-  if (wasmUrl) choice = BUILDS[2];
+  if (wasmUrl) choice = BUILDS.find(([name]) => name === 'simd128');
   if (!choice) throw new TypeError(`unknown polyfill build '${build}' (threads, relaxed-simd, simd128)`);
   if (!wasmUrl && !buildUsable(global, choice[0])) {
     throw new TypeError(`the ${choice[0]} build cannot run in this page`);

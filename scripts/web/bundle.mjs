@@ -1,7 +1,7 @@
 // Writes the polyfill's two entry points into pkg-js/dist next to the wasm-bindgen output:
 // webnn.mjs (ES module exporting install) and webnn-polyfill.js (a classic script that
 // installs itself). The builder's operation list comes from the wasm module itself.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 
@@ -9,7 +9,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const dist = path.join(root, 'pkg-js/dist');
 const glue = await import(pathToFileURL(path.join(dist, 'webnn_web.js')));
 glue.initSync({ module: readFileSync(path.join(dist, 'webnn_web_bg.wasm')) });
-const ops = `const OP_METHODS = ${glue.opMethods()};\n`;
+// The wasm builds present (the demo builds only simd128): the loader picks among these.
+const shipped = ['webnn_web_mt', 'webnn_web_relaxed', 'webnn_web'].filter((stem) =>
+  existsSync(path.join(dist, `${stem}_bg.wasm`)) && existsSync(path.join(dist, `${stem}.js`)));
+const ops = `const OP_METHODS = ${glue.opMethods()};\nconst SHIPPED = ${JSON.stringify(shipped)};\n`;
 const polyfill = readFileSync(path.join(root, 'pkg-js/src/polyfill.js'), 'utf8');
 
 const esm = `${ops}${polyfill}
@@ -42,4 +45,4 @@ installWebNN(self, (n) => loadWasm(n, base, { threads, build }), { force });
 
 writeFileSync(path.join(dist, 'webnn.mjs'), esm);
 writeFileSync(path.join(dist, 'webnn-polyfill.js'), classic);
-console.log(`bundled ${JSON.parse(glue.opMethods()).length} builder operations into pkg-js/dist`);
+console.log(`bundled ${JSON.parse(glue.opMethods()).length} builder operations and the builds ${shipped.join(', ')} into pkg-js/dist`);

@@ -54,7 +54,9 @@ fn finish_product(z: u32, m: u32, n: u32, acc: f32) {
     if (HAS_CLAMP) {
         v = min(max(v, M.clamp_low), M.clamp_high);
     }
-    store_elem((z * M.m + m) * M.n + n, v);
+    // The module's epilogue op (`tail`, generated: identity, or an op with input f).
+    let i = (z * M.m + m) * M.n + n;
+    store_elem(i, tail(i, v));
 }
 
 // The gemm frame's sizes (gemm.wgsl) for the bodies on this block: matmul and gemm

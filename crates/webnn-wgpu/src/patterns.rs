@@ -3,8 +3,9 @@
 //! graph meets: the resolved copies keep the node indices and operands the matches name, and
 //! every condition the kernels add holds at any size within the bounds.
 
+use crate::kernel::Tail;
 use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate};
-use webnn_core::{DataType, Graph, Operand};
+use webnn_core::{DataType, Graph, Op, Operand, Source};
 
 /// What a node runs instead of its own lowering.
 pub enum Fused {
@@ -23,13 +24,25 @@ pub struct Patterns {
     /// as scratch: an attention's scores `[kv_heads, group, seq, total]` hold the partial
     /// results of a decode step split along the keys.
     pub scratch: Vec<bool>,
+    /// Per quantized product: the op its epilogue applies with one more operand (`Tail`),
+    /// taken over from the one node that read the product, which is absorbed.
+    pub tail: Vec<Option<(Tail, Operand)>>,
+    /// Per absorbed node: the operand its output is, where that is not its first operand
+    /// (a residual add absorbed into the product it adds).
+    pub alias: Vec<Option<Operand>>,
 }
 
 impl Patterns {
     /// No fused kernels: every op as its own kernels.
     pub fn none(graph: &Graph) -> Patterns {
         let n = graph.nodes.len();
-        Patterns { at: (0..n).map(|_| None).collect(), absorbed: vec![false; n], scratch: vec![false; n] }
+        Patterns {
+            at: (0..n).map(|_| None).collect(),
+            absorbed: vec![false; n],
+            scratch: vec![false; n],
+            tail: vec![None; n],
+            alias: vec![None; n],
+        }
     }
 
     /// Per node: the operands its fused kernel reads (the match's inputs), which the buffer
@@ -37,8 +50,13 @@ impl Patterns {
     pub fn reads(&self) -> Vec<Vec<Operand>> {
         self.at
             .iter()
-            .map(|f| match f {
+            .zip(&self.tail)
+            .map(|(f, tail)| match f {
                 None => Vec::new(),
+                Some(Fused::Quantized(q)) if tail.is_some() => {
+                    let t = tail.map(|(_, r)| r);
+                    [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset, t].into_iter().flatten().collect()
+                }
                 Some(Fused::Quantized(q)) => [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset].into_iter().flatten().collect(),
                 Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
                 Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
@@ -86,6 +104,56 @@ impl Patterns {
         for n in scratch {
             p.scratch[n] = true;
         }
+        p.find_tails(graph);
         p
+    }
+
+    /// Epilogues of the quantized products: a residual `add` or the SiLU gate that is the
+    /// only reader of a product runs in its epilogue when its other operand is computed
+    /// before the product (an input, a constant or an earlier node's output).
+    fn find_tails(&mut self, graph: &Graph) {
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); graph.operands.len()];
+        for (k, node) in graph.nodes.iter().enumerate() {
+            for o in node.op.operands() {
+                readers[o.index()].push(k);
+            }
+        }
+        let outputs: Vec<Operand> = graph.outputs.iter().map(|(_, o)| *o).collect();
+        let before = |o: Operand, p: usize| match graph.info(o).source {
+            Source::Node { node, .. } => node < p,
+            Source::Input(_) | Source::Constant(_) => true,
+        };
+        for p in 0..graph.nodes.len() {
+            if !matches!(self.at[p], Some(Fused::Quantized(_))) {
+                continue;
+            }
+            let product = graph.nodes[p].outputs[0];
+            let [r] = readers[product.index()][..] else { continue };
+            if outputs.contains(&product) || self.absorbed[r] {
+                continue;
+            }
+            let desc = graph.desc(product);
+            let same = |o: Operand| graph.desc(o) == desc && o != product && before(o, p);
+            match (&graph.nodes[r].op, &self.at[r]) {
+                (Op::Add(a), None) => {
+                    let other = if a.a == product { a.b } else { a.a };
+                    if same(other) {
+                        self.tail[p] = Some((Tail::Add, other));
+                        self.absorbed[r] = true;
+                        self.alias[r] = Some(product);
+                    }
+                }
+                (_, Some(Fused::SiluGate(s))) if s.up == product && same(s.gate) => {
+                    self.tail[p] = Some((Tail::SiluGate, s.gate));
+                    for &k in &s.absorbed {
+                        self.absorbed[k] = true;
+                    }
+                    self.absorbed[r] = true;
+                    self.alias[r] = Some(product);
+                    self.at[r] = None;
+                }
+                _ => {}
+            }
+        }
     }
 }

@@ -258,13 +258,16 @@ pub fn lower_graph_with(graph: &Graph, patterns: &Patterns, cpu_adapter: bool) -
             lowered.push(Lowering::Kernels(Vec::new()));
             continue;
         }
-        // A fused kernel's absorbed nodes become aliases nothing reads.
+        // A fused kernel's absorbed nodes become aliases nothing reads, or of the product
+        // whose epilogue computed them.
         if fusion.absorbed[k] || patterns.absorbed[k] {
-            lowered.push(Lowering::Alias(node.op.operands()[0]));
+            lowered.push(Lowering::Alias(patterns.alias[k].unwrap_or(node.op.operands()[0])));
             continue;
         }
         let l = match &patterns.at[k] {
-            Some(Fused::Quantized(q)) => crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, cpu_adapter),
+            Some(Fused::Quantized(q)) => {
+                crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], cpu_adapter)
+            }
             Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
             Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),
             Some(Fused::SiluGate(s)) => crate::lower::lower_silu_gate(graph, node, s),

@@ -183,6 +183,8 @@ pub enum KernelId {
         x: ABinding,
         /// Whether the zero points may be nonzero (false: a constant of zeros, never read).
         zero_point: bool,
+        /// An element-wise op applied with a sixth input before the store.
+        tail: Tail,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -191,7 +193,31 @@ pub enum KernelId {
         offset: bool,
         clamp: bool,
         rows: u32,
+        tail: Tail,
     },
+}
+
+/// What a product's epilogue does with one more operand `r` of the output's shape (input f)
+/// after any clamp: the node that read the product is absorbed (`patterns.rs`). Saves a
+/// dispatch and a round trip of the output through memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tail {
+    None,
+    /// `v + r`: a residual connection (`add(r, product)`).
+    Add,
+    /// `v * r * sigmoid(r)`: the up projection of a SiLU-gated MLP, `r` the gate.
+    SiluGate,
+}
+
+impl Tail {
+    /// The `TAIL` override of a module that binds `r` (0 where there is none).
+    pub fn code(self) -> u32 {
+        match self {
+            Tail::None => 0,
+            Tail::Add => 1,
+            Tail::SiluGate => 2,
+        }
+    }
 }
 
 /// How a kernel binds input a (binding 2), a small float32 operand that every invocation
@@ -291,11 +317,11 @@ impl KernelKey {
             (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
             | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
             // A uniform x is bound at its one size.
-            (QGemv { weight, offset, clamp, x, zero_point, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, .. }) => {
-                (weight, offset, clamp, x, zero_point) == (w, o, k, x2, z)
+            (QGemv { weight, offset, clamp, x, zero_point, tail, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, .. }) => {
+                (weight, offset, clamp, x, zero_point, tail) == (w, o, k, x2, z, t)
             }
-            (QGemm { weight, offset, clamp, .. }, QGemm { weight: w, offset: o, clamp: k, .. }) => {
-                (weight, offset, clamp) == (w, o, k)
+            (QGemm { weight, offset, clamp, tail, .. }, QGemm { weight: w, offset: o, clamp: k, tail: t, .. }) => {
+                (weight, offset, clamp, tail) == (w, o, k, t)
             }
             (Conv { transposed, bias, clamp, .. }, Conv { transposed: t, bias: b, clamp: k, .. }) => {
                 (transposed, bias, clamp) == (t, b, k)
@@ -388,7 +414,10 @@ impl KernelKey {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            QGemv { weight, offset, clamp, lanes, cols, zero_point, .. } => {
+            QGemv { weight, offset, clamp, lanes, cols, zero_point, tail, .. } => {
+                if tail != Tail::None {
+                    c.push(("TAIL", tail.code() as f64));
+                }
                 c.push(("HAS_ZERO", flag(zero_point)));
                 c.push(("LANES", lanes as f64));
                 c.push(("COLS", cols as f64));
@@ -398,7 +427,10 @@ impl KernelKey {
                 c.push(("W_BITS", weight.bits() as f64));
                 c.push(("W_SIGNED", flag(matches!(weight, DataType::Int4 | DataType::Int8))));
             }
-            QGemm { weight, offset, clamp, rows } => {
+            QGemm { weight, offset, clamp, rows, tail } => {
+                if tail != Tail::None {
+                    c.push(("TAIL", tail.code() as f64));
+                }
                 c.push(("HAS_C", 0.0));
                 c.push(("HAS_CLAMP", flag(clamp)));
                 c.push(("ROWS", rows as f64));
@@ -556,15 +588,19 @@ impl KernelKey {
                                 for cols in [1, 4] {
                                     for x in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
                                         for zero_point in [false, true] {
-                                            let k = QGemv { weight: q, offset, clamp, lanes: l, params, cols, x, zero_point };
-                                            keys.push(key(k, t, t));
+                                            for tail in [Tail::None, Tail::Add, Tail::SiluGate] {
+                                                let k = QGemv { weight: q, offset, clamp, lanes: l, params, cols, x, zero_point, tail };
+                                                keys.push(key(k, t, t));
+                                            }
                                         }
                                     }
                                 }
                             }
                         }
                         for rows in [2, 4, 8] {
-                            keys.push(key(QGemm { weight: q, offset, clamp, rows }, t, t));
+                            for tail in [Tail::None, Tail::Add, Tail::SiluGate] {
+                                keys.push(key(QGemm { weight: q, offset, clamp, rows, tail }, t, t));
+                            }
                         }
                     }
                     keys.push(key(Depthwise { bias: c, clamp }, t, t));

@@ -59,9 +59,10 @@ pub enum Body {
     Attention(DataType, ABinding),
     AttentionTiled(DataType),
     AttentionMerge,
-    /// With the weight's type and how its parameters and x are bound.
-    QGemv(DataType, ParamBinding, ABinding),
-    QGemm(DataType),
+    /// With the weight's type, how its parameters and x are bound, and whether the
+    /// epilogue reads a sixth input (`Tail`).
+    QGemv(DataType, ParamBinding, ABinding, bool),
+    QGemm(DataType, bool),
 }
 
 /// How float16 inputs are read.
@@ -175,8 +176,8 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, params, x, .. } => Body::QGemv(weight, params, x),
-            K::QGemm { weight, .. } => Body::QGemm(weight),
+            K::QGemv { weight, params, x, tail, .. } => Body::QGemv(weight, params, x, tail != super::Tail::None),
+            K::QGemm { weight, tail, .. } => Body::QGemm(weight, tail != super::Tail::None),
         }
     }
 
@@ -184,7 +185,7 @@ impl Body {
     /// uniform (`ABinding`).
     pub fn a_binding(self) -> ABinding {
         match self {
-            Body::QGemv(_, _, a) | Body::Attention(_, a) => a,
+            Body::QGemv(_, _, a, _) | Body::Attention(_, a) => a,
             _ => ABinding::Storage,
         }
     }
@@ -197,7 +198,7 @@ impl Body {
     /// How the module binds its parameter block.
     pub fn params(self) -> ParamBinding {
         match self {
-            Body::QGemv(_, params, _) => params,
+            Body::QGemv(_, params, _, _) => params,
             _ => ParamBinding::Uniform,
         }
     }
@@ -212,7 +213,7 @@ impl Body {
             Copy | Place | ScatterElements(_) | ScatterNd(_) => Frame::Scatter,
             Reduce | ArgReduce | Softmax | Normalize | CumSum | Pool | Gemv | QGemv(..)
             | Attention(..) | AttentionTiled(_) | AttentionMerge => Frame::Rows,
-            Matmul | Conv | QGemm(_) => Frame::Gemm,
+            Matmul | Conv | QGemm(..) => Frame::Gemm,
             Depthwise => Frame::Own,
         }
     }
@@ -255,7 +256,7 @@ impl Body {
             Depthwise => src::DEPTHWISE,
             Gemv => src::GEMV,
             QGemv(..) => src::QGEMV,
-            QGemm(_) => src::QGEMM,
+            QGemm(..) => src::QGEMM,
         }
     }
 
@@ -269,7 +270,7 @@ impl Body {
             Softmax | Normalize | Gemv | QGemv(..) | Attention(..) | AttentionTiled(_) | AttentionMerge => Ops::FloatFold,
             Cast | Strided | Copy | Remap | Where | Triangular | Rope | SiluMul | Gather(_) | GatherNd(_) | Place
             | ScatterElements(_) | ScatterNd(_) | BatchNorm | Quantize | Dequantize | Resample
-            | Matmul | Conv | Depthwise | QGemm(_) => Ops::None,
+            | Matmul | Conv | Depthwise | QGemm(..) => Ops::None,
         }
     }
 
@@ -298,8 +299,9 @@ impl Body {
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
-            // x, the weight, its scale, zero point and offset.
-            QGemv(w, ..) | QGemm(w) => vec![dtype, w, dtype, w, dtype],
+            // x, the weight, its scale, zero point and offset; the epilogue's operand.
+            QGemv(w, .., false) | QGemm(w, false) => vec![dtype, w, dtype, w, dtype],
+            QGemv(w, .., true) | QGemm(w, true) => vec![dtype, w, dtype, w, dtype, dtype],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -359,8 +361,10 @@ impl ModuleKey {
         let frame = body.frame();
         let ops = body.ops();
         let op_file = domain_file(ops, Domain::of(self.dtype));
+        let tail = matches!(body, Body::QGemv(.., true) | Body::QGemm(_, true));
         let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT)
-            || body == Body::SiluMul;
+            || body == Body::SiluMul
+            || tail;
         let mut parts: Vec<String> = Vec::new();
         if self.f16 == F16::Native {
             parts.push("enable f16;".into());
@@ -383,7 +387,7 @@ impl ModuleKey {
         }
         for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
             match body {
-                Body::QGemv(_, _, a) | Body::Attention(_, a) if k == 0 => {
+                Body::QGemv(_, _, a, _) | Body::Attention(_, a) if k == 0 => {
                     parts.push(a_loader(a, Storage::of(t).loader(2, "a", self.f16 == F16::Native)))
                 }
                 _ => parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native)),
@@ -405,14 +409,14 @@ impl ModuleKey {
             Frame::Rows => {
                 match body {
                     Body::Pool => {}
-                    Body::Gemv | Body::QGemv(..) => parts.push(src::MATMUL_PARAMS.into()),
+                    Body::Gemv | Body::QGemv(..) => parts.extend([src::MATMUL_PARAMS.into(), tail_fn(tail)]),
                     _ => parts.push(src::ROWS_PARAMS.into()),
                 }
                 parts.extend([src::ROWS.into(), store.into()]);
             }
             Frame::Gemm => {
-                if matches!(body, Body::Matmul | Body::QGemm(_)) {
-                    parts.push(src::MATMUL_PARAMS.into());
+                if matches!(body, Body::Matmul | Body::QGemm(..)) {
+                    parts.extend([src::MATMUL_PARAMS.into(), tail_fn(tail)]);
                 }
                 parts.extend([src::GEMM.into(), store.into()]);
             }
@@ -450,6 +454,20 @@ fn a_loader(a: ABinding, storage: String) -> String {
              fn load_a(i: u32) -> f32 {{ return a[i / 4u][i % 4u]; }}\n\
              fn load_a4(j: u32) -> vec4<f32> {{ return a[j]; }}\n"
         ),
+    }
+}
+
+/// `tail(i, v)`, which `finish_product` applies to output element i before storing it: the
+/// epilogue op (`Tail`, the `TAIL` override) with input f where the module binds one.
+fn tail_fn(bound: bool) -> String {
+    match bound {
+        false => "fn tail(i: u32, v: f32) -> f32 {\n    return v;\n}\n".into(),
+        true => "override TAIL: u32 = 1u;\n\
+                 fn tail(i: u32, v: f32) -> f32 {\n\
+                 \x20   let r = load_f(i);\n\
+                 \x20   if (TAIL == 1u) {\n        return v + r;\n    }\n\
+                 \x20   return v * (r * sigmoid_f(r));\n}\n"
+            .into(),
     }
 }
 

@@ -162,9 +162,10 @@ pub fn lower_quantized(
     node: &Node,
     clamp: Option<[f32; 2]>,
     q: &webnn_core::fusion::QuantizedLinear,
+    tail: Option<(crate::kernel::Tail, Operand)>,
     cpu_adapter: bool,
 ) -> Result<Lowering> {
-    products::quantized_linear(&Cx { graph, node, clamp }, q, cpu_adapter)
+    products::quantized_linear(&Cx { graph, node, clamp }, q, tail, cpu_adapter)
 }
 
 /// The final matmul `node` of an `Attention` match, as the attention kernel.

@@ -1,7 +1,7 @@
 //! Matrix products and convolutions on the tiled gemm frame.
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
-use crate::kernel::{a_binding, gemm_rows, lanes_for, ABinding, KernelId, ParamBinding, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
+use crate::kernel::{a_binding, gemm_rows, lanes_for, ABinding, KernelId, ParamBinding, Tail, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
@@ -337,7 +337,14 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// parameters are bound as storage (`ParamBinding::Storage`: a decode step's gemv time
 /// halves on lavapipe) and with one row of x an invocation computes 4 outputs from one load
 /// of x (another 2.5x), which it reads through a uniform binding (`ABinding`: another 2x).
-pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_adapter: bool) -> Result<Lowering> {
+/// The product of a `QuantizedLinear` match; `tail`: the epilogue op and its operand (a
+/// residual added, a SiLU gate multiplied) where a reader of the product was absorbed.
+pub fn quantized_linear(
+    cx: &Cx,
+    q: &webnn_core::fusion::QuantizedLinear,
+    tail: Option<(Tail, Operand)>,
+    cpu_adapter: bool,
+) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
     let mut p = MatmulParams::zeroed();
@@ -349,12 +356,13 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
     let [low, high] = cx.clamp.unwrap_or([f32::NEG_INFINITY, f32::INFINITY]);
     (p.clamp_low, p.clamp_high) = (low, high);
     let (weight, offset, clamp) = (cx.dtype(q.weight), q.offset.is_some(), cx.clamp.is_some());
+    let tail_op = tail.map_or(Tail::None, |(t, _)| t);
     // Prompts: the tiled kernel reads each weight once per 16 to 64 rows of x, the gemv
     // kernel once per 4.
     let kernel = if m > QGEMV_ROWS {
         let rows = gemm_rows(m);
         check_tiles(m, q.n, [8 * rows, TILE], 1)?;
-        KernelId::QGemm { weight, offset, clamp, rows }
+        KernelId::QGemm { weight, offset, clamp, rows, tail: tail_op }
     } else {
         let (lanes, params, cols) = if cpu_adapter {
             (1, ParamBinding::Storage, 4)
@@ -368,9 +376,10 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, cpu_ad
         };
         // GGUF's formats have no zero points: the graph gives zeros, which the kernel skips.
         let zeros = cx.graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
-        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point: !zeros }
+        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point: !zeros, tail: tail_op }
     };
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
-    let inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
+    let mut inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
+    inputs.extend(tail.map(|(_, r)| r));
     Ok(Lowering::Kernels(vec![cx.call(key, inputs, Uniform::Matmul(p))]))
 }
