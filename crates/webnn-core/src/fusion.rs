@@ -441,6 +441,42 @@ fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -
     })
 }
 
+/// Where an `Attention`'s query comes from and its output goes in a transformer that keeps
+/// activations token-major, `[seq, kv_heads, group, head_dim]` (the projections' layout):
+///
+/// ```text
+/// q = transpose(t, [1, 2, 0, 3])      // t [seq, kv_heads, group, head_dim]
+/// o = transpose(y, [2, 0, 1, 3])      // y the attention's output -> [seq, kv_heads, group, head_dim]
+/// ```
+///
+/// A backend that reads and writes that layout itself skips both transposes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TokenLayout {
+    /// `t` and the transpose node, when the transpose's only reader is the attention.
+    pub query: Option<(Operand, usize)>,
+    /// The transpose node reading the output, when it is the output's only reader.
+    pub output: Option<usize>,
+}
+
+/// The token-major neighbours of attention `a` (see `TokenLayout`).
+pub fn token_layout(g: &Graph, a: &Attention) -> TokenLayout {
+    let u = &reader_counts(g);
+    let transpose = |n: usize, perm: [u32; 4]| match &g.nodes[n].op {
+        Op::Transpose(t) if t.options.permutation.as_deref() == Some(&perm[..]) => Some(t.input),
+        _ => None,
+    };
+    let query = producer(g, a.query)
+        .filter(|_| readers(u, a.query) == 1)
+        .and_then(|n| Some((transpose(n, [1, 2, 0, 3])?, n)));
+    let out = g.nodes[a.node].outputs[0];
+    let reader = g.nodes.iter().enumerate().skip(a.node + 1).find(|(_, n)| n.op.operands().contains(&out));
+    let is_output = g.outputs.iter().any(|(_, o)| *o == out);
+    let output = reader
+        .filter(|_| readers(u, out) == 1 && !is_output)
+        .and_then(|(n, _)| transpose(n, [2, 0, 1, 3]).map(|_| n));
+    TokenLayout { query, output }
+}
+
 /// The SiLU-gated product of a gated MLP: `mul(mul(g, sigmoid(g)), u)`, operands of each mul
 /// in either order, `g` and `u` float32 of one shape.
 #[derive(Clone, Debug, PartialEq, Eq)]

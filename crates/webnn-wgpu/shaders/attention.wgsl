@@ -19,8 +19,10 @@
 // unnormalised weighted values (head_dim + 2 floats at (query row * blocks + block) *
 // (head_dim + 2)) for attention_merge.wgsl to combine.
 // Rows block: rows, len = total; i = (seq, head_dim, group, kv_heads); f = (scale, masked);
-// outer_shape[0] = (blocks, keys per block, quads of query heads per kv head).
-// Inputs: a = q [kv_heads, group, seq, head_dim], b = keys, c = values, d = mask [seq, total].
+// outer_shape[0] = (blocks, keys per block, quads of query heads per kv head);
+// outer_strides[0] = q's and the output's layout (`q_at`, `out_at`).
+// Inputs: a = q [kv_heads, group, seq, head_dim] (or token-major), b = keys, c = values,
+// d = mask [seq, total].
 override SPLIT: bool = false;
 // Phase 1 reads q where input a lies rather than from a staged copy: on CPU adapters, where a
 // is a uniform binding (ABinding in src/kernel/mod.rs), cheaper to load than workgroup memory.
@@ -30,6 +32,21 @@ var<workgroup> q4: array<vec4<f32>, 256>;
 var<workgroup> probs: array<vec4<f32>, CHUNK>;
 var<workgroup> lane_tops: array<vec4<f32>, 64>;
 var<workgroup> eighth_tops: array<vec4<f32>, 8>;
+
+// Where element d of query row `row` (head * seq + position) lies in q and in the output:
+// R.outer_strides[0] holds the strides of a head and of a position in q, then in the output.
+// Head-major ([heads, seq, head_dim], the pattern's own shape) or token-major ([seq, heads,
+// head_dim], the projections' layout, when the transposes around the attention are skipped:
+// `webnn_core::fusion::TokenLayout`).
+fn q_at(row: u32, d: u32) -> u32 {
+    let seq = R.i.x;
+    return (row / seq) * R.outer_strides[0].x + (row % seq) * R.outer_strides[0].y + d;
+}
+
+fn out_at(row: u32, d: u32) -> u32 {
+    let seq = R.i.x;
+    return (row / seq) * R.outer_strides[0].z + (row % seq) * R.outer_strides[0].w + d;
+}
 
 fn exp4(x: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(exp_f(x.x), exp_f(x.y), exp_f(x.z), exp_f(x.w));
@@ -43,8 +60,8 @@ fn query(d: u32, row0: u32, seq: u32, hd: u32, heads: u32) -> vec4<f32> {
     }
     let j = vec4<u32>(0u, 1u, 2u, 3u);
     // Heads past the last read the last; their element is zeroed.
-    let at = (row0 + min(j, vec4<u32>(max(heads, 1u) - 1u)) * seq) * hd + d;
-    let v = vec4<f32>(load_a(at.x), load_a(at.y), load_a(at.z), load_a(at.w));
+    let row = row0 + min(j, vec4<u32>(max(heads, 1u) - 1u)) * seq;
+    let v = vec4<f32>(load_a(q_at(row.x, d)), load_a(q_at(row.y, d)), load_a(q_at(row.z, d)), load_a(q_at(row.w, d)));
     return select(vec4<f32>(0.0), v, j < vec4<u32>(heads));
 }
 
@@ -80,7 +97,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
     for (var d = lane; d < hd && !Q_DIRECT; d += LANES) {
         var v = vec4<f32>(0.0);
         for (var j = 0u; j < heads; j++) {
-            v[j] = load_a((row0 + j * seq) * hd + d);
+            v[j] = load_a(q_at(row0 + j * seq, d));
         }
         q4[d] = v;
     }
@@ -216,7 +233,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
                 if (SPLIT) {
                     store_elem(at + 2u + d, out[k][j]);
                 } else {
-                    store_elem(row * hd + d, out[k][j] / all[j]);
+                    store_elem(out_at(row, d), out[k][j] / all[j]);
                 }
             }
         }

@@ -2,7 +2,8 @@
 // row, its blocks' maxima, sums and unnormalised weighted values rescaled to the row's
 // maximum and summed, then divided by the row's sum. Row frame, each lane a few of the
 // row's output dimensions (every lane recomputes the row's maximum and sum: a handful of
-// blocks). Rows block: rows (query rows), i = (blocks per row, head_dim).
+// blocks). Rows block: rows (query rows), i = (blocks per row, head_dim, seq);
+// outer_strides[0].zw = the output's layout (as attention.wgsl's `out_at`).
 // Input: a = the partials, head_dim + 2 floats per (row, block).
 fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     if (!live) {
@@ -27,6 +28,7 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
             let at = (first + b) * stride;
             acc += load_a(at + 2u + d) * exp_f(load_a(at) - top);
         }
-        store_elem(row * hd + d, acc / sum);
+        let seq = R.i.z;
+        store_elem((row / seq) * R.outer_strides[0].z + (row % seq) * R.outer_strides[0].w + d, acc / sum);
     }
 }

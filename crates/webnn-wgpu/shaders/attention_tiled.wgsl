@@ -9,7 +9,8 @@
 // Invocation t works on tile row t / 4: it scores keys 4 * (t % 4) .. + 4 of each block and
 // accumulates output dimensions t % 4, t % 4 + 4, ... (16 of them).
 // Rows block: rows = tiles, len = total; i = (seq, head_dim, group, kv_heads);
-// f = (scale, masked). Inputs: a = q [kv_heads, group, seq, head_dim], b = keys, c = values
+// f = (scale, masked); outer_strides[0] = q's and the output's layout (`q_at`, `out_at`).
+// Inputs: a = q [kv_heads, group, seq, head_dim] (or token-major), b = keys, c = values
 // ([total, kv_heads * head_dim], where the cache keeps them), d = mask [seq, total].
 const TR: u32 = 16u;
 const TC: u32 = 16u;
@@ -18,6 +19,21 @@ var<workgroup> q_tile: array<f32, 1024>;
 var<workgroup> k_tile: array<f32, 1024>;
 var<workgroup> v_tile: array<f32, 1024>;
 var<workgroup> scores: array<f32, 256>;
+
+// Where element d of query row `row` (head * seq + position) lies in q and in the output:
+// R.outer_strides[0] holds the strides of a head and of a position in q, then in the output.
+// Head-major ([heads, seq, head_dim], the pattern's own shape) or token-major ([seq, heads,
+// head_dim], the projections' layout, when the transposes around the attention are skipped:
+// `webnn_core::fusion::TokenLayout`).
+fn q_at(row: u32, d: u32) -> u32 {
+    let seq = R.i.x;
+    return (row / seq) * R.outer_strides[0].x + (row % seq) * R.outer_strides[0].y + d;
+}
+
+fn out_at(row: u32, d: u32) -> u32 {
+    let seq = R.i.x;
+    return (row / seq) * R.outer_strides[0].z + (row % seq) * R.outer_strides[0].w + d;
+}
 
 fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
     let seq = R.i.x;
@@ -39,7 +55,7 @@ fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
         let d = e % HD;
         var v = 0.0;
         if (live && r0 + rr < per_head && d < hd) {
-            v = load_a((h * per_head + r0 + rr) * hd + d);
+            v = load_a(q_at(h * per_head + r0 + rr, d));
         }
         q_tile[e] = v;
     }
@@ -101,7 +117,7 @@ fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
         for (var i = 0u; i < 16u; i++) {
             let d = part + 4u * i;
             if (d < hd) {
-                store_elem(row * hd + d, acc[i] / sum);
+                store_elem(out_at(row, d), acc[i] / sum);
             }
         }
     }

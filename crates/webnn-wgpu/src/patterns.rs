@@ -4,7 +4,7 @@
 //! every condition the kernels add holds at any size within the bounds.
 
 use crate::kernel::Tail;
-use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate};
+use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate, TokenLayout};
 use webnn_core::{DataType, Graph, Op, Operand, Source};
 
 /// What a node runs instead of its own lowering.
@@ -13,7 +13,9 @@ pub enum Fused {
     RmsNorm(RmsNorm),
     Rope(Rope),
     SiluGate(SiluGate),
-    Attention(Attention),
+    /// With the transposes around it that the kernel skips by reading q and writing its
+    /// output token-major: the kernel then runs at the output transpose's node.
+    Attention(Attention, TokenLayout),
 }
 
 /// Per node: the fused kernel it runs, and whether a fused kernel replaces it.
@@ -61,7 +63,10 @@ impl Patterns {
                 Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
                 Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
                 Some(Fused::SiluGate(s)) => vec![s.gate, s.up],
-                Some(Fused::Attention(a)) => vec![a.query, a.keys, a.values, a.mask, a.scores],
+                Some(Fused::Attention(a, layout)) => {
+                    let q = layout.query.map_or(a.query, |(t, _)| t);
+                    vec![q, a.keys, a.values, a.mask, a.scores]
+                }
             })
             .collect()
     }
@@ -99,7 +104,17 @@ impl Patterns {
         let mut scratch = Vec::new();
         for a in fusion::attentions(graph).into_iter().filter(fits) {
             scratch.push(a.scores_node);
-            add(a.node, &a.absorbed.clone(), Fused::Attention(a));
+            let layout = fusion::token_layout(graph, &a);
+            let mut absorbed = a.absorbed.clone();
+            absorbed.extend(layout.query.map(|(_, n)| n));
+            let node = match layout.output {
+                Some(t) => {
+                    absorbed.push(a.node);
+                    t
+                }
+                None => a.node,
+            };
+            add(node, &absorbed, Fused::Attention(a, layout));
         }
         for n in scratch {
             p.scratch[n] = true;

@@ -47,6 +47,57 @@ fn graph_of(sh: Shape, cache: DataType) -> Graph {
     b.build(&[("y", y)]).unwrap()
 }
 
+/// As a transformer keeps its activations, token-major: q `[seq, heads * head_dim]` (the
+/// projection's output) transposed into the pattern's head-major layout, and the output
+/// transposed back to `[seq, heads * head_dim]`. The kernel reads and writes that layout
+/// itself (`fusion::TokenLayout`): no transpose runs.
+fn graph_tokens(sh: Shape) -> Graph {
+    use webnn_core::ops::{OpOptions, TransposeOptions};
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 24 };
+    let total = Dim::Dynamic { name: "total".into(), max_size: 600 };
+    let mut b = GraphBuilder::new();
+    let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
+    let width = sh.heads * sh.group * sh.hd;
+    let x = b.input("q", f(vec![seq.clone(), width.into()])).unwrap();
+    let q = b.reshape(x, vec![seq.clone(), sh.heads.into(), sh.group.into(), sh.hd.into()], OpOptions::default()).unwrap();
+    let perm = |p: [u32; 4]| TransposeOptions { permutation: Some(p.to_vec()), ..Default::default() };
+    let q = b.transpose(q, perm([1, 2, 0, 3])).unwrap();
+    let rows = f(vec![total.clone(), (sh.heads * sh.hd).into()]);
+    let keys = b.input("keys", rows.clone()).unwrap();
+    let values = b.input("values", rows).unwrap();
+    let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq.clone(), total.clone()])).unwrap();
+    let scale = 1.0 / (sh.hd as f64).sqrt();
+    let shape = AttentionShape { kv_heads: sh.heads, head_dim: sh.hd, total, scale, masked: -1e30 };
+    let y = attention(&mut b, &shape, q, keys, values, mask).unwrap();
+    let y = b.transpose(y, perm([2, 0, 1, 3])).unwrap();
+    let y = b.reshape(y, vec![seq, width.into()], OpOptions::default()).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+/// Token-major q and output: no transpose kernel, on every attention kernel.
+#[test]
+fn fused_attention_reads_and_writes_the_projections_layout() {
+    for sh in [SMOLLM, Shape { heads: 1, group: 5, hd: 32 }] {
+        let g = graph_tokens(sh);
+        let a = webnn_core::fusion::attentions(&g);
+        let layout = webnn_core::fusion::token_layout(&g, &a[0]);
+        assert!(layout.query.is_some() && layout.output.is_some(), "{layout:?}");
+        let lowered = webnn_wgpu::lower_graph(&g.resolved(&Default::default())).unwrap();
+        let kernels: Vec<String> = lowered
+            .iter()
+            .filter_map(|l| match l {
+                webnn_wgpu::lower::Lowering::Kernels(c) if !c.is_empty() => Some(c[0].key.label()),
+                _ => None,
+            })
+            .collect();
+        assert!(kernels.len() == 1 && kernels[0].starts_with("Attention"), "{kernels:?}");
+        let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+        for backend in [backend.clone().tuned_for_gpu(), backend] {
+            check_against_cpu(&g, sh, &backend, &CASES);
+        }
+    }
+}
+
 fn host(t: DataType, shape: &[u32], bytes: Vec<u8>) -> HostTensor {
     HostTensor { desc: OperandDescriptor::new(t, shape), bytes }
 }
@@ -157,8 +208,11 @@ fn check_against_cpu(g: &Graph, sh: Shape, backend: &webnn_wgpu::WgpuBackend, ca
             };
             host(cache, &[total, heads * hd], bytes)
         };
+        // q head-major, or token-major (`graph_tokens`).
+        let q_rank = g.desc(g.inputs.iter().find(|(n, _)| n == "q").unwrap().1).rank();
+        let q_shape = if q_rank == 2 { vec![seq, heads * group * hd] } else { vec![heads, group, seq, hd] };
         let inputs = [
-            ("q", host(DataType::Float32, &[heads, group, seq, hd], floats(&mut rng, heads * group * seq * hd))),
+            ("q", host(DataType::Float32, &q_shape, floats(&mut rng, heads * group * seq * hd))),
             ("keys", rows(&mut rng)),
             ("values", rows(&mut rng)),
             ("mask", host(DataType::Uint8, &[seq, total], mask)),

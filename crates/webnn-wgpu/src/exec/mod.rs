@@ -271,7 +271,7 @@ pub fn lower_graph_with(graph: &Graph, patterns: &Patterns, cpu_adapter: bool) -
             Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
             Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),
             Some(Fused::SiluGate(s)) => crate::lower::lower_silu_gate(graph, node, s),
-            Some(Fused::Attention(a)) => crate::lower::lower_attention(graph, node, a, cpu_adapter),
+            Some(Fused::Attention(a, layout)) => crate::lower::lower_attention(graph, node, a, layout, cpu_adapter),
             None => lower_fused(graph, node, fusion.clamp[k]),
         };
         lowered.push(l.map_err(at)?);

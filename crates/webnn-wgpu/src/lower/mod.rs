@@ -168,9 +168,16 @@ pub fn lower_quantized(
     products::quantized_linear(&Cx { graph, node, clamp }, q, tail, cpu_adapter)
 }
 
-/// The final matmul `node` of an `Attention` match, as the attention kernel.
-pub fn lower_attention(graph: &Graph, node: &Node, a: &webnn_core::fusion::Attention, cpu_adapter: bool) -> Result<Lowering> {
-    rows::attention(&Cx { graph, node, clamp: None }, a, cpu_adapter)
+/// The final matmul `node` of an `Attention` match (or the transpose of its output that
+/// `layout` names), as the attention kernel.
+pub fn lower_attention(
+    graph: &Graph,
+    node: &Node,
+    a: &webnn_core::fusion::Attention,
+    layout: &webnn_core::fusion::TokenLayout,
+    cpu_adapter: bool,
+) -> Result<Lowering> {
+    rows::attention(&Cx { graph, node, clamp: None }, a, layout, cpu_adapter)
 }
 
 /// The outer mul `node` of a `SiluGate` match.

@@ -213,7 +213,12 @@ const TILED_ROWS: u32 = 16;
 /// An `Attention` match (`webnn_core::fusion`): a workgroup per (kv head, quad of its group's
 /// query heads, query), or tiles of 16 query rows of one kv head for prompts, over `total`
 /// keys read from the cache layout. `cx.node` is the match's final matmul.
-pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) -> Result<Lowering> {
+pub fn attention(
+    cx: &Cx,
+    a: &webnn_core::fusion::Attention,
+    layout: &webnn_core::fusion::TokenLayout,
+    cpu_adapter: bool,
+) -> Result<Lowering> {
     let q = cx.shape(a.query)?;
     let keys = cx.shape(a.keys)?;
     let [kv_heads, group, seq, hd] = q[..] else {
@@ -225,10 +230,19 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     r.len = total;
     r.i = [seq, hd, group, kv_heads];
     r.f = [a.scale, a.masked, 0.0, 0.0];
+    // The strides of a head and of a position in q and in the output: head-major as the
+    // pattern's shapes are, or token-major where the transposes around it were skipped.
+    let heads = u32_of(u64::from(kv_heads) * u64::from(group))?;
+    let token_major = [hd, u32_of(u64::from(heads) * u64::from(hd))?];
+    let head_major = [u32_of(u64::from(seq) * u64::from(hd))?, hd];
+    let [qh, qs] = if layout.query.is_some() { token_major } else { head_major };
+    let [oh, os] = if layout.output.is_some() { token_major } else { head_major };
+    r.outer_strides[..4].copy_from_slice(&[qh, qs, oh, os]);
     // Prompts: tiles of query rows share each staged key and value (attention_tiled.wgsl's
     // TR rows, head dims up to its HD); decode steps: a workgroup per query position and
     // quad of query heads, which share each key and value loaded.
-    let inputs = vec![a.query, a.keys, a.values, a.mask];
+    let query = layout.query.map_or(a.query, |(t, _)| t);
+    let inputs = vec![query, a.keys, a.values, a.mask];
     let cache = cx.dtype(a.keys);
     if per_head >= TILED_ROWS && hd <= 64 {
         r.rows = u32_of(kv_heads as u64 * per_head.div_ceil(TILED_ROWS) as u64)?;
@@ -256,7 +270,8 @@ pub fn attention(cx: &Cx, a: &webnn_core::fusion::Attention, cpu_adapter: bool) 
     (r.outer_shape[0], r.outer_shape[1]) = (blocks, split_keys);
     let mut merge = Rows::zeroed();
     merge.rows = u32_of(rows)?;
-    merge.i = [blocks, hd, 0, 0];
+    merge.i = [blocks, hd, seq, 0];
+    merge.outer_strides[2..4].copy_from_slice(&[oh, os]);
     let (f32s, out) = (cx.dtype(a.query), cx.dtype(cx.out()));
     let split = KernelCall {
         key: KernelKey::new(KernelId::AttentionSplit { cache, q }, f32s, f32s),
