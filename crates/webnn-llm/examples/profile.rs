@@ -3,9 +3,10 @@
 //! `--seq N` profiles a prompt chunk of N tokens instead; `--shapes` (cpu) groups steps by
 //! their whole description, shapes included.
 //!
-//! `--f16` keeps the caches in float16.
+//! `--f16` keeps the caches in float16; `--gpu-kernels` picks the kernels a hardware GPU gets
+//! on any adapter (counts dispatches as a GPU would run them).
 //!
-//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--f16] [--unfused] [--cpu [--threads N] [--shapes]]
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--f16] [--unfused] [--gpu-kernels] [--cpu [--threads N] [--shapes]]
 
 use std::collections::BTreeMap;
 use webnn_core::{DataType, HostTensor, OperandDescriptor};
@@ -44,6 +45,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut backend = webnn_wgpu::WgpuBackend::new()?;
     if args.iter().any(|a| a == "--unfused") {
         backend = backend.unfused();
+    }
+    // The kernels a hardware GPU gets, on whatever adapter this is.
+    if args.iter().any(|a| a == "--gpu-kernels") {
+        backend = backend.tuned_for_gpu();
     }
     let mut g = backend.compile_graph(&graph)?;
     let inputs: Vec<(&str, &HostTensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();

@@ -97,9 +97,11 @@ fn main() {
         cpu_time / wgpu_time
     );
     println!(
-        "wgpu: {} kernel dispatches, {} pooled intermediate buffers",
+        "wgpu: {} kernel dispatches, {} pooled intermediate buffers, {} pipelines (created on {} threads)",
         gexe.dispatch_count(),
-        gexe.slot_count()
+        gexe.slot_count(),
+        wgpu.pipelines(),
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(16)
     );
     for ((name, g), (_, c)) in wgpu_out.iter().zip(&cpu_out) {
         let worst = floats(g)

@@ -3,8 +3,14 @@
 // few ulp, so the transcendental ops reduce their argument and evaluate Taylor polynomials
 // here; each stays within a few ulp of the correctly rounded result.
 
-// x limited to [lo, hi]; NaN passes through (WGSL's clamp leaves NaN open).
+// x limited to [lo, hi]; NaN passes through (WGSL's clamp leaves NaN open). NaN is tested
+// on its bits first: a compiler that assumes no NaN (WGSL allows it) may turn `x > hi` into
+// `!(x <= hi)`, true for NaN, which gave +inf for a NaN clamped to [-2, inf] on an NVIDIA
+// driver (float16, WPT's "clamp float16 1D tensor").
 fn clamp_f(x: f32, lo: f32, hi: f32) -> f32 {
+    if (is_nan(x)) {
+        return x;
+    }
     if (x < lo) {
         return lo;
     }

@@ -17,6 +17,11 @@ override HAS_ZERO: bool = true;
 override W_BITS: u32 = 4u;
 override W_SIGNED: bool = false;
 
+// RMSNorm of x here (`webnn_core::fusion::RmsNorm`, a fused pattern): x_i * w_i (w the norm
+// weight, `load_nw`) takes x_i's place, and each row's sum is scaled by
+// 1 / sqrt(sum(x²) / k + eps) at the end (M.beta holds eps: this kernel has no C).
+override NORM: bool = false;
+
 // Rows of x per frame row: the weight words are read once for four rows of x (prefill).
 const XR: u32 = 4u;
 // With one row of x, output columns per frame row: 1, or 4 to read x once for four weight
@@ -68,6 +73,16 @@ fn x4(i: u32, step: u32) -> vec4<f32> {
     return vec4<f32>(load_a(i), load_a(i + step), load_a(i + 2u * step), load_a(i + 3u * step));
 }
 
+// The norm weight's elements i, i + step, i + 2 step, i + 3 step.
+fn nw4(i: u32, step: u32) -> vec4<f32> {
+    return vec4<f32>(load_nw(i), load_nw(i + step), load_nw(i + 2u * step), load_nw(i + 3u * step));
+}
+
+// NORM's scale of a row from its sum of squares.
+fn inv_rms(squares: f32) -> f32 {
+    return 1.0 / sqrt(squares / f32(M.k) + M.beta);
+}
+
 // A weight word's values as floats, decoded once for every row of x that uses them: the
 // even and odd nibbles (4 bits), or the four bytes in `lo` (8 bits).
 struct WordValues {
@@ -96,26 +111,58 @@ fn x_word(i: u32) -> WordValues {
     return WordValues(load_a4(j), vec4<f32>(0.0));
 }
 
-// One word's share of a block for the row of x whose values for the word start at `i`:
-// sum(x * q), and x summed into four lanes.
+// The row of x's values for a word (`x_word`), times the norm weight's with NORM, and the
+// sum of their squares before (0 without NORM).
+struct XWord {
+    v: WordValues,
+    squares: f32,
+}
+
+fn x_normed(i: u32) -> XWord {
+    let x = x_word(i);
+    if (!NORM) {
+        return XWord(x, 0.0);
+    }
+    var w = WordValues(nw4(i, 1u), vec4<f32>(0.0));
+    if (W_BITS == 4u) {
+        w = WordValues(nw4(i, 2u), nw4(i + 1u, 2u));
+    }
+    return XWord(WordValues(x.lo * w.lo, x.hi * w.hi), dot(x.lo, x.lo) + dot(x.hi, x.hi));
+}
+
+// One word's share of a block for the row of x starting at `r`, whose values for the word
+// start at `r + i`: sum(x * q), x summed into four lanes, and (NORM) the squares of x.
 struct WordPart {
     xq: f32,
     xs: vec4<f32>,
+    squares: f32,
 }
 
-fn word_part(v: WordValues, i: u32) -> WordPart {
+fn word_part(v: WordValues, r: u32, i: u32) -> WordPart {
     if (W_BITS == 4u) {
-        let xe = x4(i, 2u);
-        let xo = x4(i + 1u, 2u);
-        return WordPart(dot(xe, v.lo) + dot(xo, v.hi), xe + xo);
+        var xe = x4(r + i, 2u);
+        var xo = x4(r + i + 1u, 2u);
+        var squares = 0.0;
+        if (NORM) {
+            squares = dot(xe, xe) + dot(xo, xo);
+            xe *= nw4(i, 2u);
+            xo *= nw4(i + 1u, 2u);
+        }
+        return WordPart(dot(xe, v.lo) + dot(xo, v.hi), xe + xo, squares);
     }
-    let xv = x4(i, 1u);
-    return WordPart(dot(xv, v.lo), xv);
+    var xv = x4(r + i, 1u);
+    var squares = 0.0;
+    if (NORM) {
+        squares = dot(xv, xv);
+        xv *= nw4(i, 1u);
+    }
+    return WordPart(dot(xv, v.lo), xv, squares);
 }
 
 // One row of x (decode steps): a word of weights at a time as vec4 dot products.
 fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     var acc = 0.0;
+    var squares = 0.0;
     if (live) {
         let per_word = 32u / W_BITS;
         let block = M.c_m;
@@ -126,7 +173,9 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
             var xq = 0.0;
             var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
-                let x = x_word(at + w * per_word);
+                let xn = x_normed(at + w * per_word);
+                let x = xn.v;
+                squares += xn.squares;
                 let v = word_values(b[word0 + w]);
                 xq += dot(x.lo, v.lo) + dot(x.hi, v.hi);
                 xs += x.lo + x.hi;
@@ -135,6 +184,9 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
         }
     }
     acc = lanes_reduce(OP_REDUCE_SUM, acc, slot, lane);
+    if (NORM) {
+        acc *= inv_rms(lanes_reduce(OP_REDUCE_SUM, squares, slot, lane));
+    }
     if (live && lane == 0u) {
         finish_product(0u, 0u, n, acc);
     }
@@ -144,6 +196,7 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
 // all four, and its block sums are shared. Columns past the last repeat it, never stored.
 fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
     var acc = vec4<f32>(0.0);
+    var squares = 0.0;
     if (live) {
         let per_word = 32u / W_BITS;
         let block = M.c_m;
@@ -156,7 +209,9 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
             var xq = vec4<f32>(0.0);
             var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
-                let x = x_word(at + w * per_word);
+                let xn = x_normed(at + w * per_word);
+                let x = xn.v;
+                squares += xn.squares;
                 let v0 = word_values(b[word0.x + w]);
                 let v1 = word_values(b[word0.y + w]);
                 let v2 = word_values(b[word0.z + w]);
@@ -175,6 +230,9 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
     acc.y = lanes_reduce(OP_REDUCE_SUM, acc.y, slot, lane);
     acc.z = lanes_reduce(OP_REDUCE_SUM, acc.z, slot, lane);
     acc.w = lanes_reduce(OP_REDUCE_SUM, acc.w, slot, lane);
+    if (NORM) {
+        acc *= inv_rms(lanes_reduce(OP_REDUCE_SUM, squares, slot, lane));
+    }
     if (live && lane == 0u) {
         finish_product(0u, 0u, n0, acc.x);
         if (n0 + 1u < M.n) {
@@ -213,6 +271,7 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     var acc1 = 0.0;
     var acc2 = 0.0;
     var acc3 = 0.0;
+    var sq = vec4<f32>(0.0);
     if (live) {
         let per_word = 32u / W_BITS;
         let block = M.c_m;
@@ -232,18 +291,22 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
             for (var w = 0u; w < block / per_word; w++) {
                 let v = word_values(b[word0 + w]);
                 let i = at + w * per_word;
-                var p = word_part(v, r0 + i);
+                var p = word_part(v, r0, i);
                 q0 += p.xq;
                 s0 += p.xs;
-                p = word_part(v, r1 + i);
+                sq.x += p.squares;
+                p = word_part(v, r1, i);
                 q1 += p.xq;
                 s1 += p.xs;
-                p = word_part(v, r2 + i);
+                sq.y += p.squares;
+                p = word_part(v, r2, i);
                 q2 += p.xq;
                 s2 += p.xs;
-                p = word_part(v, r3 + i);
+                sq.z += p.squares;
+                p = word_part(v, r3, i);
                 q3 += p.xq;
                 s3 += p.xs;
+                sq.w += p.squares;
             }
             let s = n * blocks + bk;
             let one = vec4<f32>(1.0);
@@ -257,6 +320,12 @@ fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     acc1 = lanes_reduce(OP_REDUCE_SUM, acc1, slot, lane);
     acc2 = lanes_reduce(OP_REDUCE_SUM, acc2, slot, lane);
     acc3 = lanes_reduce(OP_REDUCE_SUM, acc3, slot, lane);
+    if (NORM) {
+        acc0 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.x, slot, lane));
+        acc1 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.y, slot, lane));
+        acc2 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.z, slot, lane));
+        acc3 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.w, slot, lane));
+    }
     if (live && lane == 0u) {
         finish_product(0u, m0, n, acc0);
         if (m0 + 1u < M.m) {

@@ -32,6 +32,12 @@ pub struct Patterns {
     /// Per absorbed node: the operand its output is, where that is not its first operand
     /// (a residual add absorbed into the product it adds).
     pub alias: Vec<Option<Operand>>,
+    /// Per quantized product: the RMSNorm whose output is its input, when every reader of
+    /// that output is such a product. A product run as a gemv (decode steps, on GPUs)
+    /// normalises x itself, and the norm's node runs no kernel (`norm_in_readers`).
+    pub norm: Vec<Option<RmsNorm>>,
+    /// Per RMSNorm node: its readers may normalise x themselves (`norm`).
+    pub norm_in_readers: Vec<bool>,
 }
 
 impl Patterns {
@@ -44,6 +50,8 @@ impl Patterns {
             scratch: vec![false; n],
             tail: vec![None; n],
             alias: vec![None; n],
+            norm: vec![None; n],
+            norm_in_readers: vec![false; n],
         }
     }
 
@@ -52,14 +60,14 @@ impl Patterns {
     pub fn reads(&self) -> Vec<Vec<Operand>> {
         self.at
             .iter()
-            .zip(&self.tail)
-            .map(|(f, tail)| match f {
+            .zip(self.tail.iter().zip(&self.norm))
+            .map(|(f, (tail, norm))| match f {
                 None => Vec::new(),
-                Some(Fused::Quantized(q)) if tail.is_some() => {
+                Some(Fused::Quantized(q)) => {
                     let t = tail.map(|(_, r)| r);
-                    [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset, t].into_iter().flatten().collect()
+                    let (x, w) = (norm.as_ref().map(|r| r.input), norm.as_ref().map(|r| r.weight));
+                    [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset, t, x, w].into_iter().flatten().collect()
                 }
-                Some(Fused::Quantized(q)) => [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset].into_iter().flatten().collect(),
                 Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
                 Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
                 Some(Fused::SiluGate(s)) => vec![s.gate, s.up],
@@ -120,7 +128,33 @@ impl Patterns {
             p.scratch[n] = true;
         }
         p.find_tails(graph);
+        p.find_norms(graph);
         p
+    }
+
+    /// RMSNorms read only by quantized products (`norm`).
+    fn find_norms(&mut self, graph: &Graph) {
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); graph.operands.len()];
+        for (k, node) in graph.nodes.iter().enumerate() {
+            for o in node.op.operands() {
+                readers[o.index()].push(k);
+            }
+        }
+        for k in 0..graph.nodes.len() {
+            let Some(Fused::RmsNorm(r)) = &self.at[k] else { continue };
+            let h = graph.nodes[k].outputs[0];
+            let read = &readers[h.index()];
+            let by_products = !read.is_empty()
+                && read.iter().all(|&p| matches!(&self.at[p], Some(Fused::Quantized(q)) if q.input == h));
+            if !by_products || graph.outputs.iter().any(|(_, o)| *o == h) {
+                continue;
+            }
+            let r = r.clone();
+            for &p in read {
+                self.norm[p] = Some(r.clone());
+            }
+            self.norm_in_readers[k] = true;
+        }
     }
 
     /// Epilogues of the quantized products: a residual `add` or the SiLU gate that is the

@@ -283,6 +283,8 @@ impl WgpuGraph {
         });
         let buffer = |loc: Loc| self.buffer(loc);
 
+        let keys: Vec<KernelKey> = dispatches.iter().map(|(_, call, _, _)| call.key).collect();
+        cache.prepare(gpu, &keys, options.native_f16)?;
         let mut steps = Vec::with_capacity(blocks.len());
         let mut k = 0u64;
         let mut previous_node = usize::MAX;

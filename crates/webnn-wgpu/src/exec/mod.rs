@@ -266,7 +266,12 @@ pub fn lower_graph_with(graph: &Graph, patterns: &Patterns, cpu_adapter: bool) -
         }
         let l = match &patterns.at[k] {
             Some(Fused::Quantized(q)) => {
-                crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], cpu_adapter)
+                let norm = patterns.norm[k].as_ref();
+                crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], norm, cpu_adapter)
+            }
+            // Its readers normalise x themselves where they run as gemvs.
+            Some(Fused::RmsNorm(r)) if patterns.norm_in_readers[k] && crate::lower::norm_in_gemv(graph, r, cpu_adapter) => {
+                Ok(Lowering::Kernels(Vec::new()))
             }
             Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
             Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),

@@ -185,6 +185,11 @@ pub enum KernelId {
         zero_point: bool,
         /// An element-wise op applied with a sixth input before the store.
         tail: Tail,
+        /// x is RMS-normalised here (`webnn_core::fusion::RmsNorm`, whose node then runs no
+        /// kernel): x_i * w_i summed against the weights, scaled by 1 / sqrt(mean(x²) + eps)
+        /// at the end; the norm weight w is the last input. GPUs only: on CPU adapters its
+        /// per-lane loads cost more than the dispatch it saves.
+        norm: bool,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -317,8 +322,8 @@ impl KernelKey {
             (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
             | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
             // A uniform x is bound at its one size.
-            (QGemv { weight, offset, clamp, x, zero_point, tail, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, .. }) => {
-                (weight, offset, clamp, x, zero_point, tail) == (w, o, k, x2, z, t)
+            (QGemv { weight, offset, clamp, x, zero_point, tail, norm, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, norm: n, .. }) => {
+                (weight, offset, clamp, x, zero_point, tail, norm) == (w, o, k, x2, z, t, n)
             }
             (QGemm { weight, offset, clamp, tail, .. }, QGemm { weight: w, offset: o, clamp: k, tail: t, .. }) => {
                 (weight, offset, clamp, tail) == (w, o, k, t)
@@ -414,10 +419,11 @@ impl KernelKey {
                 c.push(("HAS_C", flag(has_c)));
                 c.push(("HAS_CLAMP", flag(clamp)));
             }
-            QGemv { weight, offset, clamp, lanes, cols, zero_point, tail, .. } => {
+            QGemv { weight, offset, clamp, lanes, cols, zero_point, tail, norm, .. } => {
                 if tail != Tail::None {
                     c.push(("TAIL", tail.code() as f64));
                 }
+                c.push(("NORM", flag(norm)));
                 c.push(("HAS_ZERO", flag(zero_point)));
                 c.push(("LANES", lanes as f64));
                 c.push(("COLS", cols as f64));
@@ -589,8 +595,10 @@ impl KernelKey {
                                     for x in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
                                         for zero_point in [false, true] {
                                             for tail in [Tail::None, Tail::Add, Tail::SiluGate] {
-                                                let k = QGemv { weight: q, offset, clamp, lanes: l, params, cols, x, zero_point, tail };
-                                                keys.push(key(k, t, t));
+                                                for norm in [false, true] {
+                                                    let k = QGemv { weight: q, offset, clamp, lanes: l, params, cols, x, zero_point, tail, norm };
+                                                    keys.push(key(k, t, t));
+                                                }
                                             }
                                         }
                                     }

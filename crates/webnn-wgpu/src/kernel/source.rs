@@ -59,9 +59,9 @@ pub enum Body {
     Attention(DataType, ABinding),
     AttentionTiled(DataType),
     AttentionMerge,
-    /// With the weight's type, how its parameters and x are bound, and whether the
-    /// epilogue reads a sixth input (`Tail`).
-    QGemv(DataType, ParamBinding, ABinding, bool),
+    /// With the weight's type, how its parameters and x are bound, whether the epilogue
+    /// reads one more input (`Tail`) and whether x is normalised (the norm weight, last).
+    QGemv(DataType, ParamBinding, ABinding, bool, bool),
     QGemm(DataType, bool),
 }
 
@@ -176,7 +176,7 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, params, x, tail, .. } => Body::QGemv(weight, params, x, tail != super::Tail::None),
+            K::QGemv { weight, params, x, tail, norm, .. } => Body::QGemv(weight, params, x, tail != super::Tail::None, norm),
             K::QGemm { weight, tail, .. } => Body::QGemm(weight, tail != super::Tail::None),
         }
     }
@@ -185,7 +185,7 @@ impl Body {
     /// uniform (`ABinding`).
     pub fn a_binding(self) -> ABinding {
         match self {
-            Body::QGemv(_, _, a, _) | Body::Attention(_, a) => a,
+            Body::QGemv(_, _, a, ..) | Body::Attention(_, a) => a,
             _ => ABinding::Storage,
         }
     }
@@ -198,7 +198,7 @@ impl Body {
     /// How the module binds its parameter block.
     pub fn params(self) -> ParamBinding {
         match self {
-            Body::QGemv(_, params, _, _) => params,
+            Body::QGemv(_, params, ..) => params,
             _ => ParamBinding::Uniform,
         }
     }
@@ -299,9 +299,15 @@ impl Body {
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
-            // x, the weight, its scale, zero point and offset; the epilogue's operand.
-            QGemv(w, .., false) | QGemm(w, false) => vec![dtype, w, dtype, w, dtype],
-            QGemv(w, .., true) | QGemm(w, true) => vec![dtype, w, dtype, w, dtype, dtype],
+            // x, the weight, its scale, zero point and offset; the epilogue's operand; the
+            // norm weight.
+            QGemv(w, _, _, tail, norm) => {
+                let mut v = vec![dtype, w, dtype, w, dtype];
+                v.extend([tail, norm].iter().filter(|&&b| b).map(|_| dtype));
+                v
+            }
+            QGemm(w, false) => vec![dtype, w, dtype, w, dtype],
+            QGemm(w, true) => vec![dtype, w, dtype, w, dtype, dtype],
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -361,7 +367,7 @@ impl ModuleKey {
         let frame = body.frame();
         let ops = body.ops();
         let op_file = domain_file(ops, Domain::of(self.dtype));
-        let tail = matches!(body, Body::QGemv(.., true) | Body::QGemm(_, true));
+        let tail = matches!(body, Body::QGemv(_, _, _, true, _) | Body::QGemm(_, true));
         let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT)
             || body == Body::SiluMul
             || tail;
@@ -387,7 +393,7 @@ impl ModuleKey {
         }
         for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
             match body {
-                Body::QGemv(_, _, a, _) | Body::Attention(_, a) if k == 0 => {
+                Body::QGemv(_, _, a, ..) | Body::Attention(_, a) if k == 0 => {
                     parts.push(a_loader(a, Storage::of(t).loader(2, "a", self.f16 == F16::Native)))
                 }
                 _ => parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native)),
@@ -409,7 +415,8 @@ impl ModuleKey {
             Frame::Rows => {
                 match body {
                     Body::Pool => {}
-                    Body::Gemv | Body::QGemv(..) => parts.extend([src::MATMUL_PARAMS.into(), tail_fn(tail)]),
+                    Body::Gemv => parts.extend([src::MATMUL_PARAMS.into(), tail_fn(false)]),
+                    Body::QGemv(..) => parts.extend([src::MATMUL_PARAMS.into(), tail_fn(tail), norm_fn(body)]),
                     _ => parts.push(src::ROWS_PARAMS.into()),
                 }
                 parts.extend([src::ROWS.into(), store.into()]);
@@ -468,6 +475,18 @@ fn tail_fn(bound: bool) -> String {
                  \x20   if (TAIL == 1u) {\n        return v + r;\n    }\n\
                  \x20   return v * (r * sigmoid_f(r));\n}\n"
             .into(),
+    }
+}
+
+/// `load_nw(i)`, the norm weight's element i, for qgemv.wgsl: its last input where the module
+/// normalises x (a stub never called where it does not).
+fn norm_fn(body: Body) -> String {
+    match body {
+        Body::QGemv(_, _, _, tail, true) => {
+            let letter = input_name(5 + usize::from(tail));
+            format!("fn load_nw(i: u32) -> f32 {{\n    return load_{letter}(i);\n}}\n")
+        }
+        _ => "fn load_nw(i: u32) -> f32 {\n    return 1.0;\n}\n".into(),
     }
 }
 

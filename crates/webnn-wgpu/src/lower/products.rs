@@ -12,6 +12,13 @@ const GEMV_ROWS: u32 = 4;
 /// Quantized products with at most this many rows run on the quantized gemv kernel.
 const QGEMV_ROWS: u32 = 8;
 
+/// Whether a quantized product of `rows` rows of x normalises x itself (`Patterns::norm`):
+/// as a gemv, on a GPU. On a CPU adapter (lavapipe, SwiftShader) every storage load is a
+/// lane-by-lane branch, so the norm weight's loads would cost more than the norm's dispatch.
+pub fn norm_prologue(rows: u64, cpu_adapter: bool) -> bool {
+    !cpu_adapter && rows <= u64::from(QGEMV_ROWS)
+}
+
 /// The tiled kernels number their output tiles (of all products) in a u32.
 fn check_tiles(rows: u32, cols: u32, tile: [u32; 2], products: u32) -> Result<()> {
     let n = rows.div_ceil(tile[0]) as u64 * cols.div_ceil(tile[1]) as u64 * products as u64;
@@ -339,14 +346,18 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// of x (another 2.5x), which it reads through a uniform binding (`ABinding`: another 2x).
 /// The product of a `QuantizedLinear` match; `tail`: the epilogue op and its operand (a
 /// residual added, a SiLU gate multiplied) where a reader of the product was absorbed.
+/// `norm`: the RMSNorm whose output is x, which a gemv on a GPU applies itself
+/// (`norm_prologue`), reading the norm's input and weight.
 pub fn quantized_linear(
     cx: &Cx,
     q: &webnn_core::fusion::QuantizedLinear,
     tail: Option<(Tail, Operand)>,
+    norm: Option<&webnn_core::fusion::RmsNorm>,
     cpu_adapter: bool,
 ) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
+    let norm = norm.filter(|_| norm_prologue(u64::from(m), cpu_adapter));
     let mut p = MatmulParams::zeroed();
     (p.m, p.n, p.k) = (m, q.n, q.k);
     (p.a_m, p.a_k) = (q.k, 1);
@@ -376,10 +387,16 @@ pub fn quantized_linear(
         };
         // GGUF's formats have no zero points: the graph gives zeros, which the kernel skips.
         let zeros = cx.graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
-        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point: !zeros, tail: tail_op }
+        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point: !zeros, tail: tail_op, norm: norm.is_some() }
     };
+    // The norm's epsilon where it runs here (the gemv has no C, so beta is free).
+    if let Some(r) = norm {
+        p.beta = r.epsilon;
+    }
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
-    let mut inputs = vec![q.input, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
+    let x = norm.map_or(q.input, |r| r.input);
+    let mut inputs = vec![x, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
     inputs.extend(tail.map(|(_, r)| r));
+    inputs.extend(norm.map(|r| r.weight));
     Ok(Lowering::Kernels(vec![cx.call(key, inputs, Uniform::Matmul(p))]))
 }
