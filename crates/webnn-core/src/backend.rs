@@ -82,8 +82,12 @@ pub struct GraphStats {
     pub dispatches: Option<usize>,
     /// Sets of kernel steps built for the sizes met so far (WebGPU, dynamic dimensions).
     pub shapes_built: Option<usize>,
-    /// Bytes the last dispatch copied between device buffers (0: every binding was direct).
+    /// Bytes the last dispatch copied between device buffers for its outputs and in-place
+    /// inputs (0: every large binding was direct).
     pub copied_bytes: Option<u64>,
+    /// Bind groups made so far for the tensors dispatches bound (WebGPU): a decode loop that
+    /// makes none per step adds none.
+    pub bind_groups: Option<u64>,
 }
 
 /// A compiled graph.

@@ -1,10 +1,15 @@
 //! Runs the decoder graph through the `webnn` object model: the key/value caches are tensors
-//! bound in place (never read back), each dispatch writes the new tokens, their positions and
-//! the mask, and reads one row of logits.
+//! bound in place (never read back), each dispatch writes the new tokens' positions, and the
+//! tensors a step binds are made once and reused, so a decode step creates nothing.
+//!
+//! [`Session::generate`] keeps the tokens on the device as well: the argMax output tensor of
+//! one step is the tokens input of the next, and the host reads the tokens back a few steps
+//! late, so it encodes and submits the next step while the device runs the current one.
 
-use crate::model::{build_graph, cache_type, Config};
 use crate::gguf::Gguf;
-use std::collections::HashMap;
+use crate::model::{build_graph, cache_type, Config};
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
 use webnn::{Context, DataType, Error, Graph, OperandDescriptor, Result, Tensor, TensorDescriptor};
 
 pub struct Session {
@@ -12,14 +17,24 @@ pub struct Session {
     pub graph: Graph,
     pub config: Config,
     caches: Vec<(String, Tensor)>,
-    /// Input tensors by name and shape (decode steps reuse them).
+    /// Tensors by name and shape, made on first use and reused by later steps.
     reused: HashMap<(String, Vec<u32>), Tensor>,
     /// Tokens in the caches.
     pub past: u32,
+    /// Tensors this session has created, and the host time spent in `dispatch` (checking the
+    /// bindings, encoding and submitting), over `dispatches` dispatches: what a step costs
+    /// the host besides waiting.
+    pub tensors_created: u64,
+    pub dispatch_time: Duration,
+    pub dispatches: u64,
 }
 
 fn bytes_i32(v: impl IntoIterator<Item = i32>) -> Vec<u8> {
     v.into_iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn token_of(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
 }
 
 impl Session {
@@ -32,24 +47,84 @@ impl Session {
                 caches.push((format!("{kind}{l}"), ctx.create_tensor(TensorDescriptor::new(desc, true, true))?));
             }
         }
-        Ok(Session { ctx, graph, config, caches, reused: HashMap::new(), past: 0 })
+        let tensors_created = caches.len() as u64;
+        Ok(Session {
+            ctx,
+            graph,
+            config,
+            caches,
+            reused: HashMap::new(),
+            past: 0,
+            tensors_created,
+            dispatch_time: Duration::ZERO,
+            dispatches: 0,
+        })
     }
 
-    fn tensor(&mut self, name: &str, data_type: DataType, shape: &[u32], data: &[u8], keep: bool) -> Result<Tensor> {
+    /// The tensor `name` of this shape, made on first use; `data` written when given.
+    fn tensor(&mut self, name: &str, data_type: DataType, shape: &[u32], data: Option<&[u8]>) -> Result<Tensor> {
         let key = (name.to_owned(), shape.to_vec());
         let t = match self.reused.get(&key) {
             Some(t) => t.clone(),
             None => {
                 let desc = TensorDescriptor::new(OperandDescriptor::new(data_type, shape), true, true);
                 let t = self.ctx.create_tensor(desc)?;
-                if keep {
-                    self.reused.insert(key, t.clone());
-                }
+                self.tensors_created += 1;
+                self.reused.insert(key, t.clone());
                 t
             }
         };
-        self.ctx.write_tensor(&t, data)?;
+        if let Some(d) = data {
+            self.ctx.write_tensor(&t, d)?;
+        }
         Ok(t)
+    }
+
+    /// The causal mask of `seq` new tokens after `total - seq` cached ones. Decode steps'
+    /// masks (one row) are kept, one per length, and written once; a prompt chunk's is
+    /// written each time.
+    fn mask(&mut self, seq: u32, total: u32) -> Result<Tensor> {
+        let past = total - seq;
+        let rows: Vec<u8> = (0..seq).flat_map(|i| (0..total).map(move |j| u8::from(j <= past + i))).collect();
+        let key = ("mask".to_owned(), vec![seq, total]);
+        if seq == 1 {
+            if let Some(t) = self.reused.get(&key) {
+                return Ok(t.clone());
+            }
+        }
+        let t = self.tensor("mask", DataType::Uint8, &[seq, total], Some(&rows))?;
+        if seq != 1 {
+            self.reused.remove(&key);
+        }
+        Ok(t)
+    }
+
+    /// Submits one dispatch of `seq` tokens (in `tokens`, int32 `[seq]`) after the cached
+    /// ones, the logits of rows `picked` going to a reused tensor (returned) and their
+    /// argmax to `next` (int32 `[picked.len()]`). Nothing is read.
+    fn submit(&mut self, tokens: &Tensor, seq: u32, picked: &[i32], next: &Tensor) -> Result<Tensor> {
+        let (past, total) = (self.past, self.past + seq);
+        if seq == 0 || total > self.config.capacity {
+            return Err(Error::type_error(format!("the context would hold {total} tokens, the caches {}", self.config.capacity)));
+        }
+        let pos = self.tensor("positions", DataType::Int32, &[seq, 1], Some(&bytes_i32((past..total).map(|p| p as i32))))?;
+        let mask = self.mask(seq, total)?;
+        let rows = picked.len() as u32;
+        let last = self.tensor("last", DataType::Int32, &[rows], Some(&bytes_i32(picked.iter().copied())))?;
+        let logits = self.tensor("logits", DataType::Float32, &[rows, self.config.vocab], None)?;
+        let mut inputs: Vec<(&str, &Tensor)> = vec![("tokens", tokens), ("positions", &pos), ("mask", &mask), ("last", &last)];
+        let outs: Vec<String> = self.caches.iter().map(|(n, _)| format!("{n}_out")).collect();
+        let mut outputs: Vec<(&str, &Tensor)> = vec![("logits", &logits), ("next", next)];
+        for ((name, t), out) in self.caches.iter().zip(&outs) {
+            inputs.push((name, t));
+            outputs.push((out, t));
+        }
+        let start = Instant::now();
+        self.ctx.dispatch(&self.graph, &inputs, &outputs)?;
+        self.dispatch_time += start.elapsed();
+        self.dispatches += 1;
+        self.past = total;
+        Ok(logits)
     }
 
     /// Runs `tokens` after the cached ones (in chunks of at most `max_seq`); the logits of the
@@ -84,40 +159,87 @@ impl Session {
 
     /// One dispatch, reading back what `read` asks for.
     async fn step(&mut self, chunk: &[u32], read: Read) -> Result<(Vec<f32>, u32)> {
-        let (seq, past) = (chunk.len() as u32, self.past);
-        let total = past + seq;
-        if seq == 0 || total > self.config.capacity {
-            return Err(Error::type_error(format!("the context would hold {total} tokens, the caches {}", self.config.capacity)));
-        }
-        let mask: Vec<u8> = (0..seq).flat_map(|i| (0..total).map(move |j| u8::from(j <= past + i))).collect();
-        let tok = self.tensor("tokens", DataType::Int32, &[seq], &bytes_i32(chunk.iter().map(|&t| t as i32)), true)?;
-        let pos = self.tensor("positions", DataType::Int32, &[seq, 1], &bytes_i32((past..total).map(|p| p as i32)), true)?;
-        let mask = self.tensor("mask", DataType::Uint8, &[seq, total], &mask, false)?;
+        let seq = chunk.len() as u32;
+        let tokens = self.tensor("tokens", DataType::Int32, &[seq], Some(&bytes_i32(chunk.iter().map(|&t| t as i32))))?;
         let picked: Vec<i32> = match read {
             Read::All => (0..seq as i32).collect(),
             Read::Last | Read::Token => vec![seq as i32 - 1],
         };
-        let rows = picked.len() as u32;
-        let last = self.tensor("last", DataType::Int32, &[rows], &bytes_i32(picked), true)?;
-        let desc = OperandDescriptor::new(DataType::Float32, &[rows, self.config.vocab]);
-        let logits = self.ctx.create_tensor(TensorDescriptor::new(desc, true, false))?;
-        let next = self.ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Int32, &[rows]), true, false))?;
-        let mut inputs: Vec<(&str, &Tensor)> = vec![("tokens", &tok), ("positions", &pos), ("mask", &mask), ("last", &last)];
-        let outs: Vec<String> = self.caches.iter().map(|(n, _)| format!("{n}_out")).collect();
-        let mut outputs: Vec<(&str, &Tensor)> = vec![("logits", &logits), ("next", &next)];
-        for ((name, t), out) in self.caches.iter().zip(&outs) {
-            inputs.push((name, t));
-            outputs.push((out, t));
-        }
-        self.ctx.dispatch(&self.graph, &inputs, &outputs)?;
-        self.past = total;
+        let next = self.tensor("next", DataType::Int32, &[picked.len() as u32], None)?;
+        let logits = self.submit(&tokens, seq, &picked, &next)?;
         if read != Read::Token {
             let bytes = self.ctx.read_tensor(&logits).await?;
             let values = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
             return Ok((values, 0));
         }
-        let id = self.ctx.read_tensor(&next).await?;
-        Ok((Vec::new(), u32::from_le_bytes([id[0], id[1], id[2], id[3]])))
+        Ok((Vec::new(), token_of(&self.ctx.read_tensor(&next).await?)))
+    }
+
+    /// Greedy generation with the tokens kept on the device: `prefill`, then `decode`.
+    pub async fn generate(&mut self, prompt: &[u32], max_new: usize, lag: usize, stop: Option<u32>) -> Result<Vec<u32>> {
+        if prompt.is_empty() || max_new == 0 {
+            return Ok(Vec::new());
+        }
+        self.prefill(prompt)?;
+        self.decode(max_new, lag, stop).await
+    }
+
+    /// The two tensors decode steps take turns reading their token from and writing the
+    /// next one to.
+    fn token_ring(&mut self) -> Result<[Tensor; 2]> {
+        Ok([self.tensor("token ring", DataType::Int32, &[1], None)?, self.tensor("token ring 2", DataType::Int32, &[1], None)?])
+    }
+
+    /// Submits `prompt` after the cached tokens; its greedy next token stays on the device,
+    /// where `decode` takes it. Nothing is read or awaited.
+    pub fn prefill(&mut self, prompt: &[u32]) -> Result<()> {
+        let ring = self.token_ring()?;
+        let chunks: Vec<&[u32]> = prompt.chunks(self.config.max_seq as usize).collect();
+        for (k, chunk) in chunks.iter().enumerate() {
+            let seq = chunk.len() as u32;
+            let tokens = self.tensor("tokens", DataType::Int32, &[seq], Some(&bytes_i32(chunk.iter().map(|&t| t as i32))))?;
+            let next = if k + 1 == chunks.len() { ring[0].clone() } else { self.tensor("next", DataType::Int32, &[1], None)? };
+            self.submit(&tokens, seq, &[seq as i32 - 1], &next)?;
+        }
+        Ok(())
+    }
+
+    /// The token `prefill` left on the device, read (for callers that show it at once).
+    pub async fn peek_token(&mut self) -> Result<u32> {
+        let ring = self.token_ring()?;
+        Ok(token_of(&self.ctx.read_tensor(&ring[0]).await?))
+    }
+
+    /// Greedy decode steps after `prefill`, with the tokens kept on the device: each step's
+    /// tokens input is the previous step's argMax output (the two tensors of the ring in
+    /// turn), and each token is read back `lag` steps after its step was submitted (a read
+    /// starts when it is asked for and sees only the work before it), so the device never
+    /// waits for the host within a generation. Returns up to `max_new` tokens (prefill's
+    /// first), ending after `stop` when it comes; that is seen `lag` steps late, and the
+    /// steps submitted meanwhile are dropped (the caches hold their tokens; `past` counts
+    /// them).
+    pub async fn decode(&mut self, max_new: usize, lag: usize, stop: Option<u32>) -> Result<Vec<u32>> {
+        let ring = self.token_ring()?;
+        let mut reads = VecDeque::from([self.ctx.read_tensor(&ring[0])]);
+        let mut out = Vec::with_capacity(max_new);
+        let mut submitted = 1;
+        loop {
+            if submitted < max_new && self.past < self.config.capacity {
+                let (input, output) = (&ring[(submitted + 1) % 2], &ring[submitted % 2]);
+                self.submit(input, 1, &[0], output)?;
+                reads.push_back(self.ctx.read_tensor(output));
+                submitted += 1;
+                if reads.len() <= lag {
+                    continue;
+                }
+            }
+            let Some(read) = reads.pop_front() else { return Ok(out) };
+            let token = token_of(&read.await?);
+            out.push(token);
+            if Some(token) == stop {
+                return Ok(out);
+            }
+        }
     }
 }
 

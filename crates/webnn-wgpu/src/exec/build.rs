@@ -24,7 +24,7 @@ pub fn workgroups(units: u32) -> (u32, u32) {
 
 /// Bytes between parameter blocks: each at an offset the device accepts for a uniform and
 /// for a storage binding (`ParamBinding`).
-fn block_stride(gpu: &Gpu) -> u64 {
+pub(super) fn block_stride(gpu: &Gpu) -> u64 {
     let align = gpu.limits.min_uniform_buffer_offset_alignment.max(gpu.limits.min_storage_buffer_offset_alignment);
     MAX_BLOCK.next_multiple_of(align.max(1) as u64)
 }
@@ -61,7 +61,7 @@ fn tiles(t: [u32; 3]) -> [u32; 3] {
 }
 
 /// The workgroup grid of one dispatch of `key` with block `uniform`.
-fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
+pub(super) fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
     let rows = |rows: u32| {
         let groups = rows.div_ceil(ROW_WORKGROUP / lanes(key));
         let (x, y) = workgroups(groups.saturating_mul(WORKGROUP_SIZE));
@@ -242,6 +242,9 @@ impl WgpuGraph {
             in_place: Vec::new(),
             copied: 0,
             shapes_built: 1,
+            copy_buffers: Vec::new(),
+            bind_groups_made: 0,
+            recorded: 0,
         };
         g.shaped = g.make_shaped(cache, graph, &lowered, sizes, options)?;
         Ok(g)
@@ -322,6 +325,7 @@ impl WgpuGraph {
                     key: call.key,
                     single_window: wins.len() == 1,
                     groups: grid(call.key, &win.uniform),
+                    node: *n,
                     op: op.kind(),
                     kernel: call.key.label(),
                 });
@@ -384,7 +388,7 @@ impl WgpuGraph {
     }
 
     /// Where each output is read from and lands in the staging buffer, at `sizes`.
-    fn output_reads(&self, graph: &Graph, sizes: &[u64]) -> Result<Vec<OutputRead>> {
+    pub(super) fn output_reads(&self, graph: &Graph, sizes: &[u64]) -> Result<Vec<OutputRead>> {
         let mut outputs = Vec::with_capacity(graph.outputs.len());
         let mut staging_size = 0u64;
         for (name, o) in &graph.outputs {

@@ -5,6 +5,7 @@
 
 mod build;
 mod profile;
+mod retune;
 mod run;
 mod tensor;
 
@@ -12,7 +13,7 @@ pub use profile::StepTime;
 pub use tensor::WgpuTensor;
 
 use crate::cache::PipelineCache;
-use crate::fuse::fuse;
+use crate::fuse::{fuse, Fusion};
 use crate::gpu::Gpu;
 use crate::lower::{lower_fused, Lowering};
 use crate::patterns::{Fused, Patterns};
@@ -49,6 +50,8 @@ pub(crate) struct Step {
     /// The call runs in one window (so new sizes can reuse the step in place).
     single_window: bool,
     groups: [u32; 3],
+    /// The node it belongs to (`retune` finds a node's steps by it).
+    node: usize,
     /// The op it belongs to and the kernel's label, for profiles.
     op: OpKind,
     kernel: String,
@@ -102,6 +105,8 @@ struct Dynamic {
     keys: Vec<Vec<crate::kernel::KernelKey>>,
     /// The sizes `shaped` is for (one per name).
     sizes: Vec<u32>,
+    /// What `retune` needs to follow one size's change without lowering the whole graph.
+    retune: retune::Retune,
 }
 
 /// Shapes kept for sizes met before (a decoder cycles through few; each holds bind groups).
@@ -131,6 +136,14 @@ pub struct WgpuGraph {
     copied: u64,
     /// Statistics of the buffer plan, for tests.
     pub plan: BufferPlan,
+    /// Per input, the graph's own copy of small inputs bound from tensors
+    /// (`submit_tensors`); empty until the first dispatch on tensors.
+    copy_buffers: Vec<Option<WgpuTensor>>,
+    /// Bind groups made for tensors so far (`GraphStats::bind_groups`).
+    bind_groups_made: u64,
+    /// Kernel dispatches the last dispatch on tensors recorded (the in-place scatters'
+    /// copies skipped); 0 before the first.
+    recorded: usize,
 }
 
 /// GPU memory goes back when the graph does (`MLGraph.destroy()`), not when the browser's
@@ -222,22 +235,19 @@ fn keep_kernels(lowered: &mut [Lowering], keys: &[Vec<crate::kernel::KernelKey>]
 
 /// Each operand's buffer bytes; NotSupportedError past the device's largest buffer.
 fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
+    graph.operands.iter().map(|info| operand_bytes(gpu, &info.desc)).collect()
+}
+
+/// The buffer bytes of an operand of static shape `desc`; NotSupportedError past the
+/// device's largest buffer.
+fn operand_bytes(gpu: &Gpu, desc: &OperandDescriptor) -> Result<u64> {
     let max = gpu.limits.max_buffer_size;
-    graph
-        .operands
-        .iter()
-        .map(|info| {
-            let shape = info.desc.require_static("the wgpu backend's operands")?;
-            let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-            match n.and_then(|n| Storage::of(info.desc.data_type).buffer_bytes(n)) {
-                Some(b) if b <= max => Ok(b),
-                _ => Err(Error::not_supported(format!(
-                    "{} exceeds the device's largest buffer ({max} bytes)",
-                    info.desc
-                ))),
-            }
-        })
-        .collect()
+    let shape = desc.require_static("the wgpu backend's operands")?;
+    let n = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64));
+    match n.and_then(|n| Storage::of(desc.data_type).buffer_bytes(n)) {
+        Some(b) if b <= max => Ok(b),
+        _ => Err(Error::not_supported(format!("{desc} exceeds the device's largest buffer ({max} bytes)"))),
+    }
 }
 
 /// What each node of `graph` runs: its fused activations absorbed, every other node lowered.
@@ -250,38 +260,38 @@ pub fn lower_graph(graph: &Graph) -> Result<Vec<Lowering>> {
 pub fn lower_graph_with(graph: &Graph, patterns: &Patterns, cpu_adapter: bool) -> Result<Vec<Lowering>> {
     check_support(graph)?;
     let fusion = fuse(graph);
-    let mut lowered = Vec::with_capacity(graph.nodes.len());
-    for (k, node) in graph.nodes.iter().enumerate() {
-        let at = |e: webnn_core::Error| e.at(node.op.name(), node.op.label());
-        // A fused kernel's scratch keeps its buffer (no kernel writes it but that one).
-        if patterns.scratch[k] {
-            lowered.push(Lowering::Kernels(Vec::new()));
-            continue;
-        }
-        // A fused kernel's absorbed nodes become aliases nothing reads, or of the product
-        // whose epilogue computed them.
-        if fusion.absorbed[k] || patterns.absorbed[k] {
-            lowered.push(Lowering::Alias(patterns.alias[k].unwrap_or(node.op.operands()[0])));
-            continue;
-        }
-        let l = match &patterns.at[k] {
-            Some(Fused::Quantized(q)) => {
-                let norm = patterns.norm[k].as_ref();
-                crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], norm, cpu_adapter)
-            }
-            // Its readers normalise x themselves where they run as gemvs.
-            Some(Fused::RmsNorm(r)) if patterns.norm_in_readers[k] && crate::lower::norm_in_gemv(graph, r, cpu_adapter) => {
-                Ok(Lowering::Kernels(Vec::new()))
-            }
-            Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
-            Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),
-            Some(Fused::SiluGate(s)) => crate::lower::lower_silu_gate(graph, node, s),
-            Some(Fused::Attention(a, layout)) => crate::lower::lower_attention(graph, node, a, layout, cpu_adapter),
-            None => lower_fused(graph, node, fusion.clamp[k]),
-        };
-        lowered.push(l.map_err(at)?);
+    (0..graph.nodes.len()).map(|k| lower_node(graph, k, patterns, &fusion, cpu_adapter)).collect()
+}
+
+/// What node `k` runs, given the graph's fused patterns and activations.
+pub(crate) fn lower_node(graph: &Graph, k: usize, patterns: &Patterns, fusion: &Fusion, cpu_adapter: bool) -> Result<Lowering> {
+    let node = &graph.nodes[k];
+    let at = |e: webnn_core::Error| e.at(node.op.name(), node.op.label());
+    // A fused kernel's scratch keeps its buffer (no kernel writes it but that one).
+    if patterns.scratch[k] {
+        return Ok(Lowering::Kernels(Vec::new()));
     }
-    Ok(lowered)
+    // A fused kernel's absorbed nodes become aliases nothing reads, or of the product
+    // whose epilogue computed them.
+    if fusion.absorbed[k] || patterns.absorbed[k] {
+        return Ok(Lowering::Alias(patterns.alias[k].unwrap_or(node.op.operands()[0])));
+    }
+    let l = match &patterns.at[k] {
+        Some(Fused::Quantized(q)) => {
+            let norm = patterns.norm[k].as_ref();
+            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], norm, cpu_adapter)
+        }
+        // Its readers normalise x themselves where they run as gemvs.
+        Some(Fused::RmsNorm(r)) if patterns.norm_in_readers[k] && crate::lower::norm_in_gemv(graph, r, cpu_adapter) => {
+            Ok(Lowering::Kernels(Vec::new()))
+        }
+        Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
+        Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),
+        Some(Fused::SiluGate(s)) => crate::lower::lower_silu_gate(graph, node, s),
+        Some(Fused::Attention(a, layout)) => crate::lower::lower_attention(graph, node, a, layout, cpu_adapter),
+        None => lower_fused(graph, node, fusion.clamp[k]),
+    };
+    l.map_err(at)
 }
 
 impl WgpuGraph {
@@ -315,7 +325,8 @@ impl WgpuGraph {
         let sizes = byte_sizes(&gpu, &bound)?;
         let alias = aliases(&lowered);
         let keys = kernel_keys(&lowered);
-        let plan = plan(&bound, &alias, &patterns.reads(), &|i| sizes[i]);
+        let reads = patterns.reads();
+        let plan = plan(&bound, &alias, &reads, &|i| sizes[i]);
         let scope = gpu.scope();
         let built = WgpuGraph::build(gpu.clone(), cache, &bound, lowered, plan, &sizes, options);
         gpu.close(scope, "compile").await?;
@@ -337,7 +348,8 @@ impl WgpuGraph {
                     }
                 }
             }
-            let sizes = names.iter().map(|n| bound_size(graph, n)).collect();
+            let dims = names.iter().map(|n| bound_size(graph, n)).collect();
+            let retune = retune::Retune::new(graph, &names, &reads, bound.clone(), sizes, fuse(&bound));
             built.dynamic = Some(Dynamic {
                 graph: graph.clone(),
                 patterns,
@@ -346,7 +358,8 @@ impl WgpuGraph {
                 cache: cache.clone(),
                 options,
                 keys,
-                sizes,
+                sizes: dims,
+                retune,
             });
         }
         Ok(built)
@@ -364,7 +377,7 @@ impl WgpuGraph {
                 .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
             dims.bind(name, desc, actual)?;
         }
-        let Some(dynamic) = &mut self.dynamic else {
+        let Some(dynamic) = &self.dynamic else {
             return Ok(());
         };
         let key: Vec<u32> = dynamic
@@ -372,13 +385,29 @@ impl WgpuGraph {
             .iter()
             .map(|n| dims.get(n).unwrap_or(0))
             .collect();
-        if key == dynamic.sizes {
+        if key == dynamic.sizes || self.retune(&key, &dims)? {
             return Ok(());
         }
+        self.select_fully(key, &dims)?;
+        // The full path leaves `retune` the graph resolved at the new sizes.
+        if let Some(d) = &mut self.dynamic {
+            let g = d.graph.resolved(&dims);
+            let bytes = byte_sizes(&self.gpu, &g)?;
+            d.retune.reset(g, bytes);
+        }
+        Ok(())
+    }
+
+    /// `select` for sizes whose steps `retune` cannot reach from the current ones: kept
+    /// steps of sizes met before, the current or a kept set reshaped in place, or new steps.
+    fn select_fully(&mut self, key: Vec<u32>, dims: &DimBindings) -> Result<()> {
+        let Some(dynamic) = &mut self.dynamic else {
+            return Ok(());
+        };
         let shaped = match self.others.iter().position(|(k, _)| *k == key) {
             Some(i) => self.others.remove(i).1,
             None => {
-                let g = dynamic.graph.resolved(&dims);
+                let g = dynamic.graph.resolved(dims);
                 let mut lowered = lower_graph_with(&g, &dynamic.patterns, dynamic.options.cpu_adapter)?;
                 keep_kernels(&mut lowered, &dynamic.keys);
                 if aliases(&lowered) != dynamic.alias {
@@ -433,7 +462,8 @@ impl WgpuGraph {
     }
 
     /// Bytes the last `dispatch_tensors` copied between GPU buffers: outputs copied out and
-    /// scatter inputs copied into their outputs (0 when every update ran in place).
+    /// scatter inputs copied into their outputs (0 when every update ran in place). The
+    /// small inputs copied into the graph's own buffers (`input_copies`) are not counted.
     pub fn copied_bytes(&self) -> u64 {
         self.copied
     }
@@ -443,9 +473,13 @@ impl WgpuGraph {
         self.slots.len()
     }
 
-    /// Kernel dispatches per run.
+    /// Kernel dispatches per run: as the last dispatch on tensors recorded them (in-place
+    /// updates skip their scatters' copies), or every step before one.
     pub fn dispatch_count(&self) -> usize {
-        self.shaped.steps.len()
+        match self.recorded {
+            0 => self.shaped.steps.len(),
+            n => n,
+        }
     }
 
     /// The graph's buffer at `loc` (None for host buffers not made yet).
@@ -517,6 +551,7 @@ impl Executable for WgpuGraph {
             dispatches: Some(self.dispatch_count()),
             shapes_built: Some(self.shapes_built()),
             copied_bytes: Some(self.copied_bytes()),
+            bind_groups: Some(self.bind_groups_made),
         }
     }
 }

@@ -147,12 +147,13 @@ impl WgpuGraph {
     /// A scatter's copy of its input into its output is skipped where both are one tensor:
     /// the update then runs in place. Returns the bytes the pre-copies that ran moved.
     pub(super) fn record_bound(
-        &self,
+        &mut self,
         encoder: &mut wgpu::CommandEncoder,
         binding: &[super::tensor::StepBinding],
     ) -> u64 {
         use super::tensor::StepBinding;
         let mut copied = 0;
+        self.recorded = 0;
         if self.shaped.steps.is_empty() {
             return copied;
         }
@@ -160,6 +161,7 @@ impl WgpuGraph {
             label: None,
             timestamp_writes: None,
         });
+        let mut recorded = 0;
         for (s, b) in self.shaped.steps.iter().zip(binding) {
             let found = match b {
                 StepBinding::Skip => continue,
@@ -168,10 +170,13 @@ impl WgpuGraph {
             };
             let Some(group) = found else { continue };
             copied += s.copy_bytes;
+            recorded += 1;
             pass.set_pipeline(&s.pipeline);
             pass.set_bind_group(0, group, &[]);
             pass.dispatch_workgroups(s.groups[0], s.groups[1], s.groups[2]);
         }
+        drop(pass);
+        self.recorded = recorded;
         copied
     }
 

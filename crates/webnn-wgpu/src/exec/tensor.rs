@@ -19,6 +19,10 @@ static NEXT_TENSOR: AtomicU64 = AtomicU64::new(1);
 /// Bind groups kept per step for tensor sets met before (a decoder alternates few).
 const TENSOR_GROUPS_KEPT: usize = 4;
 
+/// Inputs up to this size are copied into the graph's own buffers at each dispatch rather
+/// than bound where they lie (`WgpuGraph::input_copies`).
+const COPIED_INPUT_BYTES: u64 = 64 << 10;
+
 /// How one step is recorded in a dispatch on tensors (`WgpuGraph::bind_tensors`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum StepBinding {
@@ -250,13 +254,18 @@ impl WgpuGraph {
             .collect();
         let outs = bind("output", &out_descs, outputs, &self.gpu)?;
         self.check_sharing(&ins, &outs, &out_descs)?;
+        // Small inputs (a decoder's tokens, positions and mask, which often come in new
+        // tensors) are copied into buffers of the graph's own, so the bind groups of the
+        // kernels reading them are made once, not at every dispatch.
+        let own = self.input_copies(&ins)?;
         // The tensors' own buffers are bound where the graph's inputs and outputs live, so
-        // nothing is copied in; an output whose value lives elsewhere (an input passed
+        // nothing else is copied in; an output whose value lives elsewhere (an input passed
         // through, a value two outputs name) is copied out after the kernels.
         let mut at: Vec<(Loc, &WgpuTensor)> = ins
             .iter()
+            .zip(&own)
             .enumerate()
-            .map(|(k, t)| (Loc::Input(k), *t))
+            .map(|(k, (t, copy))| (Loc::Input(k), copy.as_ref().unwrap_or(*t)))
             .collect();
         let mut copies = Vec::new();
         for (t, o) in outs.iter().zip(&self.shaped.outputs) {
@@ -272,6 +281,11 @@ impl WgpuGraph {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("webnn dispatch"),
             });
+        for ((t, copy), bytes) in ins.iter().zip(&own).zip(&self.shaped.input_bytes) {
+            if let Some(copy) = copy {
+                encoder.copy_buffer_to_buffer(&t.buffer, 0, &copy.buffer, 0, (*bytes).min(t.buffer.size()));
+            }
+        }
         self.copied = self.record_bound(&mut encoder, &binding);
         for (loc, t, bytes) in copies {
             self.copied += bytes;
@@ -282,7 +296,32 @@ impl WgpuGraph {
         }
         let scope = self.gpu.scope();
         self.gpu.queue.submit([encoder.finish()]);
+        drop(at);
+        self.copy_buffers = own;
         Ok(self.gpu.end(scope, "dispatch"))
+    }
+
+    /// Per input: the graph's own copy of it when it is small and not updated in place
+    /// (`COPIED_INPUT_BYTES`), made at the input's bound size on first use and kept (taken
+    /// out of the graph for the dispatch, put back by `submit_tensors`).
+    fn input_copies(&mut self, ins: &[&WgpuTensor]) -> Result<Vec<Option<WgpuTensor>>> {
+        let mut kept = std::mem::take(&mut self.copy_buffers);
+        kept.resize_with(ins.len(), || None);
+        let in_place: Vec<usize> = self.in_place.iter().map(|&(i, _)| i).collect();
+        let mut copies = Vec::with_capacity(ins.len());
+        for (k, (t, kept)) in ins.iter().zip(kept).enumerate() {
+            let small = t.buffer.size() <= COPIED_INPUT_BYTES && !in_place.contains(&k);
+            copies.push(match (small, kept) {
+                (false, _) => None,
+                (true, Some(c)) => Some(c),
+                (true, None) => {
+                    let d = &self.inputs[k].1;
+                    let desc = OperandDescriptor::new(d.data_type, &d.max_shape());
+                    Some(WgpuTensor::new(self.gpu.clone(), desc)?)
+                }
+            });
+        }
+        Ok(copies)
     }
 
     /// One tensor may serve an input and an output only as an in-place update
@@ -358,6 +397,7 @@ impl WgpuGraph {
                 self.ranges(step),
                 step.key.uniform_input(),
             );
+            self.bind_groups_made += 1;
             let groups = &mut self.shaped.steps[k].tensor_groups;
             groups.push((ids, group));
             if groups.len() > TENSOR_GROUPS_KEPT {

@@ -1,0 +1,147 @@
+//! Following a dynamic dimension whose size changed without lowering the whole graph again.
+//! A decoder's context grows by one at every step: of SmolLM2's 2,749 nodes, the attention
+//! kernels and the views of the caches read that size, and relowering all of them (a
+//! resolved copy of the graph, every node's kernels and blocks, 128 KB of uniforms) took
+//! about 6 ms of host time per step. Here only the nodes that read a changed dimension are
+//! lowered at the new sizes, and only their steps' uniform blocks and grids are rewritten;
+//! a change that would pick other kernels or windows goes the full way (`WgpuGraph::select`).
+
+use super::build::{block_stride, grid};
+use super::{keep_kernels, lower_node, operand_bytes, WgpuGraph};
+use crate::fuse::Fusion;
+use crate::lower::Lowering;
+use webnn_core::{Dim, DimBindings, Graph, Op, Operand, Result};
+
+/// What a size change needs, kept with a dynamic graph.
+pub(super) struct Retune {
+    /// Per dynamic dimension (as `Dynamic::names`): the operands whose shapes name it, and
+    /// the nodes whose kernels read one of those operands or name it in their payload.
+    operands: Vec<Vec<usize>>,
+    nodes: Vec<Vec<usize>>,
+    /// The graph resolved at `Dynamic::sizes`, patched as they change, and its operands'
+    /// buffer bytes; `None` when a change failed midway (the full path resets them).
+    current: Option<(Graph, Vec<u64>)>,
+    fusion: Fusion,
+}
+
+/// Whether `d` is dimension `name` or a derived one with it among its terms (`past+1`).
+fn names_dim(d: &Dim, name: &str) -> bool {
+    matches!(d, Dim::Dynamic { name: n, .. } if n.split('+').any(|term| term == name))
+}
+
+/// The dimensions a node's payload holds (the rest of a payload holds numbers or operands).
+fn payload_dims(op: &Op) -> &[Dim] {
+    match op {
+        Op::Reshape(a) => &a.new_shape,
+        Op::Expand(a) => &a.new_shape,
+        Op::Slice(a) => &a.sizes,
+        _ => &[],
+    }
+}
+
+impl Retune {
+    /// For `graph` (dynamic dimensions unresolved) resolved at its bounds as `bound`, with
+    /// the operands each node's kernels read besides its own (`Patterns::reads`).
+    pub(super) fn new(graph: &Graph, names: &[std::sync::Arc<str>], reads: &[Vec<Operand>], bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
+        let mut operands = Vec::with_capacity(names.len());
+        let mut nodes = Vec::with_capacity(names.len());
+        for name in names {
+            let mut named = vec![false; graph.operands.len()];
+            for (i, info) in graph.operands.iter().enumerate() {
+                named[i] = info.desc.shape.iter().any(|d| names_dim(d, name));
+            }
+            let readers: Vec<usize> = graph
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(k, node)| {
+                    let touched = node.op.operands().into_iter().chain(node.outputs.iter().copied()).chain(reads[*k].iter().copied());
+                    payload_dims(&node.op).iter().any(|d| names_dim(d, name)) || touched.into_iter().any(|o| named[o.index()])
+                })
+                .map(|(k, _)| k)
+                .collect();
+            operands.push((0..named.len()).filter(|&i| named[i]).collect());
+            nodes.push(readers);
+        }
+        Retune { operands, nodes, current: Some((bound, bytes)), fusion }
+    }
+
+    /// After the full path lowered `graph` (resolved at the new sizes) with `bytes`.
+    pub(super) fn reset(&mut self, graph: Graph, bytes: Vec<u64>) {
+        self.current = Some((graph, bytes));
+    }
+}
+
+impl WgpuGraph {
+    /// Moves the current steps to sizes `key` (per dynamic dimension) bound as `dims`, when
+    /// the dimensions that changed are read by few nodes and those keep their kernels, each
+    /// in one window; false (nothing changed) otherwise.
+    pub(super) fn retune(&mut self, key: &[u32], dims: &DimBindings) -> Result<bool> {
+        let Some(d) = &mut self.dynamic else { return Ok(false) };
+        let changed: Vec<usize> = (0..key.len()).filter(|&i| key[i] != d.sizes[i]).collect();
+        let mut nodes: Vec<usize> = changed.iter().flat_map(|&i| d.retune.nodes[i].iter().copied()).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        // A prompt's new length changes most nodes: lowering them all is no dearer there.
+        if nodes.len() * 4 > d.graph.nodes.len() {
+            return Ok(false);
+        }
+        let Some((mut current, mut bytes)) = d.retune.current.take() else { return Ok(false) };
+        let fix = |dim: &Dim| match dim {
+            Dim::Static(n) => Dim::Static(*n),
+            Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
+        };
+        for &i in &changed {
+            for &o in &d.retune.operands[i] {
+                let desc = &mut current.operands[o].desc;
+                desc.shape = d.graph.operands[o].desc.shape.iter().map(fix).collect();
+                bytes[o] = operand_bytes(&self.gpu, desc)?;
+            }
+        }
+        for &k in &nodes {
+            let fixed: Vec<Dim> = payload_dims(&d.graph.nodes[k].op).iter().map(fix).collect();
+            match &mut current.nodes[k].op {
+                Op::Reshape(a) => a.new_shape = fixed,
+                Op::Expand(a) => a.new_shape = fixed,
+                Op::Slice(a) => a.sizes = fixed,
+                _ => {}
+            }
+        }
+        // Each node's new calls against its steps: the same kernels, one window each.
+        let cpu_adapter = d.options.cpu_adapter;
+        let mut blocks = Vec::new();
+        for &k in &nodes {
+            let mut lowered = [lower_node(&current, k, &d.patterns, &d.retune.fusion, cpu_adapter)?];
+            keep_kernels(&mut lowered, std::slice::from_ref(&d.keys[k]));
+            let steps: Vec<usize> = (0..self.shaped.steps.len()).filter(|&s| self.shaped.steps[s].node == k).collect();
+            let calls = match (&lowered[0], d.alias[k]) {
+                (Lowering::Alias(_), Some(_)) => continue,
+                (Lowering::Kernels(calls), None) if calls.len() == steps.len() => calls,
+                _ => return Ok(false),
+            };
+            for (call, &s) in calls.iter().zip(&steps) {
+                let step = &self.shaped.steps[s];
+                let mut bound = std::iter::once(call.output).chain(call.inputs.iter().copied());
+                let one = bound.all(|o| bytes[o.index()] <= self.max_binding);
+                if call.key != step.key || !step.single_window || !one {
+                    return Ok(false);
+                }
+                blocks.push((s, call.key, call.uniform));
+            }
+        }
+        let stride = block_stride(&self.gpu);
+        for (s, key, uniform) in blocks {
+            if let Some(u) = &self.shaped._uniforms {
+                self.gpu.queue.write_buffer(u, s as u64 * stride, uniform.bytes());
+            }
+            self.shaped.steps[s].groups = grid(key, &uniform);
+        }
+        self.shaped.outputs = self.output_reads(&current, &bytes)?;
+        self.shaped.input_bytes = current.inputs.iter().map(|(_, o)| bytes[o.index()]).collect();
+        if let Some(d) = &mut self.dynamic {
+            d.sizes = key.to_vec();
+            d.retune.current = Some((current, bytes));
+        }
+        Ok(true)
+    }
+}
