@@ -21,9 +21,12 @@ section "native tests"
 # Runtime, CoreML's converter) and SmolLM2 on ONNX Runtime (its known answer, parity with
 # llama.cpp) beside the other backends.
 cargo test --workspace --exclude webnn-browser-tests --features webnn/ort,webnn/coreml,webnn-llm/ort
+# The binaries that build made, run as they are: `cargo run -p` of one package would build
+# its dependencies again with that package's features alone.
+bin="$CARGO_TARGET_DIR/debug"
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
 cargo check -q -p webnn-gemm -p webnn-fast --target aarch64-apple-darwin   # the NEON kernels (aarch64)
-cargo run -q -p webnn-wpt -- --backend fast   # WPT on the fast CPU backend (webnn-fast)
+"$bin/webnn-wpt" --backend fast   # WPT on the fast CPU backend (webnn-fast)
 
 section "browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
@@ -37,19 +40,19 @@ source scripts/wasm-threads.sh
 threads_cargo test -p webnn-gemm --release --test correctness
 threads_cargo test -p webnn-fast --release --test quantized
 section "the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (each wasm build: threads, relaxed-simd, simd128) and WebGPU contexts"
-cargo run -q -p webnn-wpt -- --backend browser-cpu
-WEBNN_WPT_BUILD=relaxed-simd cargo run -q -p webnn-wpt -- --backend browser-cpu
-WEBNN_WPT_BUILD=simd128 cargo run -q -p webnn-wpt -- --backend browser-cpu
-cargo run -q -p webnn-wpt -- --backend browser-webgpu
+"$bin/webnn-wpt" --backend browser-cpu
+WEBNN_WPT_BUILD=relaxed-simd "$bin/webnn-wpt" --backend browser-cpu
+WEBNN_WPT_BUILD=simd128 "$bin/webnn-wpt" --backend browser-cpu
+"$bin/webnn-wpt" --backend browser-webgpu
 
 section "the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"
-cargo run -q -p webnn-onnx --example mobilenet_files -- www/models/mobilenetv2
-cargo run -q -p webnn-www -- bench --runs 2
+"$bin/examples/mobilenet_files" www/models/mobilenetv2
+"$bin/webnn-www" bench --runs 2
 
 section "the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
 for cache in f32 f16; do
-  cargo run -q -p webnn-www -- chat --device cpu --cache $cache --tokens 24
-  cargo run -q -p webnn-www -- chat --device gpu --cache $cache --tokens 4
+  "$bin/webnn-www" chat --device cpu --cache $cache --tokens 24
+  "$bin/webnn-www" chat --device gpu --cache $cache --tokens 4
 done
 
 bash scripts/check-types.sh   # the npm package's TypeScript declarations

@@ -113,7 +113,8 @@ export function buildDecoder(builder, file, config) {
 }
 
 // A decoding session: the graph, its key/value caches (tensors bound in place to their
-// scatterND outputs, never read back), and the position reached.
+// scatterND outputs, never read back), and the position reached. The tensors a step binds
+// are made once and reused: a decode step creates nothing.
 export class Session {
   static async create(context, file, config) {
     const builder = new MLGraphBuilder(context);
@@ -134,49 +135,81 @@ export class Session {
     this.config = config;
     this.caches = [];
     this.past = 0;
+    this.tensors = new Map();
   }
 
-  async #tensor(dataType, shape, data) {
-    const t = await this.context.createTensor({ dataType, shape, writable: true, readable: true });
-    this.context.writeTensor(t, data);
+  // The tensor `name` of this type and shape, made on first use; `data` written when given.
+  async #tensor(name, dataType, shape, data) {
+    const key = `${name} ${shape}`;
+    let t = this.tensors.get(key);
+    if (!t) {
+      t = await this.context.createTensor({ dataType, shape, writable: true, readable: true });
+      this.tensors.set(key, t);
+    }
+    if (data) this.context.writeTensor(t, data);
     return t;
   }
 
-  // Feeds `tokens` after those in the caches (in chunks of at most maxSeq) and returns the
-  // greedy next token, chosen in the graph (argMax): only its 4 bytes are read back.
-  async next(tokens) {
-    let id = 0;
-    for (let at = 0; at < tokens.length; at += this.config.maxSeq) {
-      id = await this.#step(tokens.slice(at, at + this.config.maxSeq));
-    }
-    return id;
-  }
-
-  async #step(chunk) {
-    const seq = chunk.length;
+  // Submits `seq` tokens (in the int32 tensor `tokens`) after those in the caches, their
+  // last one's greedy next token going to `next`; nothing is read.
+  async #submit(tokens, seq, next) {
     const past = this.past;
     const total = past + seq;
     if (total > this.config.capacity) throw new RangeError(`the context would hold ${total} tokens, the caches ${this.config.capacity}`);
     const mask = new Uint8Array(seq * total);
     for (let i = 0; i < seq; i++) mask.fill(1, i * total, i * total + past + i + 1);
-    const positions = Int32Array.from({ length: seq }, (_, i) => past + i);
     const inputs = {
-      tokens: await this.#tensor('int32', [seq], Int32Array.from(chunk)),
-      positions: await this.#tensor('int32', [seq, 1], positions),
-      mask: await this.#tensor('uint8', [seq, total], mask),
-      last: await this.#tensor('int32', [1], Int32Array.of(seq - 1)),
+      tokens,
+      positions: await this.#tensor('positions', 'int32', [seq, 1], Int32Array.from({ length: seq }, (_, i) => past + i)),
+      mask: await this.#tensor('mask', 'uint8', [seq, total], mask),
+      last: await this.#tensor('last', 'int32', [1], Int32Array.of(seq - 1)),
     };
-    const logits = await this.context.createTensor({ dataType: 'float32', shape: [1, this.config.vocab], readable: true });
-    const next = await this.context.createTensor({ dataType: 'int32', shape: [1], readable: true });
-    const outputs = { logits, next };
+    const outputs = { logits: await this.#tensor('logits', 'float32', [1, this.config.vocab]), next };
     for (const [name, t] of this.caches) {
       inputs[name] = t;
       outputs[`${name}_out`] = t;
     }
     this.context.dispatch(this.graph, inputs, outputs);
     this.past = total;
-    const id = new Int32Array(await this.context.readTensor(next))[0];
-    for (const t of [...Object.values(inputs).slice(0, 4), logits, next]) t.destroy();
-    return id;
+    // A decode step's mask is kept for its length; a prompt chunk's need not be.
+    if (seq > 1) this.tensors.delete(`mask ${[seq, total]}`);
+  }
+
+  // Feeds `tokens` after those in the caches (in chunks of at most maxSeq) and returns the
+  // greedy next token, chosen in the graph (argMax): only its 4 bytes are read back.
+  async next(tokens) {
+    const next = await this.#tensor('next', 'int32', [1]);
+    for (let at = 0; at < tokens.length; at += this.config.maxSeq) {
+      const chunk = tokens.slice(at, at + this.config.maxSeq);
+      await this.#submit(await this.#tensor('tokens', 'int32', [chunk.length], Int32Array.from(chunk)), chunk.length, next);
+    }
+    return new Int32Array(await this.context.readTensor(next))[0];
+  }
+
+  // Greedy generation with the tokens kept on the device, through WebNN's own calls: each
+  // decode step's tokens input is the previous step's argMax output (two tensors in turn),
+  // and each token is read `lag` steps after its step was dispatched (readTensor takes the
+  // data as of its call), so the device never waits for the page. Yields up to `limit`
+  // tokens as their reads resolve; a consumer that stops at an end token leaves the
+  // steps dispatched after it in the caches (`past` counts them).
+  async *generate(prompt, limit, lag = 4) {
+    const ring = [await this.#tensor('token ring', 'int32', [1]), await this.#tensor('token ring 2', 'int32', [1])];
+    for (let at = 0; at < prompt.length; at += this.config.maxSeq) {
+      const chunk = prompt.slice(at, at + this.config.maxSeq);
+      const last = at + this.config.maxSeq >= prompt.length;
+      const next = last ? ring[0] : await this.#tensor('next', 'int32', [1]);
+      await this.#submit(await this.#tensor('tokens', 'int32', [chunk.length], Int32Array.from(chunk)), chunk.length, next);
+    }
+    const reads = [this.context.readTensor(ring[0])];
+    for (let submitted = 1; reads.length > 0; ) {
+      if (submitted < limit && this.past < this.config.capacity) {
+        const output = ring[submitted % 2];
+        await this.#submit(ring[(submitted + 1) % 2], 1, output);
+        reads.push(this.context.readTensor(output));
+        submitted += 1;
+        if (reads.length <= lag) continue;
+      }
+      yield new Int32Array(await reads.shift())[0];
+    }
   }
 }

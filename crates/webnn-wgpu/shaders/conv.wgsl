@@ -120,3 +120,7 @@ fn epilogue(m: u32, n: u32, acc: f32) {
     let s = C.out_strides;
     store_elem(batch * s.x + channel * s.y + oy * s.z + ox * s.w, v);
 }
+
+fn row_values(m: u32, n: u32, v: vec4<f32>) -> vec4<f32> {
+    return v;
+}

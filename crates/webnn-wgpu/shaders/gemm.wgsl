@@ -5,7 +5,8 @@
 // four vec4s for 64 multiply-adds; the accumulators are named registers (an indexed array
 // would live in memory on some compilers). The body defines the product's sizes and product
 // count, `gemm_setup(z)` (per-product state), `lhs(m, k)`, `rhs(k, n)` (0 outside the
-// product is handled here) and `epilogue(m, n, acc)`.
+// product is handled here), `row_values(m, n, v)` (four outputs before their epilogue) and
+// `epilogue(m, n, acc)`.
 
 // Invocation rows of the workgroup (2, 4 or 8): tiles are 8 * ROWS outputs tall, so products
 // with few rows (early 1x1 convolutions) waste less of them.
@@ -31,11 +32,13 @@ fn rhs_or_zero(k: u32, n: u32) -> f32 {
     return 0.0;
 }
 
-// Four outputs of one row, from column n.
-fn store_row(m: u32, n: u32, v: vec4<f32>) {
+// Four outputs of one row, from column n (a multiple of 4), through the body's
+// `row_values` (the quantized product's rotary embedding of pairs; identity elsewhere).
+fn store_row(m: u32, n: u32, u: vec4<f32>) {
     if (m >= gemm_m()) {
         return;
     }
+    let v = row_values(m, n, u);
     let cols = gemm_n();
     if (n < cols) {
         epilogue(m, n, v.x);

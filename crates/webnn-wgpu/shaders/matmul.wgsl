@@ -25,3 +25,7 @@ fn rhs(k: u32, n: u32) -> f32 {
 fn epilogue(m: u32, n: u32, acc: f32) {
     finish_product(product, m, n, acc);
 }
+
+fn row_values(m: u32, n: u32, v: vec4<f32>) -> vec4<f32> {
+    return v;
+}

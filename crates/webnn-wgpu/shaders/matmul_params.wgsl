@@ -54,9 +54,10 @@ fn finish_product(z: u32, m: u32, n: u32, acc: f32) {
     if (HAS_CLAMP) {
         v = min(max(v, M.clamp_low), M.clamp_high);
     }
-    // The module's epilogue op (`tail`, generated: identity, or an op with input f).
+    // The module's epilogue op (`tail`, generated: identity, or an op with input f), stored
+    // in the product's row or the row a scatter's index names (`out_row`, generated).
     let i = (z * M.m + m) * M.n + n;
-    store_elem(i, tail(i, v));
+    store_elem(out_row(z, m) * M.n + n, tail(i, v));
 }
 
 // The gemm frame's sizes (gemm.wgsl) for the bodies on this block: matmul and gemm

@@ -7,8 +7,8 @@
 // rows. Weight element i of the row-major [n, k] values sits in word i / (32 / W_BITS) at
 // bit (i % (32 / W_BITS)) * W_BITS, as qgemv.wgsl reads it. Uses the Matmul block
 // (matmul_params.wgsl) like qgemv.wgsl: c_m holds the block size and c_n the blocks per
-// weight row. Inputs: a = x, b = q, c = scale, d = zero point, e = offset (the scale again
-// without HAS_OFFSET).
+// weight row. Inputs: a = x, b = q, c = scale, d = zero point (where they may be nonzero),
+// e = offset (the scale again without HAS_OFFSET), then those of `ProductIo`.
 override HAS_OFFSET: bool = false;
 // The weight's bits per value (4 or 8) and whether they are signed.
 override W_BITS: u32 = 4u;
@@ -35,6 +35,12 @@ fn rhs(k: u32, n: u32) -> f32 {
         w += load_e(s);
     }
     return w;
+}
+
+// Rotary embedding of the pairs (n, n + 1) and (n + 2, n + 3) where the module takes it
+// over (`rope_pair`, generated: identity otherwise).
+fn row_values(m: u32, n: u32, v: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(rope_pair(m, n, v.xy), rope_pair(m, n + 2u, v.zw));
 }
 
 fn epilogue(m: u32, n: u32, acc: f32) {

@@ -233,6 +233,10 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
     if (NORM) {
         acc *= inv_rms(lanes_reduce(OP_REDUCE_SUM, squares, slot, lane));
     }
+    // Rotary embedding of the pairs (n0, n0 + 1) and (n0 + 2, n0 + 3) where the module
+    // takes it over (`rope_pair`, generated; the lowering gives those products four columns
+    // per group and a multiple of four in all).
+    acc = vec4<f32>(rope_pair(0u, n0, acc.xy), rope_pair(0u, n0 + 2u, acc.zw));
     if (live && lane == 0u) {
         finish_product(0u, 0u, n0, acc.x);
         if (n0 + 1u < M.n) {

@@ -44,6 +44,9 @@ pub struct Options {
     /// The adapter is a CPU (lavapipe, SwiftShader): workgroup barriers cost more than the
     /// parallelism they buy, so the quantized gemv gives each output one invocation.
     pub cpu_adapter: bool,
+    /// Storage buffers one kernel may bind (the device's limit): how many of its neighbours'
+    /// steps a fused kernel can take over (`patterns::Store`).
+    pub max_storage: u32,
 }
 
 /// The wgpu backend: one device and the pipelines compiled on it. A clone shares both.
@@ -71,6 +74,7 @@ impl WgpuBackend {
             native_f16: gpu.shader_f16,
             fuse: true,
             cpu_adapter: gpu.info.device_type == wgpu::DeviceType::Cpu,
+            max_storage: gpu.limits.max_storage_buffers_per_shader_stage,
         };
         WgpuBackend {
             gpu,

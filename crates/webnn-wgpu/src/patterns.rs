@@ -18,6 +18,18 @@ pub enum Fused {
     Attention(Attention, TokenLayout),
 }
 
+/// Where a quantized product moved to a later node stores its output: through the rotary
+/// embedding of its pairs, and into the rows of a cache that its indices name (the
+/// `scatterND` writing the new keys or values). The product then runs at the rope's or the
+/// scatter's node, its own and the ones between absorbed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Store {
+    pub rope: Option<Rope>,
+    /// The scatter's input (the cache, copied to its output first unless bound in place)
+    /// and its indices.
+    pub scatter: Option<(Operand, Operand)>,
+}
+
 /// Per node: the fused kernel it runs, and whether a fused kernel replaces it.
 pub struct Patterns {
     pub at: Vec<Option<Fused>>,
@@ -38,6 +50,8 @@ pub struct Patterns {
     pub norm: Vec<Option<RmsNorm>>,
     /// Per RMSNorm node: its readers may normalise x themselves (`norm`).
     pub norm_in_readers: Vec<bool>,
+    /// Per node running a quantized product moved there: how it stores (`Store`).
+    pub store: Vec<Option<Store>>,
 }
 
 impl Patterns {
@@ -52,6 +66,7 @@ impl Patterns {
             alias: vec![None; n],
             norm: vec![None; n],
             norm_in_readers: vec![false; n],
+            store: vec![None; n],
         }
     }
 
@@ -60,13 +75,20 @@ impl Patterns {
     pub fn reads(&self) -> Vec<Vec<Operand>> {
         self.at
             .iter()
-            .zip(self.tail.iter().zip(&self.norm))
-            .map(|(f, (tail, norm))| match f {
+            .zip(self.tail.iter().zip(self.norm.iter().zip(&self.store)))
+            .map(|(f, (tail, (norm, store)))| match f {
                 None => Vec::new(),
                 Some(Fused::Quantized(q)) => {
                     let t = tail.map(|(_, r)| r);
                     let (x, w) = (norm.as_ref().map(|r| r.input), norm.as_ref().map(|r| r.weight));
-                    [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset, t, x, w].into_iter().flatten().collect()
+                    let rope = store.as_ref().and_then(|s| s.rope.as_ref());
+                    let (cos, sin) = (rope.map(|r| r.cos), rope.map(|r| r.sin));
+                    let scatter = store.as_ref().and_then(|s| s.scatter);
+                    let (cache, indices) = (scatter.map(|s| s.0), scatter.map(|s| s.1));
+                    [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset, t, x, w, cos, sin, cache, indices]
+                        .into_iter()
+                        .flatten()
+                        .collect()
                 }
                 Some(Fused::RmsNorm(r)) => vec![r.input, r.weight],
                 Some(Fused::Rope(r)) => vec![r.input, r.cos, r.sin],
@@ -79,8 +101,15 @@ impl Patterns {
             .collect()
     }
 
-    /// Every match the kernels take.
+    /// Every match the kernels take, on a device binding up to 8 storage buffers per kernel
+    /// (WebGPU's default limit).
     pub fn find(graph: &Graph) -> Patterns {
+        Patterns::find_for(graph, 8)
+    }
+
+    /// Every match the kernels take, on a device binding up to `max_storage` storage buffers
+    /// per kernel: a product takes over its neighbours' steps only as far as its inputs fit.
+    pub fn find_for(graph: &Graph, max_storage: u32) -> Patterns {
         let mut p = Patterns::none(graph);
         let mut add = |node: usize, absorbed: &[usize], f: Fused| {
             for &k in absorbed {
@@ -129,7 +158,125 @@ impl Patterns {
         }
         p.find_tails(graph);
         p.find_norms(graph);
+        p.find_stores(graph, max_storage);
         p
+    }
+
+    /// Products whose output goes, alone, through a rotary embedding (`reshape` to
+    /// `[seq, heads, half, 2]`, the `Rope`, `reshape` back) and/or into a cache's rows (a
+    /// `cast` to its type, then `scatterND` with `[seq, 1]` int32 indices): the product moves
+    /// to the last of those nodes and stores there (`Store`).
+    fn find_stores(&mut self, graph: &Graph, max_storage: u32) {
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); graph.operands.len()];
+        for (k, node) in graph.nodes.iter().enumerate() {
+            for o in node.op.operands() {
+                readers[o.index()].push(k);
+            }
+        }
+        let outputs: Vec<Operand> = graph.outputs.iter().map(|(_, o)| *o).collect();
+        // The one node reading `o`, if `o` is no graph output.
+        let only = |o: Operand| match readers[o.index()][..] {
+            [r] if !outputs.contains(&o) => Some(r),
+            _ => None,
+        };
+        let ropes: Vec<(usize, Rope)> = self
+            .at
+            .iter()
+            .enumerate()
+            .filter_map(|(k, f)| match f {
+                Some(Fused::Rope(r)) => Some((k, r.clone())),
+                _ => None,
+            })
+            .collect();
+        for p in 0..graph.nodes.len() {
+            // A product moved here already took what it could.
+            let Some(Fused::Quantized(q)) = &self.at[p].as_ref().filter(|_| self.store[p].is_none()) else { continue };
+            let q = q.clone();
+            let mut out = graph.nodes[p].outputs[0];
+            let mut node = p;
+            let mut absorbed = Vec::new();
+            let n = q.n;
+            // The storage buffers the module binds before these: the output, x, the weight,
+            // its scale and offset, [zero points], [the tail's operand], [the norm weight].
+            // (On a CPU adapter x is a uniform binding and the parameter block a storage
+            // one: the same count.)
+            let zeros = graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
+            let mut bindings = 5 + u32::from(!zeros) + u32::from(self.tail[p].is_some()) + u32::from(self.norm[p].is_some());
+            let mut store = Store { rope: None, scatter: None };
+            // reshape -> rope -> reshape.
+            let rope = only(out).and_then(|r1| {
+                let Op::Reshape(_) = &graph.nodes[r1].op else { return None };
+                let x = graph.nodes[r1].outputs[0];
+                let (k, rope) = ropes.iter().find(|(_, r)| r.input == x)?;
+                let xs = graph.desc(x).static_shape()?;
+                let cs = graph.desc(rope.cos).static_shape()?;
+                let rows = graph.desc(out).static_shape()?;
+                let fits = xs.len() == 4
+                    && xs[3] == 2
+                    && cs.len() == 4
+                    && (cs[0] == 1 || cs[0] == xs[0])
+                    && cs[1] == 1
+                    && cs[2] == xs[2]
+                    && cs[3] == 1
+                    && graph.desc(rope.sin) == graph.desc(rope.cos)
+                    && graph.desc(rope.cos).data_type == DataType::Float32
+                    && rows.len() == 2
+                    && rows[0] == xs[0]
+                    && n % 4 == 0
+                    && readers[x.index()].iter().all(|r| rope.absorbed.contains(r));
+                let y = graph.nodes[*k].outputs[0];
+                let r2 = only(y).filter(|&r2| matches!(graph.nodes[r2].op, Op::Reshape(_)))?;
+                fits.then_some((r1, *k, r2, rope.clone()))
+            });
+            if let Some((r1, k, r2, rope)) = rope.filter(|_| bindings + 2 <= max_storage) {
+                bindings += 2;
+                absorbed.extend([p, r1, k, r2]);
+                absorbed.extend(rope.absorbed.iter().copied());
+                out = graph.nodes[r2].outputs[0];
+                node = r2;
+                store.rope = Some(rope);
+            }
+            // [cast] -> scatterND into a cache.
+            let mut value = out;
+            let mut cast = None;
+            if let Some(c) = only(value).filter(|&c| matches!(graph.nodes[c].op, Op::Cast(_))) {
+                cast = Some(c);
+                value = graph.nodes[c].outputs[0];
+            }
+            let scatter = only(value).and_then(|s| {
+                let Op::ScatterNd(a) = &graph.nodes[s].op else { return None };
+                let cache = graph.desc(a.input).static_shape()?;
+                let indices = graph.desc(a.indices);
+                let rows = graph.desc(value).static_shape()?;
+                let fits = a.updates == value
+                    && cache.len() == 2
+                    && cache[1] == n
+                    && rows.len() == 2
+                    && rows[1] == n
+                    && indices.data_type == DataType::Int32
+                    && indices.static_shape()? == vec![rows[0], 1]
+                    && matches!(graph.desc(a.input).data_type, DataType::Float32 | DataType::Float16);
+                fits.then_some((s, a.input, a.indices))
+            });
+            if let Some((s, cache, indices)) = scatter.filter(|_| bindings + 1 <= max_storage) {
+                absorbed.push(node);
+                absorbed.extend(cast);
+                node = s;
+                store.scatter = Some((cache, indices));
+            } else if store.rope.is_none() {
+                continue;
+            }
+            // The product runs at `node`; the nodes from it to there run nothing.
+            absorbed.retain(|&k| k != node);
+            for &k in &absorbed {
+                self.absorbed[k] = true;
+                self.at[k] = None;
+            }
+            self.at[node] = Some(Fused::Quantized(q));
+            self.tail[node] = self.tail[p].take();
+            self.norm[node] = self.norm[p].take();
+            self.store[node] = Some(store);
+        }
     }
 
     /// RMSNorms read only by quantized products (`norm`).

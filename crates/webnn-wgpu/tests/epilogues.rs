@@ -4,9 +4,11 @@
 //! - an epilogue op for the one node that read the product (`Tail`): a residual `add`, the
 //!   SiLU gate of a gated MLP;
 //! - the RMSNorm of x, when every reader of the norm is such a product (decode-sized gemvs
-//!   on GPUs: the norm then runs no kernel).
+//!   on GPUs: the norm then runs no kernel);
+//! - the rotary embedding of its output and the write of its rows into a cache (`Store`:
+//!   a transformer's q, k and v projections).
 
-use webnn_core::ops::{MLNumber, OpOptions, ReduceOptions};
+use webnn_core::ops::{MLNumber, OpOptions, ReduceOptions, SliceOptions};
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
 use webnn_models::{QuantizedLinear, Rng};
 use webnn_wgpu::lower::Lowering;
@@ -144,6 +146,125 @@ fn gemvs_normalise_their_input_on_gpus() {
             for ((name, a), (_, b)) in got.iter().zip(&want) {
                 for (i, (a, b)) in values(a).iter().zip(values(b)).enumerate() {
                     let tolerance = 1e-4 * b.abs().max(1.0) * K as f32;
+                    assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
+                }
+            }
+        }
+    }
+}
+
+/// Rotary embedding of `x` `[rows, heads * hd]` on adjacent pairs, as SmolLM2's graph
+/// writes it, with `cos`/`sin` `[rows, 1, hd / 2, 1]`.
+fn rope(b: &mut GraphBuilder, x: webnn_core::Operand, heads: u32, hd: u32, rows: &Dim, cos: webnn_core::Operand, sin: webnn_core::Operand) -> webnn_core::Operand {
+    let none = OpOptions::default;
+    let half = hd / 2;
+    let x = b.reshape(x, vec![rows.clone(), heads.into(), half.into(), 2.into()], none()).unwrap();
+    let part = |b: &mut GraphBuilder, k: u32| {
+        b.slice_dims(x, vec![0, 0, 0, k], vec![rows.clone(), heads.into(), half.into(), 1.into()], SliceOptions::default()).unwrap()
+    };
+    let (even, odd) = (part(b, 0), part(b, 1));
+    let (ec, os) = (b.mul(even, cos, none()).unwrap(), b.mul(odd, sin, none()).unwrap());
+    let (es, oc) = (b.mul(even, sin, none()).unwrap(), b.mul(odd, cos, none()).unwrap());
+    let first = b.sub(ec, os, none()).unwrap();
+    let second = b.add(es, oc, none()).unwrap();
+    let y = b.concat(&[first, second], 3, none()).unwrap();
+    b.reshape(y, vec![rows.clone(), (heads * hd).into()], none()).unwrap()
+}
+
+const HEADS: u32 = 3;
+const HD: u32 = 16;
+const CACHE: u32 = 48;
+
+/// A transformer layer's input side: h = rmsnorm(x); q = rope(h·Wqᵀ); k = rope(h·Wkᵀ) cast to
+/// float16 and scattered into a float16 cache at `positions`; v = h·Wvᵀ scattered into a
+/// float32 cache.
+fn projections(rng: &mut Rng) -> Graph {
+    let mut b = GraphBuilder::new();
+    let rows = Dim::Dynamic { name: "m".into(), max_size: 40 };
+    let n = HEADS * HD;
+    let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows.clone(), K.into()])).unwrap();
+    let table = OperandDescriptor::with_dims(F, vec![rows.clone(), 1.into(), (HD / 2).into(), 1.into()]);
+    let cos = b.input("cos", table.clone()).unwrap();
+    let sin = b.input("sin", table).unwrap();
+    let positions = b.input("positions", OperandDescriptor::with_dims(DataType::Int32, vec![rows.clone(), 1.into()])).unwrap();
+    let k_cache = b.input("k_cache", OperandDescriptor::new(DataType::Float16, &[CACHE, n])).unwrap();
+    let v_cache = b.input("v_cache", OperandDescriptor::new(F, &[CACHE, n])).unwrap();
+    let layer = |weight| QuantizedLinear { weight, n, k: K, block: 32, offset: true, zero_points: false };
+    let none = OpOptions::default;
+    let h = rms_norm(&mut b, x, rng);
+    let q = layer(DataType::Uint4).build(&mut b, h, rng).unwrap();
+    let q = rope(&mut b, q, HEADS, HD, &rows, cos, sin);
+    let k = layer(DataType::Uint4).build(&mut b, h, rng).unwrap();
+    let k = rope(&mut b, k, HEADS, HD, &rows, cos, sin);
+    let k = b.cast(k, DataType::Float16, none()).unwrap();
+    let k = b.scatter_nd(k_cache, positions, k, none()).unwrap();
+    let v = layer(DataType::Int8).build(&mut b, h, rng).unwrap();
+    let v = b.scatter_nd(v_cache, positions, v, none()).unwrap();
+    b.build(&[("q", q), ("k", k), ("v", v)]).unwrap()
+}
+
+fn kernels_at(g: &Graph, m: u32, max_storage: u32) -> Vec<String> {
+    let mut dims = webnn_core::DimBindings::default();
+    dims.bind("x", g.desc(g.inputs[0].1), &[m, K]).unwrap();
+    let r = g.resolved(&dims);
+    let patterns = webnn_wgpu::patterns::Patterns::find_for(&r, max_storage);
+    webnn_wgpu::exec::lower_graph_with(&r, &patterns, false)
+        .unwrap()
+        .iter()
+        .flat_map(|l| match l {
+            Lowering::Kernels(c) => c.iter().map(|c| c.key.label()).collect(),
+            Lowering::Alias(_) => Vec::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn projections_rotate_and_store_their_rows() {
+    let mut rng = Rng::new(17);
+    let g = projections(&mut rng);
+    // One row on a GPU binding 16 storage buffers: three products (normalising x, q and k
+    // rotating, k and v storing rows after their caches' copies), nothing else.
+    let labels = kernels_at(&g, 1, 16);
+    let products: Vec<&String> = labels.iter().filter(|k| k.starts_with("QGemv")).collect();
+    assert_eq!(labels.len(), 5, "{labels:#?}");
+    assert!(products.iter().all(|k| k.contains("norm: true")), "{labels:#?}");
+    assert_eq!(products.iter().filter(|k| k.contains("rope: true")).count(), 2, "{labels:#?}");
+    assert_eq!(products.iter().filter(|k| k.contains("scatter: true")).count(), 2, "{labels:#?}");
+    // Binding at most 8: k keeps its own scatter (the norm, its rotation and its row
+    // indices would be a ninth buffer).
+    let labels = kernels_at(&g, 1, 8);
+    assert!(labels.iter().any(|k| k.starts_with("ScatterNd")), "{labels:#?}");
+    let mut rng = Rng::new(19);
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for backend in [backend.clone().tuned_for_gpu(), backend] {
+        let mut gpu = backend.compile_graph(&g).unwrap();
+        let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+        for m in [1u32, 3, 40, 1, 9, 2] {
+            let host = |t: DataType, shape: &[u32], bytes: Vec<u8>| HostTensor { desc: OperandDescriptor::new(t, shape), bytes };
+            let angles = floats(&mut rng, (m * HD / 2) as usize);
+            // Distinct rows, one negative (counted from the end).
+            let rows: Vec<i32> = (0..m as i32).map(|i| if i == 1 { -3 } else { (i * 5 + 2) % CACHE as i32 }).collect();
+            let inputs = [
+                ("x", host(F, &[m, K], floats(&mut rng, (m * K) as usize))),
+                ("cos", host(F, &[m, 1, HD / 2, 1], angles.chunks_exact(4).flat_map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).cos().to_le_bytes()).collect())),
+                ("sin", host(F, &[m, 1, HD / 2, 1], angles.chunks_exact(4).flat_map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).sin().to_le_bytes()).collect())),
+                ("positions", host(DataType::Int32, &[m, 1], rows.iter().flat_map(|r| r.to_le_bytes()).collect())),
+                ("k_cache", host(DataType::Float16, &[CACHE, HEADS * HD], (0..CACHE * HEADS * HD).flat_map(|i| half::f16::from_f32(i as f32 / 100.0).to_le_bytes()).collect())),
+                ("v_cache", host(F, &[CACHE, HEADS * HD], floats(&mut rng, (CACHE * HEADS * HD) as usize))),
+            ];
+            let named: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (*n, t)).collect();
+            let got = webnn_core::Executable::dispatch(&mut gpu, &named).unwrap();
+            let want = cpu.dispatch(&named).unwrap();
+            for ((name, a), (_, b)) in got.iter().zip(&want) {
+                let (a, b) = match a.desc.data_type {
+                    DataType::Float16 => {
+                        let f = |t: &HostTensor| -> Vec<f32> { t.bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect() };
+                        (f(a), f(b))
+                    }
+                    _ => (values(a), values(b)),
+                };
+                for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+                    let tolerance = 1e-4 * b.abs().max(1.0) * K as f32 + if name == "k" { 2e-3 * b.abs().max(1.0) } else { 0.0 };
                     assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
                 }
             }

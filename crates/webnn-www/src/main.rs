@@ -219,6 +219,8 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
 /// The page's configuration (www/chat/main.js): cache rows and prompt chunk.
 const CHAT_CAPACITY: u32 = 512;
 const CHAT_MAX_SEQ: u32 = 64;
+/// Decode steps dispatched ahead of the token read (www/chat/main.js's LAG).
+const CHAT_LAG: usize = 4;
 
 #[allow(clippy::too_many_arguments)]
 fn chat(port: u16, device: &str, cache: &str, prompt: &str, tokens: usize, threads: Option<u32>, build: Option<String>) -> Result<(), String> {
@@ -291,18 +293,13 @@ fn native_answer(prompt: &[u32], limit: usize, cache: webnn_llm::model::CacheTyp
     let ctx = webnn::Context::fast(webnn_fast::FastBackend::default());
     let device = ctx.device_name();
     let mut s = pollster::block_on(Session::new(ctx, &gguf, config)).map_err(|x| e(&x))?;
+    // As the page does: the tokens stay on the device, read a few steps late.
     let t0 = std::time::Instant::now();
-    let mut next = pollster::block_on(s.feed_greedy(prompt)).map_err(|x| e(&x))?;
+    s.prefill(prompt).map_err(|x| e(&x))?;
+    pollster::block_on(s.peek_token()).map_err(|x| e(&x))?;
     let ttft_ms = t0.elapsed().as_secs_f64() * 1e3;
     let t1 = std::time::Instant::now();
-    let mut tokens = Vec::new();
-    while tokens.len() < limit {
-        tokens.push(next);
-        if next == eos {
-            break;
-        }
-        next = pollster::block_on(s.feed_greedy(&[next])).map_err(|x| e(&x))?;
-    }
-    let tokens_per_second = tokens.len() as f64 / t1.elapsed().as_secs_f64();
+    let tokens = pollster::block_on(s.decode(limit, CHAT_LAG, Some(eos))).map_err(|x| e(&x))?;
+    let tokens_per_second = tokens.len().saturating_sub(1) as f64 / t1.elapsed().as_secs_f64();
     Ok(Native { device, tokens, ttft_ms, tokens_per_second })
 }

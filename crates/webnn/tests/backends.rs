@@ -28,7 +28,7 @@ impl Backend for Renamed {
         "renamed"
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities::default()
+        Capabilities { max_tensor_byte_length: 1024, ..Capabilities::default() }
     }
     fn compile(&self, graph: &webnn_core::Graph) -> webnn::Result<Box<dyn Executable>> {
         webnn_cpu::CpuBackend.compile(graph)
@@ -121,4 +121,9 @@ fn a_new_backend_plugs_in() {
     let (foreign, _) = tensors(&other);
     let err = ctx.dispatch(&g, &[("x", &foreign)], &[("y", &y)]).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TypeError, "a tensor of another context: {err}");
+    // The backend's maxTensorByteLength (1,024 bytes here) bounds createTensor: a TypeError.
+    let big = TensorDescriptor::new(OperandDescriptor::new(DataType::Float32, &[512]), true, true);
+    let err = ctx.create_tensor(big).err().map(|e| e.kind);
+    assert_eq!(err, Some(ErrorKind::TypeError), "past maxTensorByteLength");
+    assert_eq!(ctx.op_support_limits().max_tensor_byte_length, 1024);
 }

@@ -299,6 +299,40 @@ for (const [kind, options] of Object.entries(contexts)) {
 }
 
 for (const [kind, options] of Object.entries(contexts)) {
+  test(`order on the ${kind} context: a read sees the work before it, destroy rejects reads in flight, builds in flight`, async () => {
+    const ctx = await navigator.ml.createContext(options);
+    const build = () => {
+      const b = new MLGraphBuilder(ctx);
+      const x = b.input('x', { dataType: 'float32', shape: [2] });
+      return b.build({ y: b.add(x, x) });
+    };
+    // Two builds in flight at once (on WebGPU their error scopes interleave).
+    const [g, g2] = await Promise.all([build(), build()]);
+    const x = await ctx.createTensor({ dataType: 'float32', shape: [2], writable: true });
+    const y = await ctx.createTensor({ dataType: 'float32', shape: [2], readable: true });
+    const values = async (p) => JSON.stringify(Array.from(new Float32Array(await p)));
+    ctx.writeTensor(x, new Float32Array([1, 10]));
+    ctx.dispatch(g, { x }, { y });
+    const first = ctx.readTensor(y);
+    ctx.writeTensor(x, new Float32Array([2, 20]));
+    ctx.dispatch(g2, { x }, { y });
+    const second = ctx.readTensor(y);
+    ctx.writeTensor(x, new Float32Array([3, 30]));
+    ctx.dispatch(g, { x }, { y });
+    assert((await values(second)) === '[4,40]', `the second read: ${await values(second)}`);
+    assert((await values(first)) === '[2,20]', `the first read: ${await values(first)}`);
+    assert((await values(ctx.readTensor(y))) === '[6,60]', 'a read after the last dispatch');
+    const z = await ctx.createTensor({ dataType: 'float32', shape: [2], readable: true });
+    ctx.dispatch(g, { x }, { y: z });
+    const reads = [ctx.readTensor(z), ctx.readTensor(z)];
+    z.destroy();
+    for (const r of reads) await throwsNamed('InvalidStateError', () => r, 'a read in flight when its tensor is destroyed');
+    await throwsNamed('TypeError', () => ctx.readTensor(z), 'reading a destroyed tensor');
+    ctx.destroy();
+  });
+}
+
+for (const [kind, options] of Object.entries(contexts)) {
   test(`flexible inputs (extension): one graph at several sizes on the ${kind} context`, async () => {
     const ctx = await navigator.ml.createContext(options);
     assert(ctx.opSupportLimits().flexibleInputs === true, 'opSupportLimits().flexibleInputs');

@@ -278,8 +278,8 @@ pub(crate) fn lower_node(graph: &Graph, k: usize, patterns: &Patterns, fusion: &
     }
     let l = match &patterns.at[k] {
         Some(Fused::Quantized(q)) => {
-            let norm = patterns.norm[k].as_ref();
-            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], norm, cpu_adapter)
+            let (norm, store) = (patterns.norm[k].as_ref(), patterns.store[k].as_ref());
+            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], norm, store, cpu_adapter)
         }
         // Its readers normalise x themselves where they run as gemvs.
         Some(Fused::RmsNorm(r)) if patterns.norm_in_readers[k] && crate::lower::norm_in_gemv(graph, r, cpu_adapter) => {
@@ -318,7 +318,7 @@ impl WgpuGraph {
         let bound = graph.resolved(&DimBindings::default());
         // The fused patterns, found once at the bounds and kept for every size.
         let patterns = match options.fuse {
-            true => Patterns::find(&bound),
+            true => Patterns::find_for(&bound, options.max_storage),
             false => Patterns::none(&bound),
         };
         let lowered = lower_graph_with(&bound, &patterns, options.cpu_adapter)?;

@@ -187,9 +187,14 @@ pub enum KernelId {
         tail: Tail,
         /// x is RMS-normalised here (`webnn_core::fusion::RmsNorm`, whose node then runs no
         /// kernel): x_i * w_i summed against the weights, scaled by 1 / sqrt(mean(x²) + eps)
-        /// at the end; the norm weight w is the last input. GPUs only: on CPU adapters its
-        /// per-lane loads cost more than the dispatch it saves.
+        /// at the end (input g, the norm weight). GPUs only: on CPU adapters its per-lane
+        /// loads cost more than the dispatch it saves.
         norm: bool,
+        /// Rotary embedding of adjacent output pairs (`webnn_core::fusion::Rope`: cos and
+        /// sin inputs) and rows stored where indices name them (a cache's `scatterND`: an
+        /// int32 indices input): `ProductIo`.
+        rope: bool,
+        scatter: bool,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -198,8 +203,24 @@ pub enum KernelId {
         offset: bool,
         clamp: bool,
         rows: u32,
+        zero_point: bool,
         tail: Tail,
+        rope: bool,
+        scatter: bool,
     },
+}
+
+/// The inputs a quantized product's module binds beyond x, the weight, its scale and
+/// offset, each for a step it takes over from its neighbours: zero points (d) that may be
+/// nonzero, an epilogue op's operand (f, `Tail`), the RMSNorm weight (g), rotary
+/// embedding's cos and sin, and the indices of a row scatter (int32).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProductIo {
+    pub zero_point: bool,
+    pub tail: bool,
+    pub norm: bool,
+    pub rope: bool,
+    pub scatter: bool,
 }
 
 /// What a product's epilogue does with one more operand `r` of the output's shape (input f)
@@ -214,7 +235,26 @@ pub enum Tail {
     SiluGate,
 }
 
+impl ProductIo {
+    /// Every combination.
+    pub fn all() -> Vec<ProductIo> {
+        (0..32u32)
+            .map(|b| ProductIo {
+                zero_point: b & 1 != 0,
+                tail: b & 2 != 0,
+                norm: b & 4 != 0,
+                rope: b & 8 != 0,
+                scatter: b & 16 != 0,
+            })
+            .collect()
+    }
+}
+
 impl Tail {
+    pub fn all() -> [Tail; 3] {
+        [Tail::None, Tail::Add, Tail::SiluGate]
+    }
+
     /// The `TAIL` override of a module that binds `r` (0 where there is none).
     pub fn code(self) -> u32 {
         match self {
@@ -322,11 +362,13 @@ impl KernelKey {
             (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
             | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
             // A uniform x is bound at its one size.
-            (QGemv { weight, offset, clamp, x, zero_point, tail, norm, .. }, QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, norm: n, .. }) => {
-                (weight, offset, clamp, x, zero_point, tail, norm) == (w, o, k, x2, z, t, n)
+            (QGemv { weight, offset, clamp, x, zero_point, tail, norm, rope, scatter, .. }, b @ QGemv { .. }) => {
+                let QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, norm: n, rope: r, scatter: sc, .. } = b else { return None };
+                (weight, offset, clamp, x, zero_point, tail, norm, rope, scatter) == (w, o, k, x2, z, t, n, r, sc)
             }
-            (QGemm { weight, offset, clamp, tail, .. }, QGemm { weight: w, offset: o, clamp: k, tail: t, .. }) => {
-                (weight, offset, clamp, tail) == (w, o, k, t)
+            (QGemm { weight, offset, clamp, zero_point, tail, rope, scatter, .. }, b @ QGemm { .. }) => {
+                let QGemm { weight: w, offset: o, clamp: k, zero_point: z, tail: t, rope: r, scatter: sc, .. } = b else { return None };
+                (weight, offset, clamp, zero_point, tail, rope, scatter) == (w, o, k, z, t, r, sc)
             }
             (Conv { transposed, bias, clamp, .. }, Conv { transposed: t, bias: b, clamp: k, .. }) => {
                 (transposed, bias, clamp) == (t, b, k)
@@ -433,7 +475,7 @@ impl KernelKey {
                 c.push(("W_BITS", weight.bits() as f64));
                 c.push(("W_SIGNED", flag(matches!(weight, DataType::Int4 | DataType::Int8))));
             }
-            QGemm { weight, offset, clamp, rows, tail } => {
+            QGemm { weight, offset, clamp, rows, tail, .. } => {
                 if tail != Tail::None {
                     c.push(("TAIL", tail.code() as f64));
                 }
@@ -587,27 +629,35 @@ impl KernelKey {
                         keys.push(key(SiluMul, t, t));
                     }
                     let weights = [DataType::Int4, DataType::Uint4, DataType::Int8, DataType::Uint8];
-                    for q in weights.into_iter().filter(|_| t == DataType::Float32) {
+                    // Every module of the quantized products (weight type, bindings, inputs)
+                    // with override values at both ends of their ranges (offset and clamp
+                    // both off or both on; one or 64 lanes; one column or four); a row
+                    // scatter's output in float16 too (a cache kept so). The bindings as
+                    // the lowering makes them: a GPU's (uniform block, x in storage), a CPU
+                    // adapter's for one row (block in storage, x uniform) and for several.
+                    let bindings = [
+                        (ParamBinding::Uniform, ABinding::Storage),
+                        (ParamBinding::Storage, ABinding::Uniform { vec4s: 144 }),
+                        (ParamBinding::Storage, ABinding::Storage),
+                    ];
+                    for q in weights.into_iter().filter(|_| t == DataType::Float32 && c == clamp) {
                         let offset = c;
-                        for l in lanes() {
-                            for params in [ParamBinding::Uniform, ParamBinding::Storage] {
-                                for cols in [1, 4] {
-                                    for x in [ABinding::Storage, ABinding::Uniform { vec4s: 144 }] {
-                                        for zero_point in [false, true] {
-                                            for tail in [Tail::None, Tail::Add, Tail::SiluGate] {
-                                                for norm in [false, true] {
-                                                    let k = QGemv { weight: q, offset, clamp, lanes: l, params, cols, x, zero_point, tail, norm };
-                                                    keys.push(key(k, t, t));
-                                                }
-                                            }
+                        for io in ProductIo::all() {
+                            for tail in Tail::all().into_iter().filter(|t| (*t != Tail::None) == io.tail) {
+                                let (zero_point, norm, rope, scatter) = (io.zero_point, io.norm, io.rope, io.scatter);
+                                let outs: &[DataType] = if scatter { &[DataType::Float32, DataType::Float16] } else { &[DataType::Float32] };
+                                for &out in outs {
+                                    // Rotary pairs need four columns per invocation group.
+                                    for (lanes, cols) in [(1, 4), (64, if rope { 4 } else { 1 })] {
+                                        for (params, x) in bindings {
+                                            let k = QGemv { weight: q, offset, clamp, lanes, params, cols, x, zero_point, tail, norm, rope, scatter };
+                                            keys.push(key(k, t, out));
                                         }
                                     }
+                                    for rows in [2, 8].into_iter().filter(|_| !norm) {
+                                        keys.push(key(QGemm { weight: q, offset, clamp, rows, zero_point, tail, rope, scatter }, t, out));
+                                    }
                                 }
-                            }
-                        }
-                        for rows in [2, 4, 8] {
-                            for tail in [Tail::None, Tail::Add, Tail::SiluGate] {
-                                keys.push(key(QGemm { weight: q, offset, clamp, rows, tail }, t, t));
                             }
                         }
                     }

@@ -2,7 +2,7 @@
 //! the `InT`/`OutT`/`IxT` preambles of its data types and one loader per input binding
 //! (`storage.rs`). Op names are never spliced into source: ops are override constants.
 
-use super::{KernelId, ParamBinding, ABinding};
+use super::{ABinding, KernelId, ParamBinding, ProductIo};
 use crate::storage::{Domain, Storage};
 use webnn_core::DataType;
 
@@ -59,10 +59,10 @@ pub enum Body {
     Attention(DataType, ABinding),
     AttentionTiled(DataType),
     AttentionMerge,
-    /// With the weight's type, how its parameters and x are bound, whether the epilogue
-    /// reads one more input (`Tail`) and whether x is normalised (the norm weight, last).
-    QGemv(DataType, ParamBinding, ABinding, bool, bool),
-    QGemm(DataType, bool),
+    /// With the weight's type, how its parameters and x are bound, and the inputs of the
+    /// steps it takes over (`ProductIo`).
+    QGemv(DataType, ParamBinding, ABinding, ProductIo),
+    QGemm(DataType, ProductIo),
 }
 
 /// How float16 inputs are read.
@@ -176,8 +176,14 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, params, x, tail, norm, .. } => Body::QGemv(weight, params, x, tail != super::Tail::None, norm),
-            K::QGemm { weight, tail, .. } => Body::QGemm(weight, tail != super::Tail::None),
+            K::QGemv { weight, params, x, zero_point, tail, norm, rope, scatter, .. } => {
+                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm, rope, scatter };
+                Body::QGemv(weight, params, x, io)
+            }
+            K::QGemm { weight, zero_point, tail, rope, scatter, .. } => {
+                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm: false, rope, scatter };
+                Body::QGemm(weight, io)
+            }
         }
     }
 
@@ -299,15 +305,7 @@ impl Body {
             ScatterElements(ix) | ScatterNd(ix) => vec![ix, dtype],
             BatchNorm => vec![dtype; 5],
             Normalize | Matmul | Conv | Depthwise | Gemv => vec![dtype; 3],
-            // x, the weight, its scale, zero point and offset; the epilogue's operand; the
-            // norm weight.
-            QGemv(w, _, _, tail, norm) => {
-                let mut v = vec![dtype, w, dtype, w, dtype];
-                v.extend([tail, norm].iter().filter(|&&b| b).map(|_| dtype));
-                v
-            }
-            QGemm(w, false) => vec![dtype, w, dtype, w, dtype],
-            QGemm(w, true) => vec![dtype, w, dtype, w, dtype, dtype],
+            QGemv(w, _, _, io) | QGemm(w, io) => product_roles(w, dtype, io).into_iter().map(|(_, t)| t).collect(),
             Quantize => vec![dtype, dtype, out],
             Dequantize => vec![dtype, out, dtype],
         }
@@ -367,7 +365,11 @@ impl ModuleKey {
         let frame = body.frame();
         let ops = body.ops();
         let op_file = domain_file(ops, Domain::of(self.dtype));
-        let tail = matches!(body, Body::QGemv(_, _, _, true, _) | Body::QGemm(_, true));
+        let io = match body {
+            Body::QGemv(.., io) | Body::QGemm(_, io) => Some(io),
+            _ => None,
+        };
+        let tail = io.is_some_and(|io| io.tail);
         let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT)
             || body == Body::SiluMul
             || tail;
@@ -391,12 +393,17 @@ impl ModuleKey {
         if let Some(ix) = body.index() {
             parts.push(Storage::of(ix).preamble("ix", "IxT"));
         }
-        for (k, t) in body.inputs(self.dtype, self.out).into_iter().enumerate() {
+        let native = self.f16 == F16::Native;
+        let roles: Vec<(&str, DataType)> = match body {
+            Body::QGemv(w, .., io) | Body::QGemm(w, io) => product_roles(w, self.dtype, io),
+            _ => body.inputs(self.dtype, self.out).into_iter().enumerate().map(|(k, t)| (input_name(k), t)).collect(),
+        };
+        for (k, (name, t)) in roles.into_iter().enumerate() {
             match body {
                 Body::QGemv(_, _, a, ..) | Body::Attention(_, a) if k == 0 => {
-                    parts.push(a_loader(a, Storage::of(t).loader(2, "a", self.f16 == F16::Native)))
+                    parts.push(a_loader(a, Storage::of(t).loader(2, "a", native)))
                 }
-                _ => parts.push(Storage::of(t).loader(2 + k as u32, input_name(k), self.f16 == F16::Native)),
+                _ => parts.push(Storage::of(t).loader(2 + k as u32, name, native)),
             }
         }
         // Element stores: plain for whole-word types, atomic bit updates for packed ones.
@@ -415,15 +422,15 @@ impl ModuleKey {
             Frame::Rows => {
                 match body {
                     Body::Pool => {}
-                    Body::Gemv => parts.extend([src::MATMUL_PARAMS.into(), tail_fn(false)]),
-                    Body::QGemv(..) => parts.extend([src::MATMUL_PARAMS.into(), tail_fn(tail), norm_fn(body)]),
+                    Body::Gemv => parts.extend([src::MATMUL_PARAMS.into(), product_fns(ProductIo::default())]),
+                    Body::QGemv(.., io) => parts.extend([src::MATMUL_PARAMS.into(), product_fns(io)]),
                     _ => parts.push(src::ROWS_PARAMS.into()),
                 }
                 parts.extend([src::ROWS.into(), store.into()]);
             }
             Frame::Gemm => {
                 if matches!(body, Body::Matmul | Body::QGemm(..)) {
-                    parts.extend([src::MATMUL_PARAMS.into(), tail_fn(tail)]);
+                    parts.extend([src::MATMUL_PARAMS.into(), product_fns(io.unwrap_or_default())]);
                 }
                 parts.extend([src::GEMM.into(), store.into()]);
             }
@@ -464,30 +471,69 @@ fn a_loader(a: ABinding, storage: String) -> String {
     }
 }
 
-/// `tail(i, v)`, which `finish_product` applies to output element i before storing it: the
-/// epilogue op (`Tail`, the `TAIL` override) with input f where the module binds one.
-fn tail_fn(bound: bool) -> String {
-    match bound {
-        false => "fn tail(i: u32, v: f32) -> f32 {\n    return v;\n}\n".into(),
+/// The inputs of a quantized product's module, named by role (`ProductIo`): x (a), the
+/// weight (b), its scale (c), [zero points (d)], offset (e), [epilogue operand (f)], [norm
+/// weight (g)], [cos, sin], [row indices]; bound in this order.
+fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static str, DataType)> {
+    let mut v = vec![("a", x), ("b", weight), ("c", x)];
+    if io.zero_point {
+        v.push(("d", weight));
+    }
+    v.push(("e", x));
+    // Names no kernel uses for a local (a binding named like a loader's parameter `i`
+    // would be shadowed inside its own loader).
+    let optional = [(io.tail, "f"), (io.norm, "g"), (io.rope, "rope_cos"), (io.rope, "rope_sin")];
+    v.extend(optional.into_iter().filter(|(on, _)| *on).map(|(_, name)| (name, x)));
+    if io.scatter {
+        v.push(("row_indices", DataType::Int32));
+    }
+    v
+}
+
+/// The glue `finish_product` and the quantized kernels call, for the inputs a module binds
+/// (stubs for the steps it does not take over):
+/// - `load_d(i)`: a zero point (0 where they are all zero and not bound);
+/// - `tail(i, v)`: the epilogue op (`Tail`, the `TAIL` override) with input f;
+/// - `load_nw(i)`: the norm weight (input g);
+/// - `rope_pair(m, n, v)`: rotary embedding of the pair of output columns n, n + 1 of row m
+///   (inputs rope_cos and rope_sin; the block's `batch_shape[0]` holds the head dim and cos/sin's strides
+///   per row and per pair);
+/// - `out_row(z, m)`: the output row of product row m, or the row that input row_indices
+///   names in an
+///   output of `batch_shape[0].w` rows (a cache's scatterND: negative indices count from
+///   the end, the rest clamp, as the scatter kernel resolves them).
+fn product_fns(io: ProductIo) -> String {
+    let mut f = String::new();
+    if !io.zero_point {
+        f += "fn load_d(i: u32) -> f32 {\n    return 0.0;\n}\n";
+    }
+    f += match io.tail {
+        false => "fn tail(i: u32, v: f32) -> f32 {\n    return v;\n}\n",
         true => "override TAIL: u32 = 1u;\n\
                  fn tail(i: u32, v: f32) -> f32 {\n\
                  \x20   let r = load_f(i);\n\
                  \x20   if (TAIL == 1u) {\n        return v + r;\n    }\n\
-                 \x20   return v * (r * sigmoid_f(r));\n}\n"
-            .into(),
-    }
-}
-
-/// `load_nw(i)`, the norm weight's element i, for qgemv.wgsl: its last input where the module
-/// normalises x (a stub never called where it does not).
-fn norm_fn(body: Body) -> String {
-    match body {
-        Body::QGemv(_, _, _, tail, true) => {
-            let letter = input_name(5 + usize::from(tail));
-            format!("fn load_nw(i: u32) -> f32 {{\n    return load_{letter}(i);\n}}\n")
-        }
-        _ => "fn load_nw(i: u32) -> f32 {\n    return 1.0;\n}\n".into(),
-    }
+                 \x20   return v * (r * sigmoid_f(r));\n}\n",
+    };
+    f += match io.norm {
+        false => "fn load_nw(i: u32) -> f32 {\n    return 1.0;\n}\n",
+        true => "fn load_nw(i: u32) -> f32 {\n    return load_g(i);\n}\n",
+    };
+    f += match io.rope {
+        false => "fn rope_pair(m: u32, n: u32, v: vec2<f32>) -> vec2<f32> {\n    return v;\n}\n",
+        true => "fn rope_pair(m: u32, n: u32, v: vec2<f32>) -> vec2<f32> {\n\
+                 \x20   let at = m * M.batch_shape[0].y + ((n % M.batch_shape[0].x) / 2u) * M.batch_shape[0].z;\n\
+                 \x20   let c = load_rope_cos(at);\n\
+                 \x20   let s = load_rope_sin(at);\n\
+                 \x20   return vec2<f32>(v.x * c - v.y * s, v.x * s + v.y * c);\n}\n",
+    };
+    f += match io.scatter {
+        false => "fn out_row(z: u32, m: u32) -> u32 {\n    return z * M.m + m;\n}\n",
+        true => "fn out_row(z: u32, m: u32) -> u32 {\n\
+                 \x20   let r = load_row_indices(m);\n\
+                 \x20   return resolve_index(vec2<u32>(bitcast<u32>(r), select(0u, 0xffffffffu, r < 0)), true, M.batch_shape[0].w);\n}\n",
+    };
+    f
 }
 
 /// How every parameter file declares its block.
@@ -495,5 +541,5 @@ const PARAMS_UNIFORM: &str = "@group(0) @binding(0) var<uniform>";
 
 /// The name of input binding k in WGSL (`a`, `b`...; loaded by `load_a`...).
 pub fn input_name(k: usize) -> &'static str {
-    ["a", "b", "c", "d", "e", "f", "g", "h"][k]
+    ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"][k]
 }

@@ -164,9 +164,10 @@ pub fn lower_quantized(
     q: &webnn_core::fusion::QuantizedLinear,
     tail: Option<(crate::kernel::Tail, Operand)>,
     norm: Option<&webnn_core::fusion::RmsNorm>,
+    store: Option<&crate::patterns::Store>,
     cpu_adapter: bool,
 ) -> Result<Lowering> {
-    products::quantized_linear(&Cx { graph, node, clamp }, q, tail, norm, cpu_adapter)
+    products::quantized_linear(&Cx { graph, node, clamp }, q, tail, norm, store, cpu_adapter)
 }
 
 /// Whether the quantized products reading RMSNorm `r` normalise x themselves at these sizes

@@ -339,6 +339,13 @@ pub fn gather_nd(cx: &Cx, args: &GatherNd) -> Result<Lowering> {
 
 /// The scatter frame's call writing `updates` through `indices` into the node's output,
 /// after a plain copy of the input.
+/// A copy of `input` (of the node's output shape) into the node's output: the first call of
+/// a scatter, which a dispatch skips where the update runs in place (`exec::build`).
+pub(crate) fn copy_to_output(cx: &Cx, input: Operand) -> Result<KernelCall> {
+    let s = cx.shape(input)?;
+    strided(cx, input, cx.out(), 0, &strides32(&s)?)
+}
+
 fn scatter(
     cx: &Cx,
     input: Operand,
@@ -347,8 +354,7 @@ fn scatter(
     kernel: KernelId,
     params: Params,
 ) -> Result<Lowering> {
-    let s = cx.shape(input)?;
-    let copy = strided(cx, input, cx.out(), 0, &strides32(&s)?)?;
+    let copy = copy_to_output(cx, input)?;
     let t = cx.dtype(updates);
     let call = KernelCall {
         key: KernelKey::new(kernel, t, t),

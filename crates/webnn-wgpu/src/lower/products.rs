@@ -13,10 +13,10 @@ const GEMV_ROWS: u32 = 4;
 const QGEMV_ROWS: u32 = 8;
 
 /// Whether a quantized product of `rows` rows of x normalises x itself (`Patterns::norm`):
-/// as a gemv, on a GPU. On a CPU adapter (lavapipe, SwiftShader) every storage load is a
+/// as a one-row gemv (a decode step), on a GPU. On a CPU adapter (lavapipe, SwiftShader) every storage load is a
 /// lane-by-lane branch, so the norm weight's loads would cost more than the norm's dispatch.
 pub fn norm_prologue(rows: u64, cpu_adapter: bool) -> bool {
-    !cpu_adapter && rows <= u64::from(QGEMV_ROWS)
+    !cpu_adapter && rows == 1
 }
 
 /// The tiled kernels number their output tiles (of all products) in a u32.
@@ -344,20 +344,28 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// parameters are bound as storage (`ParamBinding::Storage`: a decode step's gemv time
 /// halves on lavapipe) and with one row of x an invocation computes 4 outputs from one load
 /// of x (another 2.5x), which it reads through a uniform binding (`ABinding`: another 2x).
-/// The product of a `QuantizedLinear` match; `tail`: the epilogue op and its operand (a
-/// residual added, a SiLU gate multiplied) where a reader of the product was absorbed.
-/// `norm`: the RMSNorm whose output is x, which a gemv on a GPU applies itself
-/// (`norm_prologue`), reading the norm's input and weight.
+/// The product of a `QuantizedLinear` match, with the steps it takes over from its
+/// neighbours (`crate::patterns`):
+/// - `tail`: the epilogue op and its operand (a residual added, a SiLU gate multiplied)
+///   where the one reader of the product was absorbed;
+/// - `norm`: the RMSNorm whose output is x, which a one-row gemv on a GPU applies itself
+///   (`norm_prologue`), reading the norm's input and weight;
+/// - `store`: the rotary embedding of its output pairs, and the cache rows its rows are
+///   scattered into; the product then runs at that later node (`cx.node`), writing its
+///   output (first copying the scatter's input there, which an in-place update skips).
 pub fn quantized_linear(
     cx: &Cx,
     q: &webnn_core::fusion::QuantizedLinear,
     tail: Option<(Tail, Operand)>,
     norm: Option<&webnn_core::fusion::RmsNorm>,
+    store: Option<&crate::patterns::Store>,
     cpu_adapter: bool,
 ) -> Result<Lowering> {
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
     let norm = norm.filter(|_| norm_prologue(u64::from(m), cpu_adapter));
+    let rope = store.and_then(|s| s.rope.as_ref());
+    let scatter = store.and_then(|s| s.scatter);
     let mut p = MatmulParams::zeroed();
     (p.m, p.n, p.k) = (m, q.n, q.k);
     (p.a_m, p.a_k) = (q.k, 1);
@@ -368,35 +376,59 @@ pub fn quantized_linear(
     (p.clamp_low, p.clamp_high) = (low, high);
     let (weight, offset, clamp) = (cx.dtype(q.weight), q.offset.is_some(), cx.clamp.is_some());
     let tail_op = tail.map_or(Tail::None, |(t, _)| t);
+    // GGUF's formats have no zero points: the graph gives zeros, which are never bound.
+    let zeros = cx.graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
+    let zero_point = !zeros;
+    // Rotary pairs: the head dim, and cos/sin's strides per row and per pair
+    // ([rows or 1, 1, half, 1], `crate::patterns::Store`).
+    if let Some(r) = rope {
+        let x = cx.shape(r.input)?;
+        let c = cx.shape(r.cos)?;
+        p.batch_shape[0] = 2 * x[2];
+        p.batch_shape[1] = if c[0] == 1 { 0 } else { c[2] };
+        p.batch_shape[2] = 1;
+    }
+    if let Some((cache, _)) = scatter {
+        p.batch_shape[3] = cx.shape(cache)?[0];
+    }
+    let (rope_on, scatter_on) = (rope.is_some(), scatter.is_some());
     // Prompts: the tiled kernel reads each weight once per 16 to 64 rows of x, the gemv
-    // kernel once per 4.
-    let kernel = if m > QGEMV_ROWS {
+    // kernel once per 4 (one column at a time: rotary pairs need the tiled kernel's four).
+    let kernel = if m > QGEMV_ROWS || (rope_on && m > 1) {
         let rows = gemm_rows(m);
         check_tiles(m, q.n, [8 * rows, TILE], 1)?;
-        KernelId::QGemm { weight, offset, clamp, rows, tail: tail_op }
+        KernelId::QGemm { weight, offset, clamp, rows, zero_point, tail: tail_op, rope: rope_on, scatter: scatter_on }
     } else {
         let (lanes, params, cols) = if cpu_adapter {
             (1, ParamBinding::Storage, 4)
         } else {
-            (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform, 1)
+            (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform, if rope_on { 4 } else { 1 })
         };
         // One row of x: the same bytes, and the same pipeline, at every step.
         let x = match m {
             1 => a_binding(cpu_adapter, cx.dtype(q.input), u64::from(q.k)),
             _ => ABinding::Storage,
         };
-        // GGUF's formats have no zero points: the graph gives zeros, which the kernel skips.
-        let zeros = cx.graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
-        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point: !zeros, tail: tail_op, norm: norm.is_some() }
+        let norm = norm.is_some();
+        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point, tail: tail_op, norm, rope: rope_on, scatter: scatter_on }
     };
     // The norm's epsilon where it runs here (the gemv has no C, so beta is free).
     if let Some(r) = norm {
         p.beta = r.epsilon;
     }
     let key = crate::kernel::KernelKey::new(kernel, cx.dtype(q.input), cx.dtype(cx.out()));
+    // The inputs in the order the module binds them (`ProductIo`).
     let x = norm.map_or(q.input, |r| r.input);
-    let mut inputs = vec![x, q.weight, q.scale, q.zero_point, q.offset.unwrap_or(q.scale)];
+    let mut inputs = vec![x, q.weight, q.scale];
+    inputs.extend(Some(q.zero_point).filter(|_| zero_point));
+    inputs.push(q.offset.unwrap_or(q.scale));
     inputs.extend(tail.map(|(_, r)| r));
     inputs.extend(norm.map(|r| r.weight));
-    Ok(Lowering::Kernels(vec![cx.call(key, inputs, Uniform::Matmul(p))]))
+    inputs.extend(rope.into_iter().flat_map(|r| [r.cos, r.sin]));
+    inputs.extend(scatter.map(|(_, indices)| indices));
+    let product = cx.call(key, inputs, Uniform::Matmul(p));
+    match scatter {
+        Some((cache, _)) => Ok(Lowering::Kernels(vec![super::movement::copy_to_output(cx, cache)?, product])),
+        None => Ok(Lowering::Kernels(vec![product])),
+    }
 }
