@@ -36,6 +36,17 @@ class Instance {
     }
   }
 
+  // Runs a wasm call that must not throw (the destroy methods): nothing on a retired
+  // instance, and a trap retires the instance (its contexts report `lost`) without throwing.
+  quiet(fn) {
+    if (this.retired) return;
+    try {
+      fn(this.mod);
+    } catch (e) {
+      this.fix(e);
+    }
+  }
+
   async callAsync(fn) {
     if (this.retired) throw operationError('the context was lost after an internal error');
     try {
@@ -210,7 +221,7 @@ class MLTensor {
 
   destroy() {
     const t = this.#self();
-    if (!t.#inst.retired) t.#raw.destroy();
+    t.#inst.quiet(() => t.#raw.destroy());
   }
 
   static {
@@ -232,7 +243,7 @@ class MLGraph {
 
   destroy() {
     if (!(#raw in this)) throw new TypeError('Illegal invocation');
-    if (!this.#inst.retired) this.#raw.destroy();
+    this.#inst.quiet(() => this.#raw.destroy());
   }
 
   static {
@@ -303,7 +314,13 @@ class MLContext {
         for (const [name, t] of recordEntries(outputs, 'outputs')) b.output(name, c.#own(t, tensorOf, `outputs['${name}']`).raw);
         c.#raw.dispatch(g.raw, b);
       } finally {
-        b.free();
+        // After a trap the bindings may still be borrowed on the Rust side: freeing them
+        // would throw and hide the trap, which must reach `call` to retire the instance.
+        try {
+          b.free();
+        } catch {
+          // The instance is being retired; its memory goes with it.
+        }
       }
     });
   }
@@ -347,7 +364,7 @@ class MLContext {
 
   destroy() {
     const c = this.#self();
-    if (!c.#inst.retired) c.#raw.destroy();
+    c.#inst.quiet(() => c.#raw.destroy());
     c.#inst.contexts.delete(c.#loseNow);
     c.#loseNow('the context was destroyed');
   }
