@@ -5,6 +5,8 @@
 // `OP_METHODS` (the builder operations and their lengths, from the op table and the IDL).
 
 const OPERAND_KEY = '\u0000operand';
+const BIGINT_KEY = '\u0000bigint';
+const MAX_SEQUENCE = 1 << 16;
 // Lets the polyfill construct objects whose interfaces have no public constructor.
 const INTERNAL = Symbol('webnn-polyfill internal');
 
@@ -85,7 +87,8 @@ function wire(v, operandPair, depth = 0) {
       if (Object.is(v, -0)) return '-0';
       return v;
     case 'bigint':
-      return v.toString();
+      // Marked, so a BigInt where a number is expected is the TypeError WebIDL throws.
+      return { [BIGINT_KEY]: v.toString() };
     case 'string':
     case 'boolean':
       return v;
@@ -100,6 +103,11 @@ function wire(v, operandPair, depth = 0) {
   const pair = operandPair(v);
   if (pair) return { [OPERAND_KEY]: pair };
   if (Array.isArray(v) || ArrayBuffer.isView(v) || typeof v[Symbol.iterator] === 'function') {
+    // Checked before copying: no WebNN argument takes a long sequence (a shape's rank, a
+    // concat's inputs), and copying a huge one into JSON would exhaust the wasm memory.
+    if (typeof v.length === 'number' && v.length > MAX_SEQUENCE) {
+      throw new TypeError(`a sequence of ${v.length} entries is longer than any WebNN argument takes (${MAX_SEQUENCE})`);
+    }
     return Array.from(v, (x) => {
       const w = wire(x, operandPair, depth + 1);
       return w === undefined ? null : w;
@@ -190,12 +198,22 @@ class MLTensor {
   #context;
   #shape;
 
+  // The descriptor, read once: the getters then never call into wasm (whose instance may
+  // have been retired after a trap).
+  #info;
+
   constructor(token, context, inst, raw) {
     if (token !== INTERNAL) throw illegalConstructor();
     this.#inst = inst;
     this.#raw = raw;
     this.#context = context;
-    this.#shape = Object.freeze(JSON.parse(raw.shape()));
+    this.#info = inst.call(() => ({
+      dataType: raw.dataType(),
+      readable: raw.readable(),
+      writable: raw.writable(),
+      constant: raw.constant(),
+    }));
+    this.#shape = Object.freeze(inst.call(() => JSON.parse(raw.shape())));
   }
 
   #self() {
@@ -204,19 +222,19 @@ class MLTensor {
   }
 
   get dataType() {
-    return this.#self().#raw.dataType();
+    return this.#self().#info.dataType;
   }
   get shape() {
     return this.#self().#shape;
   }
   get readable() {
-    return this.#self().#raw.readable();
+    return this.#self().#info.readable;
   }
   get writable() {
-    return this.#self().#raw.writable();
+    return this.#self().#info.writable;
   }
   get constant() {
-    return this.#self().#raw.constant();
+    return this.#self().#info.constant;
   }
 
   destroy() {
@@ -345,9 +363,7 @@ class MLContext {
     requireArgs(arguments, 1, 'readTensor');
     const t = c.#own(tensor, tensorOf, 'tensor');
     const out = rest.length > 0 ? bufferSource(rest[0], 'readTensor') : null;
-    if (out && out.bytes.byteLength !== t.raw.byteLength()) {
-      throw new TypeError(`readTensor: the buffer has ${out.bytes.byteLength} bytes, the tensor ${t.raw.byteLength()}`);
-    }
+    if (out) c.#inst.call(() => t.raw.checkBuffer(out.bytes.byteLength, out.view));
     const bytes = await c.#inst.callAsync(() => c.#raw.readTensor(t.raw));
     if (!out) return bytes.buffer;
     out.bytes.set(bytes);
@@ -358,8 +374,8 @@ class MLContext {
     const c = this.#self();
     requireArgs(arguments, 2, 'writeTensor');
     const t = c.#own(tensor, tensorOf, 'tensor');
-    const { bytes } = bufferSource(inputData, 'writeTensor');
-    c.#inst.call(() => c.#raw.writeTensor(t.raw, bytes));
+    const { bytes, view } = bufferSource(inputData, 'writeTensor');
+    c.#inst.call(() => c.#raw.writeTensor(t.raw, bytes, view));
   }
 
   destroy() {

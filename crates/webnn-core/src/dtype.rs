@@ -224,7 +224,9 @@ pub fn check_view_type(data_type: DataType, view: ViewType) -> crate::error::Res
         ViewType::Int32 => data_type == DataType::Int32,
         ViewType::Uint32 => data_type == DataType::Uint32,
         ViewType::Int8 => data_type == DataType::Int8,
-        ViewType::Uint8 => matches!(data_type, DataType::Uint8 | DataType::Int4 | DataType::Uint4),
+        // "If bufferSource is a Uint8Array object, then return true" (validate buffer with
+        // descriptor): a byte view of any tensor, e.g. a slice of a WebAssembly.Memory.
+        ViewType::Uint8 => true,
         ViewType::Uint8Clamped | ViewType::Int16 | ViewType::Float64 => false,
     };
     if ok {

@@ -68,13 +68,17 @@ impl Error {
 }
 
 impl fmt::Display for Error {
-    /// `TypeError: conv2d [label]: rule` — WPT looks for the `[label]` substring.
+    /// `TypeError: conv2d [label]: rule` — WPT looks for the `[label]` substring; without a
+    /// label `TypeError: conv2d: rule`, without either `TypeError: rule`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.kind.name())?;
-        if let Some(op) = self.op {
-            write!(f, "{op} ")?;
+        match (self.op, self.label.is_empty()) {
+            (Some(op), true) => write!(f, "{op}: ")?,
+            (Some(op), false) => write!(f, "{op} [{}]: ", self.label)?,
+            (None, false) => write!(f, "[{}]: ", self.label)?,
+            (None, true) => {}
         }
-        write!(f, "[{}]: {}", self.label, self.rule)
+        f.write_str(&self.rule)
     }
 }
 

@@ -10,6 +10,7 @@ pub mod dtype;
 pub mod error;
 pub mod graph;
 pub mod limits;
+pub mod memory;
 pub mod ops;
 pub mod passes;
 pub mod fusion;

@@ -26,6 +26,8 @@ impl Backend for CpuBackend {
         Capabilities::default()
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
+        // A graph too large for this machine fails here, not as an allocation abort mid-run.
+        webnn_core::memory::check_host_memory(graph, webnn_core::memory::host_budget())?;
         Ok(Box::new(CpuGraph::new(graph.clone())?))
     }
     fn device(&self) -> DeviceInfo {

@@ -120,6 +120,10 @@ impl Backend for FastBackend {
         Capabilities::default()
     }
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
+        // A graph too large for this machine fails here, not as an allocation abort (natively)
+        // or a trap (wasm) mid-run; the estimate counts the reference kernels' working copies,
+        // which some of this backend's ops use.
+        webnn_core::memory::check_host_memory(graph, webnn_core::memory::host_budget())?;
         Ok(Box::new(self.compile_graph(graph)?))
     }
     fn device(&self) -> DeviceInfo {

@@ -13,6 +13,23 @@ fn type_error(msg: impl Into<String>) -> Error {
     Error::type_error(msg)
 }
 
+/// How a JavaScript binding marks a BigInt: `{"\u0000bigint": "<decimal>"}`. (The WPT data
+/// writes bigints as decimal strings, which `ml_number` also reads.)
+pub const BIGINT_KEY: &str = "\u{0}bigint";
+
+/// The decimal digits of a marked BigInt.
+fn bigint(v: &Value) -> Option<&str> {
+    v.as_object().and_then(|o| o.get(BIGINT_KEY)).and_then(Value::as_str)
+}
+
+/// WebIDL's ToNumber throws a TypeError for a BigInt: no integer or double argument takes one.
+fn no_bigint(v: &Value, what: &str) -> Result<()> {
+    match bigint(v) {
+        Some(d) => Err(type_error(format!("{what}: {d}n is a BigInt, not a number"))),
+        None => Ok(()),
+    }
+}
+
 /// The special numbers the extract writes as strings.
 pub fn special_number(s: &str) -> Option<f64> {
     match s {
@@ -46,6 +63,7 @@ fn to_number(v: &Value) -> f64 {
 
 /// `[EnforceRange] unsigned long`.
 pub fn enforce_u32(v: &Value, what: &str) -> Result<u32> {
+    no_bigint(v, what)?;
     let x = to_number(v);
     if !x.is_finite() {
         return Err(type_error(format!("{what}: {v} is not a finite number")));
@@ -59,6 +77,7 @@ pub fn enforce_u32(v: &Value, what: &str) -> Result<u32> {
 
 /// `[EnforceRange] long`.
 pub fn enforce_i32(v: &Value, what: &str) -> Result<i32> {
+    no_bigint(v, what)?;
     let x = to_number(v);
     if !x.is_finite() {
         return Err(type_error(format!("{what}: {v} is not a finite number")));
@@ -81,6 +100,7 @@ pub fn wrapping_u32(v: &Value) -> u32 {
 
 /// `double` (restricted: NaN and infinities are a TypeError).
 pub fn restricted_double(v: &Value, what: &str) -> Result<f64> {
+    no_bigint(v, what)?;
     let x = to_number(v);
     if !x.is_finite() {
         return Err(type_error(format!("{what}: {v} is not a finite number")));
@@ -99,6 +119,9 @@ pub fn restricted_float(v: &Value, what: &str) -> Result<f32> {
 
 /// JS `ToBoolean`.
 pub fn boolean(v: &Value) -> bool {
+    if let Some(d) = bigint(v) {
+        return d.trim_start_matches('-') != "0";
+    }
     match v {
         Value::Bool(b) => *b,
         Value::Null => false,
@@ -110,6 +133,9 @@ pub fn boolean(v: &Value) -> bool {
 
 /// JS `ToString` for the primitive values JSON holds.
 pub fn string(v: &Value) -> Result<String> {
+    if let Some(d) = bigint(v) {
+        return Ok(d.to_owned());
+    }
     match v {
         Value::String(s) => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
@@ -146,6 +172,9 @@ pub fn data_type(v: &Value, what: &str) -> Result<DataType> {
 
 /// `MLNumber` = `bigint or unrestricted double`; a decimal integer string is a bigint.
 pub fn ml_number(v: &Value, what: &str) -> Result<MLNumber> {
+    if let Some(d) = bigint(v) {
+        return d.parse::<i128>().map(MLNumber::BigInt).map_err(|_| type_error(format!("{what}: {d}n is out of range")));
+    }
     if let Value::String(s) = v {
         if special_number(s).is_none() {
             return s
@@ -417,6 +446,11 @@ mod tests {
         assert!(enum_value(&json!("c"), &t, "x").is_err());
         assert_eq!(ml_number(&json!("-Infinity"), "x").ok(), Some(MLNumber::Double(f64::NEG_INFINITY)));
         assert_eq!(ml_number(&json!("123456789012345678901"), "x").ok(), Some(MLNumber::BigInt(123456789012345678901)));
+        let big = json!({ BIGINT_KEY: "3" });
+        assert_eq!(ml_number(&big, "x").ok(), Some(MLNumber::BigInt(3)));
+        assert_eq!(enforce_u32(&big, "shape").unwrap_err().kind, webnn_core::ErrorKind::TypeError);
+        assert_eq!(restricted_double(&big, "alpha").unwrap_err().kind, webnn_core::ErrorKind::TypeError);
+        assert_eq!(string(&big).unwrap(), "3");
         assert!(descriptor(&json!({"dataType": "int16", "shape": [1]})).is_err());
         assert!(descriptor(&json!({"dataType": "float32", "shape": [4294967296u64]})).is_err());
         assert!(descriptor(&json!({"dataType": "float32"})).is_err());

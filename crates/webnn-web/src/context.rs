@@ -111,8 +111,10 @@ impl WebContext {
         Ok(WebTensor { inner: t })
     }
 
+    /// `writeTensor`; `view` is the buffer's constructor name (its element type must fit).
     #[wasm_bindgen(js_name = writeTensor)]
-    pub fn write_tensor(&self, tensor: &WebTensor, bytes: Vec<u8>) -> JsResult<()> {
+    pub fn write_tensor(&self, tensor: &WebTensor, bytes: Vec<u8>, view: &str) -> JsResult<()> {
+        tensor.check_buffer(bytes.len(), view)?;
         self.inner.write_tensor(&tensor.inner, &bytes).js()
     }
 
@@ -212,6 +214,12 @@ impl WebTensor {
     #[wasm_bindgen(js_name = byteLength)]
     pub fn byte_length(&self) -> usize {
         self.inner.byte_length()
+    }
+    /// "Validate buffer with descriptor" for a buffer of `len` bytes viewed as `view`
+    /// (`writeTensor`, `readTensor(tensor, outputData)`): a TypeError when it does not fit.
+    #[wasm_bindgen(js_name = checkBuffer)]
+    pub fn check_buffer(&self, len: usize, view: &str) -> JsResult<()> {
+        check_buffer(self.inner.desc(), len, view).js()
     }
     pub fn destroy(&self) {
         self.inner.destroy();

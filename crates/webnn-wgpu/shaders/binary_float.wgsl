@@ -33,11 +33,17 @@ fn binary_op(x: f32, y: f32) -> f32 {
 }
 
 fn binary_test(x: f32, y: f32) -> bool {
+    // NaN tested on its bits: drivers may fold x != x to false (NaN compares unequal to
+    // everything, itself included, and false in every ordered comparison).
+    let unordered = is_nan(x) || is_nan(y);
     if (OP == OP_EQUAL) {
-        return x == y;
+        return !unordered && x == y;
     }
     if (OP == OP_NOT_EQUAL) {
-        return x != y;
+        return unordered || x != y;
+    }
+    if (unordered) {
+        return false;
     }
     if (OP == OP_GREATER) {
         return x > y;

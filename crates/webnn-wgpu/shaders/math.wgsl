@@ -363,7 +363,8 @@ fn pow_f(x: f32, y: f32) -> f32 {
     if (x < 0.0 && !y_int) {
         return f32_nan();
     }
-    let negative = x < 0.0 && y_odd;
+    // The sign bit, not x < 0: pow(-0, y) for odd y keeps the zero's sign (-inf for y < 0).
+    let negative = (bitcast<u32>(x) >> 31u) == 1u && y_odd;
     var r: f32;
     if (ax == 0.0) {
         r = select(f32_inf(false), 0.0, y > 0.0);

@@ -8,7 +8,10 @@ fn compute(i: u32) -> OutT {
     if (is_nan(q)) {
         q = 0.0;
     }
-    // f32_to_s64 saturates infinities to the int64 range, far outside every output range.
+    // Held to +-2^40 first: beyond every output range (uint32 at most) even after adding a
+    // zero point, and far from int64's ends, where adding the zero point would wrap
+    // (x / scale = +inf with zero point 4294967295 gave 0).
+    q = clamp(q, -1099511627776.0, 1099511627776.0);
     var v = add64(f32_to_s64(q), out_to_int(load_c(s)));
     let lowest = P.j.xy;
     let highest = P.j.zw;

@@ -6,11 +6,16 @@ fn acc_identity(op: u32) -> Acc {
     if (op == OP_REDUCE_PRODUCT) {
         return 1;
     }
+    // The input type's own extremes (int8: -128, 127), not i32's: a max pool's window that
+    // lies wholly in the padding stores the identity, and i32's lowest would store as 0.
+    // (Highest by a right shift, lowest as its complement: a constant left shift that
+    // drops set bits is a shader-creation error.)
+    let highest = bitcast<i32>(0x7fffffffu >> (32u - IN_BITS));
     if (op == OP_REDUCE_MAX) {
-        return bitcast<i32>(0x80000000u);
+        return ~highest;
     }
     if (op == OP_REDUCE_MIN) {
-        return 0x7fffffff;
+        return highest;
     }
     return 0;
 }

@@ -263,6 +263,45 @@ test('typed arrays: BigInt64Array, Uint16Array for float16, SharedArrayBuffer vi
   assert(into[0] === 5 && into[1] === 6, 'readTensor into a SharedArrayBuffer view');
 });
 
+test('argument conversion: view element types, BigInts, restricted doubles, long sequences, messages', async () => {
+  const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
+  const t = await ctx.createTensor({ dataType: 'float32', shape: [2], readable: true, writable: true });
+  // "Validate buffer with descriptor": the element type must fit; a Uint8Array fits any.
+  await throwsNamed('TypeError', () => ctx.writeTensor(t, new BigUint64Array(1)), 'writeTensor with a BigUint64Array');
+  await throwsNamed('TypeError', () => ctx.writeTensor(t, new Int32Array(2)), 'writeTensor with an Int32Array');
+  ctx.writeTensor(t, new Uint8Array(new Float32Array([1.5, -2]).buffer));
+  await throwsNamed('TypeError', () => ctx.readTensor(t, new Int32Array(2)), 'readTensor into an Int32Array');
+  const bytes = new Uint8Array(8);
+  await ctx.readTensor(t, bytes);
+  const back = new Float32Array(bytes.buffer);
+  assert(back[0] === 1.5 && back[1] === -2, `readTensor into a Uint8Array: ${back}`);
+  const b = new MLGraphBuilder(ctx);
+  // WebIDL's ToNumber throws for a BigInt: no dimension or double takes one; MLNumber does.
+  await throwsNamed('TypeError', () => b.input('x', { dataType: 'float32', shape: [3n] }), 'a BigInt dimension');
+  const x = b.input('x', { dataType: 'float32', shape: [2] });
+  await throwsNamed('TypeError', () => b.elu(x, { alpha: 1n }), 'a BigInt for a double');
+  for (const bad of [NaN, Infinity]) {
+    await throwsNamed('TypeError', () => b.elu(x, { alpha: bad }), `elu alpha ${bad}`);
+    await throwsNamed('TypeError', () => b.gemm(b.reshape(x, [1, 2]), b.reshape(x, [2, 1]), { alpha: bad }), `gemm alpha ${bad}`);
+    await throwsNamed('TypeError', () => b.layerNormalization(x, { epsilon: bad }), `epsilon ${bad}`);
+  }
+  const clamped = b.clamp(x, { minValue: -1n, maxValue: 1 });
+  const big = b.constant('int64', 2n ** 40n);
+  assert(big.dataType === 'int64', 'constant(int64, BigInt)');
+  // A long sequence fails before it is copied, not after (a 1e7-entry shape took seconds).
+  const started = performance.now();
+  await throwsNamed('TypeError', () => b.reshape(x, new Array(1e7).fill(1)), 'a 1e7-entry newShape');
+  assert(performance.now() - started < 500, `the long sequence took ${performance.now() - started} ms to reject`);
+  // Messages name the op and rule; no empty label brackets.
+  const e = await throwsNamed('TypeError', () => b.reshape(x, [3]), 'a reshape of the wrong size');
+  assert(!e.message.startsWith('[]') && e.message.startsWith('reshape'), `message: ${e.message}`);
+  const graph = await b.build({ y: clamped });
+  const out = await ctx.createTensor({ dataType: 'float32', shape: [2], readable: true });
+  ctx.dispatch(graph, { x: t }, { y: out });
+  const y = new Float32Array(await ctx.readTensor(out));
+  assert(y[0] === 1 && y[1] === -1, `clamp with a BigInt minValue: ${y}`);
+});
+
 for (const [kind, options] of Object.entries(contexts)) {
   test(`error paths on the ${kind} context, and the polyfill keeps working`, async () => {
     const ctx = await navigator.ml.createContext(options);

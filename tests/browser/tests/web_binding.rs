@@ -39,7 +39,7 @@ async fn run_on(options: &str, backend: &str) {
     let input = ctx.create_tensor(r#"{"dataType":"float32","shape":[4],"writable":true}"#).expect("input tensor");
     let output = ctx.create_tensor(r#"{"dataType":"float32","shape":[4],"readable":true}"#).expect("output tensor");
     let data: Vec<u8> = [-1.0f32, 2.0, -3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
-    ctx.write_tensor(&input, data).expect("write");
+    ctx.write_tensor(&input, data, "Float32Array").expect("write");
     let mut b = WebBindings::new();
     b.input("x".into(), &input);
     b.output("y".into(), &output);

@@ -182,6 +182,37 @@ fn for_each_tap(
     }
 }
 
+/// The products of non-finite weights with the zeros of the padding, which the tap walk
+/// skips: conv2d convolves the zero-padded input, so an infinite (or NaN) weight that meets
+/// padding makes that output NaN, as on every backend that pads explicitly. Finite weights
+/// add nothing there, so this pass runs only for filters with non-finite entries.
+fn padding_products(
+    g: &Geometry,
+    [kh, kw]: [usize; 2],
+    [oh, ow]: [usize; 2],
+    [h, w]: [usize; 2],
+    weight: &dyn Fn(usize, usize) -> f64,
+    y_plane: &mut [f64],
+) {
+    for r in 0..kh {
+        for q in 0..kw {
+            let wv = weight(r, q);
+            if wv.is_finite() {
+                continue;
+            }
+            for oy in 0..oh {
+                let iy = (oy * g.strides[0] + r * g.dilations[0]) as i64 - g.pad_top;
+                for ox in 0..ow {
+                    let ix = (ox * g.strides[1] + q * g.dilations[1]) as i64 - g.pad_left;
+                    if iy < 0 || iy >= h as i64 || ix < 0 || ix >= w as i64 {
+                        y_plane[oy * ow + ox] += wv * 0.0;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// <https://www.w3.org/TR/webnn/#api-mlgraphbuilder-conv2d>
 pub fn conv2d(cx: &Cx, op: &Conv2d) -> Result<Tensor> {
     let o = &op.options;
@@ -207,6 +238,7 @@ pub fn conv2d(cx: &Cx, op: &Conv2d) -> Result<Tensor> {
                     let x_row = &x_plane[iy * w..][..w];
                     axpy(&mut y_plane[oy * ow..][..ow][cols], wv, &x_row[ix0..], g.strides[1]);
                 });
+                padding_products(&g, [kh, kw], [oh, ow], [h, w], &weight, y_plane);
             }
         }
     }

@@ -1,0 +1,287 @@
+//! webnn-fuzz: a seeded generator of random graphs (valid and invalid builder calls over every
+//! op of the op table), run on the reference interpreter and on the backends under test, with
+//! a minimiser that prints each failure as a JSON case (kept in `corpus/` as a regression
+//! test) and a JavaScript snippet. `cargo run -p webnn-fuzz --release -- --help` for the
+//! long runs; the test command runs a short fixed-seed pass (`tests/fuzz.rs`).
+
+pub mod case;
+pub mod diff;
+pub mod gen;
+pub mod idl;
+pub mod repro;
+
+use case::Case;
+use diff::{check, Finding, Kind, Target};
+use gen::{error_quality, generate, Config};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// One failure, minimised.
+pub struct Report {
+    pub seed: u64,
+    pub finding: Finding,
+    /// Why the failure is expected, when it is (`explain`).
+    pub explained: Option<&'static str>,
+    pub case: Case,
+    pub json: serde_json::Value,
+    pub javascript: String,
+}
+
+#[derive(Default)]
+pub struct Stats {
+    pub cases: u64,
+    /// Graphs the reference ran (and every target compared).
+    pub graphs: u64,
+    /// Graphs the reference rejected as a whole (build or compile).
+    pub graphs_rejected: u64,
+    pub calls_accepted: u64,
+    pub calls_rejected: u64,
+    /// Per op: calls accepted, calls rejected.
+    pub per_op: BTreeMap<String, (u64, u64)>,
+    /// Graphs compared per target.
+    pub compared: BTreeMap<&'static str, u64>,
+    pub findings: Vec<Report>,
+    pub seconds: f64,
+}
+
+pub struct Run {
+    pub first_seed: u64,
+    pub cases: u64,
+    pub config: Config,
+    /// Targets compared on every case.
+    pub targets: Vec<Target>,
+    /// A slower target (wgpu) compared on every `slow_every`-th case.
+    pub slow: Option<(Target, u64)>,
+    pub minimise: bool,
+}
+
+fn report(seed: u64, finding: Finding, case: Case, reference: &dyn webnn_core::Backend) -> Report {
+    let expected = match case.run(reference) {
+        Ok(out) => Some(out),
+        Err(_) => None,
+    };
+    let name = format!("fuzz seed {seed}: {} {:?}", finding.backend, finding.kind);
+    let json = case.to_json(&name, expected.as_ref());
+    let device = if finding.backend == "wgpu" { "gpu" } else { "cpu" };
+    let javascript = repro::javascript(&case, device);
+    let explained = explain(&case, &finding);
+    Report { seed, finding, explained, case, json, javascript }
+}
+
+/// The differences this project accepts, each with its reason (docs/backends.md argues them).
+pub fn explain(case: &Case, f: &Finding) -> Option<&'static str> {
+    if f.kind == Kind::Amplified {
+        return Some("rounding amplified along a chain: every op agrees with the reference on the same inputs");
+    }
+    if f.kind != Kind::Disagrees {
+        return None;
+    }
+    // Only `--edges` makes such values: 65504 (float16's largest), 1e30, infinities.
+    let extreme = case.inputs.iter().any(|i| i.values.iter().any(|v| v.abs() >= 65504.0));
+    if extreme {
+        return Some("extreme magnitudes: the reference sums in float64, where float32 or float16 intermediates overflow or cancel");
+    }
+    if f.backend == "wgpu" && case.calls.iter().any(|c| scatters_twice(case, c)) {
+        return Some("scatter with duplicate indices: the spec sets no order among their updates; wgpu's land in any order");
+    }
+    None
+}
+
+/// Whether a scatterElements or scatterND call of `case` writes some output element twice
+/// (its indices are inputs of the case, as after `isolate`).
+fn scatters_twice(case: &Case, c: &case::Call) -> bool {
+    let input = |param: &str| {
+        let name = c.params.iter().find(|(k, _)| k == param)?.1.as_str()?;
+        case.inputs.iter().find(|i| i.name == name)
+    };
+    let (Some(data), Some(indices)) = (input("input"), input("indices")) else { return false };
+    // Where an index lands: negative ones count from the end, and out-of-range ones are
+    // clamped into range (as every backend resolves them).
+    let norm = |v: f64, dim: u32| (if v < 0.0 { v + dim as f64 } else { v } as i64).clamp(0, dim as i64 - 1);
+    let mut seen = std::collections::HashSet::new();
+    match c.method.as_str() {
+        "scatterElements" => {
+            let axis = c.options.as_ref().and_then(|o| o.get("axis")).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+            let Some(&dim) = data.shape.get(axis) else { return false };
+            // An update's target: its own coordinates with the axis one replaced by its index.
+            let rank = indices.shape.len();
+            for (k, &v) in indices.values.iter().enumerate() {
+                let mut rest = k;
+                let mut coords = vec![0i64; rank];
+                for d in (0..rank).rev() {
+                    coords[d] = (rest % indices.shape[d] as usize) as i64;
+                    rest /= indices.shape[d] as usize;
+                }
+                coords[axis] = norm(v, dim);
+                if !seen.insert(coords) {
+                    return true;
+                }
+            }
+            false
+        }
+        "scatterND" => {
+            let Some(&k) = indices.shape.last() else { return false };
+            let k = k.max(1) as usize;
+            indices.values.chunks(k).any(|t| {
+                let tuple: Vec<i64> = t.iter().zip(&data.shape).map(|(&v, &d)| norm(v, d)).collect();
+                !seen.insert(tuple)
+            })
+        }
+        _ => false,
+    }
+}
+
+impl Run {
+    pub fn go(&self, on_report: &mut dyn FnMut(&Report)) -> Stats {
+        let reference = webnn_cpu::CpuBackend;
+        let started = Instant::now();
+        let mut st = Stats::default();
+        for seed in self.first_seed..self.first_seed + self.cases {
+            st.cases += 1;
+            let g = generate(seed, &self.config);
+            let mut findings: Vec<(Finding, Case)> = Vec::new();
+            for r in &g.rejected {
+                st.calls_rejected += 1;
+                st.per_op.entry(r.call.method.clone()).or_default().1 += 1;
+                if let Err(detail) = error_quality(&r.call.method, &r.error) {
+                    let c = Case { seed, inputs: g.case.inputs.clone(), calls: vec![r.call.clone()], outputs: Vec::new() };
+                    findings.push((Finding { backend: "builder", kind: Kind::BadError, detail }, c));
+                }
+            }
+            for c in &g.case.calls {
+                st.calls_accepted += 1;
+                st.per_op.entry(c.method.clone()).or_default().0 += 1;
+            }
+            if let Some((c, message)) = &g.panic {
+                let case = Case { seed, inputs: g.case.inputs.clone(), calls: vec![c.clone()], outputs: Vec::new() };
+                findings.push((Finding { backend: "builder", kind: Kind::Panic, detail: message.clone() }, case));
+            }
+            for m in &g.harness {
+                findings.push((Finding { backend: "builder", kind: Kind::Harness, detail: m.clone() }, g.case.clone()));
+            }
+            if !g.case.outputs.is_empty() {
+                let slow = self.slow.as_ref().filter(|(_, every)| seed % every == 0).map(|(t, _)| t);
+                let targets: Vec<&Target> = self.targets.iter().chain(slow).collect();
+                let (outcome, found) = self.check_on(&g.case, &targets);
+                match outcome {
+                    Some(diff::Reference::Ran(_)) => {
+                        st.graphs += 1;
+                        for t in &targets {
+                            *st.compared.entry(t.name).or_default() += 1;
+                        }
+                    }
+                    Some(diff::Reference::Rejected(_)) => st.graphs_rejected += 1,
+                    None => {}
+                }
+                for mut f in found {
+                    let mut case = if self.minimise { self.minimise_for(&g.case, &f, &targets) } else { g.case.clone() };
+                    if f.kind == Kind::Disagrees && case.calls.len() > 1 {
+                        match self.isolate(&case, &f, &targets) {
+                            Some(one) => case = one,
+                            None => f.kind = Kind::Amplified,
+                        }
+                    }
+                    findings.push((f, case));
+                }
+            }
+            for (f, case) in findings {
+                let r = report(seed, f, case, &reference);
+                on_report(&r);
+                st.findings.push(r);
+            }
+        }
+        st.seconds = started.elapsed().as_secs_f64();
+        st
+    }
+
+    fn check_on(&self, case: &Case, targets: &[&Target]) -> (Option<diff::Reference>, Vec<Finding>) {
+        check(case, &webnn_cpu::CpuBackend, targets)
+    }
+
+    /// Runs each call of a disagreeing chain alone, its operands taken from the reference's
+    /// values: the first call that still disagrees, as a one-call case; `None` when every call
+    /// agrees on the same inputs (the chain amplified rounding, no op is wrong).
+    fn isolate(&self, case: &Case, f: &Finding, targets: &[&Target]) -> Option<Case> {
+        let only: Vec<&Target> = targets.iter().copied().filter(|t| t.name == f.backend).collect();
+        let made: Vec<String> = case.calls.iter().flat_map(|c| c.outputs.iter().cloned()).collect();
+        let all = Case { outputs: made.clone(), ..case.clone() };
+        let values = all.run(&webnn_cpu::CpuBackend).ok()?;
+        for c in &case.calls {
+            let mut refs = Vec::new();
+            let known = |n: &str| made.iter().any(|m| m == n) || case.inputs.iter().any(|i| i.name == n);
+            c.params.iter().for_each(|(_, v)| case::operand_refs(v, &known, &mut refs));
+            if let Some(o) = &c.options {
+                case::operand_refs(o, &known, &mut refs);
+            }
+            let mut inputs: Vec<case::Input> = Vec::new();
+            for r in refs {
+                if inputs.iter().any(|i| i.name == r) {
+                    continue;
+                }
+                if let Some(i) = case.inputs.iter().find(|i| i.name == r) {
+                    inputs.push(i.clone());
+                } else if let Some((_, t)) = values.iter().find(|(n, _)| n == r) {
+                    let n = t.desc.max_elements() as usize;
+                    let values = (0..n).map(|k| case::element(t.desc.data_type, &t.bytes, k)).collect();
+                    let (data_type, shape) = (t.desc.data_type, t.desc.max_shape());
+                    inputs.push(case::Input { name: r.to_owned(), data_type, shape, values, constant: true });
+                }
+            }
+            let one = Case { seed: case.seed, inputs, calls: vec![c.clone()], outputs: c.outputs.clone() };
+            let (_, found) = check(&one, &webnn_cpu::CpuBackend, &only);
+            if found.iter().any(|g| g.kind == Kind::Disagrees) {
+                return Some(one);
+            }
+        }
+        None
+    }
+
+    fn minimise_for(&self, case: &Case, f: &Finding, targets: &[&Target]) -> Case {
+        let only: Vec<&Target> = targets.iter().copied().filter(|t| t.name == f.backend).collect();
+        let fails = |c: &Case| {
+            let (_, found) = self.check_on(c, &only);
+            found.iter().any(|g| g.backend == f.backend && g.kind == f.kind)
+        };
+        repro::minimise(case, &fails)
+    }
+}
+
+impl Stats {
+    /// The findings no `explain` rule covers.
+    pub fn unexplained(&self) -> impl Iterator<Item = &Report> {
+        self.findings.iter().filter(|r| r.explained.is_none())
+    }
+
+    /// A summary: cases, graphs compared per target, calls accepted and rejected, findings by
+    /// backend and kind, ops never accepted, cases per second.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} cases in {:.1} s ({:.0}/s): {} graphs ran on the reference ({} rejected whole); calls {} accepted, {} rejected\n",
+            self.cases,
+            self.seconds,
+            self.cases as f64 / self.seconds.max(1e-9),
+            self.graphs,
+            self.graphs_rejected,
+            self.calls_accepted,
+            self.calls_rejected
+        );
+        for (t, n) in &self.compared {
+            s += &format!("  compared on {t}: {n}\n");
+        }
+        let mut by: BTreeMap<(&str, &Kind, Option<&str>), u64> = BTreeMap::new();
+        for r in &self.findings {
+            *by.entry((r.finding.backend, &r.finding.kind, r.explained)).or_default() += 1;
+        }
+        for ((b, k, why), n) in &by {
+            match why {
+                None => s += &format!("  findings: {b} {k:?}: {n}\n"),
+                Some(why) => s += &format!("  explained: {b} {k:?}: {n} ({why})\n"),
+            }
+        }
+        let never: Vec<&str> = self.per_op.iter().filter(|(_, (a, _))| *a == 0).map(|(m, _)| m.as_str()).collect();
+        if !never.is_empty() {
+            s += &format!("  ops drawn but never accepted ({}): {}\n", never.len(), never.join(", "));
+        }
+        s
+    }
+}

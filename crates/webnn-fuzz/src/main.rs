@@ -1,0 +1,125 @@
+//! `webnn-fuzz`: the long runs. `--help` lists the options.
+
+use std::process::ExitCode;
+use webnn_fuzz::diff::Target;
+use webnn_fuzz::gen::Config;
+use webnn_fuzz::Run;
+
+const HELP: &str = "webnn-fuzz: random graphs on the reference interpreter, compared with other backends
+
+  --seed N         first seed (default 1)
+  --cases N        cases to generate (default 10000)
+  --calls N        builder calls tried per case (default 4)
+  --edges          non-finite and extreme values among inputs and options
+  --threads N      the fast backend's threads (default 1)
+  --wgpu N         also compare on wgpu, every N-th case (0: never; default 0)
+  --out DIR        write each failure's case (JSON) and page script (JS) there
+  --no-minimise    report failures as generated
+  --record FILE    (re)write the expectedOutputs of every case in a corpus file with the
+                   reference's outputs (for a case written by hand)";
+
+fn main() -> ExitCode {
+    let mut seed = 1u64;
+    let mut cases = 10_000u64;
+    let mut config = Config::default();
+    let mut threads = 1usize;
+    let mut wgpu_every = 0u64;
+    let mut out: Option<std::path::PathBuf> = None;
+    let mut minimise = true;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut num = |what: &str| -> u64 {
+            args.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| {
+                eprintln!("{what} needs a number");
+                std::process::exit(2)
+            })
+        };
+        match a.as_str() {
+            "--seed" => seed = num("--seed"),
+            "--cases" => cases = num("--cases"),
+            "--calls" => config.calls = num("--calls") as usize,
+            "--threads" => threads = num("--threads") as usize,
+            "--wgpu" => wgpu_every = num("--wgpu"),
+            "--edges" => config.edges = true,
+            "--no-minimise" => minimise = false,
+            "--out" => out = args.next().map(Into::into),
+            "--record" => {
+                let path = args.next().unwrap_or_default();
+                return match record(std::path::Path::new(&path)) {
+                    Ok(n) => {
+                        println!("recorded {n} cases in {path}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("{path}: {e}");
+                        ExitCode::FAILURE
+                    }
+                };
+            }
+            "--help" | "-h" => {
+                println!("{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            _ => {
+                eprintln!("unknown argument {a}\n\n{HELP}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let targets = vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(threads)) }];
+    let slow = if wgpu_every > 0 {
+        match webnn_wgpu::WgpuBackend::new() {
+            Ok(b) => Some((Target { name: "wgpu", backend: Box::new(b) }, wgpu_every)),
+            Err(e) => {
+                eprintln!("wgpu: no adapter ({e}); comparing on fast only");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    // Panics in the code under test are caught and reported per case.
+    webnn_fuzz::case::quiet_panics();
+    let run = Run { first_seed: seed, cases, config, targets, slow, minimise };
+    if let Some(dir) = &out {
+        std::fs::create_dir_all(dir).expect("--out directory");
+    }
+    let stats = run.go(&mut |r| {
+        let why = r.explained.map(|w| format!(" [explained: {w}]")).unwrap_or_default();
+        println!("seed {}: {} {:?}: {}{why}", r.seed, r.finding.backend, r.finding.kind, r.finding.detail);
+        if let Some(dir) = &out {
+            let stem = dir.join(format!("seed-{}-{}", r.seed, r.finding.backend));
+            let file = serde_json::json!({ "cases": [r.json] });
+            let _ = std::fs::write(stem.with_extension("json"), serde_json::to_string_pretty(&file).unwrap());
+            let _ = std::fs::write(stem.with_extension("js"), &r.javascript);
+        }
+    });
+    print!("{}", stats.summary());
+    if stats.unexplained().next().is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `--record`: the reference's outputs as each case's `expectedOutputs`.
+fn record(path: &std::path::Path) -> Result<usize, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let mut root: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let cases = root["cases"].as_array_mut().ok_or("no cases array")?;
+    for v in cases.iter_mut() {
+        let name = v["name"].as_str().unwrap_or("?").to_owned();
+        let case = webnn_fuzz::case::Case::from_json(v)?;
+        let out = case.run(&webnn_cpu::CpuBackend).map_err(|e| format!("{name}: {e:?}"))?;
+        let mut fresh = case.to_json(&name, Some(&out));
+        for key in ["reason"] {
+            if let Some(x) = v.get(key) {
+                fresh[key] = x.clone();
+            }
+        }
+        *v = fresh;
+    }
+    let n = cases.len();
+    std::fs::write(path, serde_json::to_string_pretty(&root).unwrap() + "\n").map_err(|e| e.to_string())?;
+    Ok(n)
+}
