@@ -21,6 +21,9 @@ pub enum Kind {
     Accepted,
     /// Different values, shape or type.
     Disagrees,
+    /// Different values from inputs of extreme magnitude (65504 and more, infinities), which
+    /// disappear when those are replaced by 1: float32 against the reference's float64.
+    Extreme,
     /// Different values from a chain whose every op agrees when run alone on the reference's
     /// intermediate values: rounding differences amplified (an ill-conditioned graph).
     Amplified,

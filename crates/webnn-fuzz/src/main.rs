@@ -13,6 +13,7 @@ const HELP: &str = "webnn-fuzz: random graphs on the reference interpreter, comp
   --edges          non-finite and extreme values among inputs and options
   --threads N      the fast backend's threads (default 1)
   --wgpu N         also compare on wgpu, every N-th case (0: never; default 0)
+  --ort N          also compare on ONNX Runtime (ORT_DYLIB_PATH), every N-th case
   --out DIR        write each failure's case (JSON) and page script (JS) there
   --no-minimise    report failures as generated
   --record FILE    (re)write the expectedOutputs of every case in a corpus file with the
@@ -24,6 +25,7 @@ fn main() -> ExitCode {
     let mut config = Config::default();
     let mut threads = 1usize;
     let mut wgpu_every = 0u64;
+    let mut ort_every = 0u64;
     let mut out: Option<std::path::PathBuf> = None;
     let mut minimise = true;
     let mut args = std::env::args().skip(1);
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
             "--calls" => config.calls = num("--calls") as usize,
             "--threads" => threads = num("--threads") as usize,
             "--wgpu" => wgpu_every = num("--wgpu"),
+            "--ort" => ort_every = num("--ort"),
             "--edges" => config.edges = true,
             "--no-minimise" => minimise = false,
             "--out" => out = args.next().map(Into::into),
@@ -67,17 +70,19 @@ fn main() -> ExitCode {
         }
     }
     let targets = vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(threads)) }];
-    let slow = if wgpu_every > 0 {
+    let mut slow = Vec::new();
+    if wgpu_every > 0 {
         match webnn_wgpu::WgpuBackend::new() {
-            Ok(b) => Some((Target { name: "wgpu", backend: Box::new(b) }, wgpu_every)),
-            Err(e) => {
-                eprintln!("wgpu: no adapter ({e}); comparing on fast only");
-                None
-            }
+            Ok(b) => slow.push((Target { name: "wgpu", backend: Box::new(b) }, wgpu_every)),
+            Err(e) => eprintln!("wgpu: no adapter ({e}); not compared"),
         }
-    } else {
-        None
-    };
+    }
+    if ort_every > 0 {
+        match webnn_ort::OrtBackend::new() {
+            Ok(b) => slow.push((Target { name: "ort", backend: Box::new(b) }, ort_every)),
+            Err(e) => eprintln!("ONNX Runtime: not loaded ({e}); not compared"),
+        }
+    }
     // Panics in the code under test are caught and reported per case.
     webnn_fuzz::case::quiet_panics();
     let run = Run { first_seed: seed, cases, config, targets, slow, minimise };

@@ -1,5 +1,6 @@
-//! The short fixed-seed pass of the fuzzer (the long runs: `cargo run -p webnn-fuzz --release
-//! -- --help`), and the corpus: every failure found so far, minimised, as a regression test.
+//! The short fixed-seed pass of the fuzzer (fast on every seed, wgpu and ONNX Runtime on every
+//! 20th; the long runs: `cargo run -p webnn-fuzz --release -- --help`), the corpus (every
+//! failure found so far, minimised, as a regression test) and graphs too large to run.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::Path;
@@ -20,6 +21,17 @@ fn wgpu() -> Option<Target> {
     }
 }
 
+fn ort() -> Option<Target> {
+    match webnn_ort::OrtBackend::new() {
+        Ok(b) => Some(Target { name: "ort", backend: Box::new(b) }),
+        Err(e) => {
+            // The test command installs ONNX Runtime's library; a bare `cargo test` may lack it.
+            eprintln!("ONNX Runtime not loaded ({e}): not compared");
+            None
+        }
+    }
+}
+
 #[test]
 fn short_pass_finds_nothing() {
     webnn_fuzz::case::quiet_panics();
@@ -29,7 +41,7 @@ fn short_pass_finds_nothing() {
         cases,
         config: Config::default(),
         targets: vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(2)) }],
-        slow: wgpu().map(|t| (t, 20)),
+        slow: [wgpu(), ort()].into_iter().flatten().map(|t| (t, 20)).collect(),
         minimise: true,
     };
     let mut failures = Vec::new();
@@ -58,6 +70,7 @@ fn corpus_cases_agree() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let mut targets = vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(2)) }];
     targets.extend(wgpu());
+    targets.extend(ort());
     let targets: Vec<&Target> = targets.iter().collect();
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
@@ -70,6 +83,9 @@ fn corpus_cases_agree() {
             count += 1;
             let name = v["name"].as_str().unwrap_or("?");
             let case = Case::from_json(v).unwrap_or_else(|e| panic!("{}: {name}: {e}", f.display()));
+            // `differs`: backends whose answer differs for a reason the case gives.
+            let differs = |t: &&&Target| v.get("differs").and_then(|d| d.get(t.name)).is_none();
+            let targets: Vec<&Target> = targets.iter().filter(differs).copied().collect();
             let (reference, findings) = check(&case, &webnn_cpu::CpuBackend, &targets);
             match reference {
                 Some(Reference::Ran(out)) => {

@@ -67,7 +67,13 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
     }
     // An axis whose floor and ceil sizes agree goes with the other axis.
     let ceil_mode = ceil.unwrap_or(0);
+    // ONNX Runtime wants every pad smaller than the window; WebNN allows any. For max and l2
+    // larger pads are applied by a Pad first (the lowest value, zeros); the average refuses.
+    let explicit = p[0] >= window[0] || p[1] >= window[0] || p[2] >= window[1] || p[3] >= window[1];
     let ct = match (kind, dt) {
+        // A max pool of unsigned 8-bit values pads with -inf in float32 (exact for them): a
+        // zero Pad would be fused back into the pool by ONNX Runtime.
+        (OpKind::MaxPool2d, DataType::Uint8 | DataType::Uint4) if explicit => F,
         (
             OpKind::MaxPool2d,
             DataType::Int8 | DataType::Uint8 | DataType::Int4 | DataType::Uint4,
@@ -101,12 +107,24 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         Some((to, _)) => em.node("Transpose", &[&x], vec![attr_ints("perm", &to)]),
         None => x,
     };
+    let pads = if explicit { [0; 4] } else { [p[0] as i64, p[2] as i64, p[1] as i64, p[3] as i64] };
+    let padded = |em: &mut Em, v: &str, fill: &str| {
+        let amounts = em.i64s(&[0, 0, p[0] as i64, p[2] as i64, 0, 0, p[1] as i64, p[3] as i64]);
+        em.node("Pad", &[v, &amounts, fill], vec![])
+    };
+    let x = if explicit && kind != OpKind::AveragePool2d {
+        let fill = match (kind, ct) {
+            (OpKind::MaxPool2d, F) => em.scalar(F, f64::NEG_INFINITY),
+            (OpKind::MaxPool2d, _) => em.scalar_int(ct, dt.int_range().map_or(0, |(lo, _)| lo)),
+            _ => em.scalar(ct, 0.0),
+        };
+        padded(em, &x, &fill)
+    } else {
+        x
+    };
     let mut attrs = vec![
         attr_ints("kernel_shape", &[window[0] as i64, window[1] as i64]),
-        attr_ints(
-            "pads",
-            &[p[0] as i64, p[2] as i64, p[1] as i64, p[3] as i64],
-        ),
+        attr_ints("pads", &pads),
         attr_ints("strides", &[s[0] as i64, s[1] as i64]),
         attr_ints("dilations", &[d[0] as i64, d[1] as i64]),
         attr_i("ceil_mode", ceil_mode),
@@ -123,6 +141,13 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         OpKind::MaxPool2d => "MaxPool",
         other => return Err(crate::ops::misrouted(other)),
     };
+    if explicit && kind == OpKind::AveragePool2d {
+        // An explicit zero Pad would change the count, and ONNX Runtime fuses a zero Pad back
+        // into the pool (with the pads it rejects), so no rewrite is kept from it.
+        return Err(Error::not_supported(
+            "averagePool2d: ONNX Runtime needs each pad smaller than the window",
+        ));
+    }
     let mut y = em.node(op, &[&x], attrs.clone());
     if kind == OpKind::MaxPool2d && ct == F {
         // ONNX Runtime's MaxPool skips NaN; in WebNN's (and the reference's) maximum it wins.

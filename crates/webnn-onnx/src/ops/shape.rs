@@ -107,23 +107,17 @@ pub fn slice(em: &mut Em, a: &Slice, out: Operand) -> Result<()> {
     };
     let starts: Vec<i64> = a.starts.iter().map(|&x| x as i64).collect();
     let e = match a.sizes.iter().map(Dim::as_static).collect::<Option<Vec<u32>>>() {
+        // WebNN's sizes count input elements (the output has ceil(size / stride)), so the
+        // window ends at starts + sizes whatever the stride.
         Some(sizes) => {
-            let ends: Vec<i64> = (0..rank)
-                .map(|i| starts[i] + (sizes[i] as i64 - 1) * strides[i] + 1)
-                .collect();
+            let ends: Vec<i64> = (0..rank).map(|i| starts[i] + sizes[i] as i64).collect();
             em.i64s(&ends)
         }
-        // Sizes naming dynamic dimensions: ends = starts + (sizes - 1) * strides + 1, with
-        // the sizes read at run time.
+        // Sizes naming dynamic dimensions: the same sum, with the sizes read at run time.
         None => {
             let sizes = em.shape_value(&a.sizes)?;
-            let ones = em.i64s(&vec![1; rank]);
-            let less = em.node("Sub", &[&sizes, &ones], vec![]);
-            let st = em.i64s(&strides);
-            let scaled = em.node("Mul", &[&less, &st], vec![]);
-            let base: Vec<i64> = starts.iter().map(|s| s + 1).collect();
-            let base = em.i64s(&base);
-            em.node("Add", &[&scaled, &base], vec![])
+            let base = em.i64s(&starts);
+            em.node("Add", &[&sizes, &base], vec![])
         }
     };
     let axes: Vec<i64> = (0..rank as i64).collect();
