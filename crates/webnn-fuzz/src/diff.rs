@@ -21,6 +21,9 @@ pub enum Kind {
     Accepted,
     /// Different values, shape or type.
     Disagrees,
+    /// Different values where the reference's own answer changes when the inputs move by one
+    /// ulp: rounding decides the result.
+    Unstable,
     /// Different values from inputs of extreme magnitude (65504 and more, infinities), which
     /// disappear when those are replaced by 1: float32 against the reference's float64.
     Extreme,

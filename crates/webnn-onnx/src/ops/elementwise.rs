@@ -227,6 +227,18 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: webnn_core::Operand) -> 
             let y = em.node("Sub", &[&pos, &neg], vec![]);
             return em.output_from(out, y, DataType::Float32);
         }
+        OpKind::Sign if dt == DataType::Int64 => {
+            // ONNX Runtime's int64 Sign reads only the low 32 bits (4294967295 gave -1).
+            let x = em.input_as(a.input, DataType::Int64)?;
+            let zero = em.scalar_int(DataType::Int64, 0);
+            let to = vec![attr_i("to", crate::emit::onnx_type(DataType::Int64) as i64)];
+            let pos = em.node("Greater", &[&x, &zero], vec![]);
+            let pos = em.node("Cast", &[&pos], to.clone());
+            let neg = em.node("Less", &[&x, &zero], vec![]);
+            let neg = em.node("Cast", &[&neg], to);
+            let y = em.node("Sub", &[&pos, &neg], vec![]);
+            return em.output_from(out, y, DataType::Int64);
+        }
         OpKind::Sign => return em.simple("Sign", &[a.input], arith(dt), vec![], out),
         OpKind::Ceil => "Ceil",
         OpKind::Cos => "Cos",
@@ -319,8 +331,18 @@ pub fn clamp(em: &mut Em, a: &Clamp, out: webnn_core::Operand) -> Result<()> {
             Some(NumberCast::Int(i)) => em.scalar_int(ct, i),
         }
     };
-    let lo = bound(em, a.options.min_value);
-    let hi = bound(em, a.options.max_value);
+    let mut lo = bound(em, a.options.min_value);
+    let mut hi = bound(em, a.options.max_value);
+    if dt.is_float() {
+        // Clip's absent bounds are the float range's ends, WebNN's the infinities: with
+        // minValue = inf and no maxValue, Clip gave 3.4e38.
+        if lo.is_empty() {
+            lo = em.scalar(ct, f64::NEG_INFINITY);
+        }
+        if hi.is_empty() {
+            hi = em.scalar(ct, f64::INFINITY);
+        }
+    }
     let mut y = if dt.is_float() {
         em.node("Clip", &[&x, &lo, &hi], vec![])
     } else {

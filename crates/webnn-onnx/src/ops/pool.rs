@@ -66,10 +66,24 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         }
     }
     // An axis whose floor and ceil sizes agree goes with the other axis.
-    let ceil_mode = ceil.unwrap_or(0);
+    let mut ceil_mode = ceil.unwrap_or(0);
+    let mut p = p;
+    if kind == OpKind::L2Pool2d && ceil_mode == 1 {
+        // ONNX Runtime's LpPool ignores ceil_mode: pad the ends with zeros (nothing to a sum of
+        // squares) until floor rounding gives the ceil size.
+        for i in 0..2 {
+            let span = in_hw[i] as i64 + p[2 * i] as i64 + p[2 * i + 1] as i64 - ((window[i] as i64 - 1) * d[i] as i64 + 1);
+            let short = span.rem_euclid(s[i] as i64);
+            if short != 0 {
+                p[2 * i + 1] += (s[i] as i64 - short) as u32;
+            }
+        }
+        ceil_mode = 0;
+    }
     // ONNX Runtime wants every pad smaller than the window; WebNN allows any. For max and l2
     // larger pads are applied by a Pad first (the lowest value, zeros); the average refuses.
-    let explicit = p[0] >= window[0] || p[1] >= window[0] || p[2] >= window[1] || p[3] >= window[1];
+    let explicit = p[0] >= window[0] || p[1] >= window[0] || p[2] >= window[1] || p[3] >= window[1]
+        || p != spatial_padding(&o.padding);
     let ct = match (kind, dt) {
         // A max pool of unsigned 8-bit values pads with -inf in float32 (exact for them): a
         // zero Pad would be fused back into the pool by ONNX Runtime.
@@ -165,8 +179,26 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
 /// mode round to nearest, half away from zero.
 pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
     let dt = em.dt(a.input);
-    let x = em.input_as(a.input, F)?;
-    let sizes = em.shape_value(&em.dims(out))?;
+    let mut x = em.input_as(a.input, F)?;
+    // ONNX Runtime's linear Resize of a 4-D tensor scales only axes 2-3 or 1-2; other pairs
+    // are moved last and back.
+    let axes = a.options.axes.clone().unwrap_or_else(|| vec![2, 3]);
+    let scaled_inside = |allowed: [u32; 2]| axes.iter().all(|ax| allowed.contains(ax));
+    let moved = matches!(a.options.mode, InterpolationMode::Linear) && !scaled_inside([2, 3]) && !scaled_inside([1, 2]);
+    let mut dims = em.dims(out);
+    let mut back = None;
+    if moved {
+        let mut perm: Vec<i64> = (0..4).filter(|i| !axes.contains(&(*i as u32))).collect();
+        perm.extend(axes.iter().map(|&ax| ax as i64));
+        let mut inverse = [0i64; 4];
+        for (k, &ax) in perm.iter().enumerate() {
+            inverse[ax as usize] = k as i64;
+        }
+        x = em.node("Transpose", &[&x], vec![attr_ints("perm", &perm)]);
+        dims = perm.iter().map(|&ax| dims[ax as usize].clone()).collect();
+        back = Some(inverse);
+    }
+    let sizes = em.shape_value(&dims)?;
     let mut attrs = vec![attr_s("coordinate_transformation_mode", "half_pixel")];
     match a.options.mode {
         InterpolationMode::NearestNeighbor => {
@@ -176,6 +208,9 @@ pub fn resample2d(em: &mut Em, a: &Resample2d, out: Operand) -> Result<()> {
         InterpolationMode::Linear => attrs.push(attr_s("mode", "linear")),
     }
     let mut y = em.node("Resize", &[&x, "", "", &sizes], attrs);
+    if let Some(inverse) = back {
+        y = em.node("Transpose", &[&y], vec![attr_ints("perm", &inverse)]);
+    }
     if !dt.is_float() {
         // Half away from zero, as the reference rounds (ONNX's Round is half to even).
         let half = em.scalar(F, 0.5);
