@@ -275,10 +275,15 @@ class MLContext {
   #lost;
   #loseNow;
 
+  // What the context runs on, read once: the getters then never call into wasm (whose
+  // instance may have been retired after a trap).
+  #info;
+
   constructor(token, inst, raw) {
     if (token !== INTERNAL) throw illegalConstructor();
     this.#inst = inst;
     this.#raw = raw;
+    this.#info = inst.call(() => ({ accelerated: raw.accelerated(), backend: raw.backend(), deviceName: raw.deviceName() }));
     this.#lost = new Promise((resolve) => {
       this.#loseNow = (message) => resolve({ message });
     });
@@ -299,7 +304,7 @@ class MLContext {
   }
 
   get accelerated() {
-    return this.#self().#raw.accelerated();
+    return this.#self().#info.accelerated;
   }
 
   get lost() {
@@ -308,12 +313,12 @@ class MLContext {
 
   // Extension: which backend the context runs on ('webgpu' or 'cpu').
   get backend() {
-    return this.#self().#raw.backend();
+    return this.#self().#info.backend;
   }
 
   // Extension: what runs it, e.g. 'fast cpu (simd128, 1 thread)' or the WebGPU adapter's name.
   get deviceName() {
-    return this.#self().#raw.deviceName();
+    return this.#self().#info.deviceName;
   }
 
   opSupportLimits() {
