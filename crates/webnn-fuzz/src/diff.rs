@@ -10,6 +10,20 @@ pub struct Target {
     pub backend: Box<dyn Backend>,
 }
 
+impl Target {
+    /// wgpu on the machine's adapter (lavapipe without a GPU), or why there is none.
+    pub fn wgpu() -> Result<Target, String> {
+        let b = webnn_wgpu::WgpuBackend::new().map_err(|e| format!("wgpu: no adapter ({e})"))?;
+        Ok(Target { name: "wgpu", backend: Box::new(b) })
+    }
+
+    /// ONNX Runtime (its library from ORT_DYLIB_PATH), or why it did not load.
+    pub fn ort() -> Result<Target, String> {
+        let b = webnn_ort::OrtBackend::new().map_err(|e| format!("ONNX Runtime: not loaded ({e})"))?;
+        Ok(Target { name: "ort", backend: Box::new(b) })
+    }
+}
+
 /// What went wrong on one backend for one case.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {

@@ -71,16 +71,12 @@ fn main() -> ExitCode {
     }
     let targets = vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(threads)) }];
     let mut slow = Vec::new();
-    if wgpu_every > 0 {
-        match webnn_wgpu::WgpuBackend::new() {
-            Ok(b) => slow.push((Target { name: "wgpu", backend: Box::new(b) }, wgpu_every)),
-            Err(e) => eprintln!("wgpu: no adapter ({e}); not compared"),
-        }
-    }
-    if ort_every > 0 {
-        match webnn_ort::OrtBackend::new() {
-            Ok(b) => slow.push((Target { name: "ort", backend: Box::new(b) }, ort_every)),
-            Err(e) => eprintln!("ONNX Runtime: not loaded ({e}); not compared"),
+    for (every, open) in [(wgpu_every, Target::wgpu as fn() -> Result<Target, String>), (ort_every, Target::ort)] {
+        if every > 0 {
+            match open() {
+                Ok(t) => slow.push((t, every)),
+                Err(e) => eprintln!("{e}; not compared"),
+            }
         }
     }
     // Panics in the code under test are caught and reported per case.

@@ -9,27 +9,13 @@ use webnn_fuzz::diff::{check, Reference, Target};
 use webnn_fuzz::gen::Config;
 use webnn_fuzz::Run;
 
-fn wgpu() -> Option<Target> {
-    match webnn_wgpu::WgpuBackend::new() {
-        Ok(b) => Some(Target { name: "wgpu", backend: Box::new(b) }),
-        Err(e) => {
-            // The test command sets up lavapipe; a machine without any Vulkan driver still
-            // checks the CPU backends and says so.
-            eprintln!("no wgpu adapter ({e}): comparing on fast only");
-            None
-        }
-    }
-}
-
-fn ort() -> Option<Target> {
-    match webnn_ort::OrtBackend::new() {
-        Ok(b) => Some(Target { name: "ort", backend: Box::new(b) }),
-        Err(e) => {
-            // The test command installs ONNX Runtime's library; a bare `cargo test` may lack it.
-            eprintln!("ONNX Runtime not loaded ({e}): not compared");
-            None
-        }
-    }
+/// wgpu and ONNX Runtime where the machine has them: the test command sets up lavapipe and
+/// ONNX Runtime's library; a bare `cargo test` still checks the CPU backends and says so.
+fn slow_targets() -> Vec<Target> {
+    [Target::wgpu(), Target::ort()]
+        .into_iter()
+        .filter_map(|t| t.map_err(|e| eprintln!("{e}: not compared")).ok())
+        .collect()
 }
 
 #[test]
@@ -41,7 +27,7 @@ fn short_pass_finds_nothing() {
         cases,
         config: Config::default(),
         targets: vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(2)) }],
-        slow: [wgpu(), ort()].into_iter().flatten().map(|t| (t, 20)).collect(),
+        slow: slow_targets().into_iter().map(|t| (t, 20)).collect(),
         minimise: true,
     };
     let mut failures = Vec::new();
@@ -69,8 +55,7 @@ fn short_pass_finds_nothing() {
 fn corpus_cases_agree() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
     let mut targets = vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(2)) }];
-    targets.extend(wgpu());
-    targets.extend(ort());
+    targets.extend(slow_targets());
     let targets: Vec<&Target> = targets.iter().collect();
     let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();

@@ -212,32 +212,20 @@ pub fn unary(em: &mut Em, kind: OpKind, a: &Unary, out: webnn_core::Operand) -> 
         }
         OpKind::Abs => return em.simple("Abs", &[a.input], arith(dt), vec![], out),
         OpKind::Neg => return em.simple("Neg", &[a.input], arith(dt), vec![], out),
-        OpKind::Sign if dt.is_float() => {
-            // The spec's 1 if > 0, -1 if < 0, else +0: NaN and -0 give +0 (ONNX: NaN, -0).
-            let x = em.input_as(a.input, DataType::Float32)?;
-            let zero = em.scalar(DataType::Float32, 0.0);
-            let to = vec![attr_i(
-                "to",
-                crate::emit::onnx_type(DataType::Float32) as i64,
-            )];
+        OpKind::Sign if dt.is_float() || dt == DataType::Int64 => {
+            // The spec's 1 if > 0, -1 if < 0, else +0, by comparisons: for floats NaN and -0
+            // give +0 (ONNX: NaN, -0); ONNX Runtime's int64 Sign reads only the low 32 bits
+            // (4294967295 gave -1).
+            let ct = if dt.is_float() { DataType::Float32 } else { DataType::Int64 };
+            let x = em.input_as(a.input, ct)?;
+            let zero = em.scalar(ct, 0.0);
+            let to = vec![attr_i("to", crate::emit::onnx_type(ct) as i64)];
             let pos = em.node("Greater", &[&x, &zero], vec![]);
             let pos = em.node("Cast", &[&pos], to.clone());
             let neg = em.node("Less", &[&x, &zero], vec![]);
             let neg = em.node("Cast", &[&neg], to);
             let y = em.node("Sub", &[&pos, &neg], vec![]);
-            return em.output_from(out, y, DataType::Float32);
-        }
-        OpKind::Sign if dt == DataType::Int64 => {
-            // ONNX Runtime's int64 Sign reads only the low 32 bits (4294967295 gave -1).
-            let x = em.input_as(a.input, DataType::Int64)?;
-            let zero = em.scalar_int(DataType::Int64, 0);
-            let to = vec![attr_i("to", crate::emit::onnx_type(DataType::Int64) as i64)];
-            let pos = em.node("Greater", &[&x, &zero], vec![]);
-            let pos = em.node("Cast", &[&pos], to.clone());
-            let neg = em.node("Less", &[&x, &zero], vec![]);
-            let neg = em.node("Cast", &[&neg], to);
-            let y = em.node("Sub", &[&pos, &neg], vec![]);
-            return em.output_from(out, y, DataType::Int64);
+            return em.output_from(out, y, ct);
         }
         OpKind::Sign => return em.simple("Sign", &[a.input], arith(dt), vec![], out),
         OpKind::Ceil => "Ceil",
