@@ -531,7 +531,7 @@ class ML {
       throw new TypeError('createContext: options is not a dictionary');
     }
     const inst = await this.#load();
-    const create = () => inst.callAsync((mod) => mod.createContext(json(device ? { deviceType: 'gpu' } : options ?? {})));
+    const create = () => inst.callAsync((mod) => mod.createContext(json(device ? { backend: 'webgpu' } : options ?? {})));
     const raw = device ? await onDevice(device, create) : await create();
     return new MLContext(INTERNAL, inst, raw);
   }

@@ -62,11 +62,18 @@ interface MLContextOptions {
     accelerated?: boolean;
     /**
      * A device hint as Chromium had it: `"cpu"` asks for the CPU, `"gpu"` and `"npu"` for an
-     * accelerator. Removed from the specification in favour of `accelerated`.
+     * accelerator. Removed from the specification in favour of `accelerated`. A hint only:
+     * where the only WebGPU adapter is a software one, `"gpu"` runs on the CPU.
      * @extension
      * @deprecated Use `accelerated` and `powerPreference`.
      */
     deviceType?: MLDeviceType;
+    /**
+     * The polyfill's backend named outright (what `MLContext.backend` reports): `"webgpu"`
+     * runs on WebGPU even on a software adapter, for tests and demos of the WGSL path.
+     * @extension
+     */
+    backend?: "cpu" | "reference" | "webgpu";
 }
 
 interface ML {
@@ -92,7 +99,7 @@ interface MLContextLostInfo {
 /**
  * @extension The backend a polyfill context runs on.
  */
-type MLContextBackend = "webgpu" | "cpu";
+type MLContextBackend = "webgpu" | "cpu" | "reference";
 
 interface MLContext {
     /**

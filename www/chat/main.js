@@ -68,7 +68,9 @@ async function load() {
   const file = new ModelFile(bytes);
   const config = { ...JSON.parse(file.config(CAPACITY, MAX_SEQ)), cache };
   const tokenizer = file.tokenizer();
-  const context = await navigator.ml.createContext({ deviceType: device });
+  // 'gpu' names the WebGPU backend outright: the page shows the WGSL path even where the only
+  // adapter is a software one (there `deviceType: 'gpu'` alone runs on the CPU).
+  const context = await navigator.ml.createContext(device === 'gpu' ? { deviceType: 'gpu', backend: 'webgpu' } : { deviceType: device });
   const session = await Session.create(context, file, config);
   file.free();
   const buildMs = performance.now() - t0;

@@ -153,7 +153,9 @@ async function classify() {
   $('status').textContent = '';
   const { manifest, labels, weights } = await load();
   const { img, crop } = await image();
-  const context = await navigator.ml.createContext({ deviceType: device });
+  // 'gpu' names the WebGPU backend outright: the page shows the WGSL path even where the only
+  // adapter is a software one (there `deviceType: 'gpu'` alone runs on the CPU).
+  const context = await navigator.ml.createContext(device === 'gpu' ? { deviceType: 'gpu', backend: 'webgpu' } : { deviceType: device });
   const t0 = performance.now();
   const builder = new MLGraphBuilder(context);
   const outputs = buildGraph(builder, manifest, weights, layout);

@@ -119,6 +119,7 @@ impl GraphBuilder {
         zero_point: Operand,
         options: OpOptions,
     ) -> Result<Operand> {
+        let zero_point = self.zero_point_like_scale(scale, zero_point, &options)?;
         self.add1(Op::QuantizeLinear(QuantizeLinear { input, scale, zero_point, options }))
     }
     pub fn dequantize_linear(
@@ -128,7 +129,23 @@ impl GraphBuilder {
         zero_point: Operand,
         options: OpOptions,
     ) -> Result<Operand> {
+        let zero_point = self.zero_point_like_scale(scale, zero_point, &options)?;
         self.add1(Op::DequantizeLinear(QuantizeLinear { input, scale, zero_point, options }))
+    }
+
+    /// An extension to the spec's "zeroPoint has the same shape as the scale": a zeroPoint
+    /// whose shape differs from the scale's only by leading 1s is reshaped to the scale's
+    /// first. ONNX Runtime's quantizer writes a bias's scale as [1] and its zero point as [],
+    /// and its WebNN execution provider passes both through; the two shapes broadcast alike,
+    /// so such a graph has one meaning. Any other mismatch is left for validation to reject.
+    fn zero_point_like_scale(&mut self, scale: Operand, zero_point: Operand, options: &OpOptions) -> Result<Operand> {
+        let (Ok(s), Ok(z)) = (self.desc(scale), self.desc(zero_point)) else { return Ok(zero_point) };
+        let trailing = |shape: &[Dim]| shape.iter().skip_while(|d| **d == Dim::Static(1)).cloned().collect::<Vec<_>>();
+        if s.shape == z.shape || trailing(&s.shape) != trailing(&z.shape) {
+            return Ok(zero_point);
+        }
+        let shape = s.shape.to_vec();
+        self.reshape(zero_point, shape, options.clone())
     }
     pub fn expand(&mut self, input: Operand, new_shape: Vec<Dim>, options: OpOptions) -> Result<Operand> {
         self.add1(Op::Expand(Expand { input, new_shape, options }))

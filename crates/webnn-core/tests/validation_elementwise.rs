@@ -215,6 +215,10 @@ fn quantize_linear_rules() {
         // A lower-rank scale aligns to the trailing axes (an extension the WPT vectors rely on).
         [(F32, &[3, 2, 5]), (F32, &[5]), (I8, &[5])],
         [(F32, &[3, 2, 5]), (F32, &[]), (I8, &[])],
+        // A zeroPoint differing from the scale only by leading 1s (ONNX Runtime's quantizer:
+        // a bias scale [1], its zero point []) is reshaped to the scale's shape: an extension.
+        [(F32, &[4]), (F32, &[1]), (I8, &[])],
+        [(F32, &[3, 2, 5]), (F32, &[5]), (I8, &[1, 1, 5])],
     ];
     ok.extend([U32, I32, Int4, Uint4].map(|zt| [(F32, &[4][..]), (F32, &[1]), (zt, &[1])]));
     for case @ [x, _, z] in ok {

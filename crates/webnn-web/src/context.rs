@@ -4,7 +4,7 @@
 use crate::errors::{parse, IntoJs, JsResult};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use webnn::{ContextOptions, DeviceType, PowerPreference, TensorDescriptor};
+use webnn::{BackendKind, ContextOptions, DeviceType, PowerPreference, TensorDescriptor};
 use webnn_core::{check_view_type, Error, OperandDescriptor, ViewType};
 use webnn_idl::args::{boolean, descriptor, enum_value};
 
@@ -29,8 +29,13 @@ const POWER: &[(&str, PowerPreference)] = &[
     ("low-power", PowerPreference::LowPower),
 ];
 const DEVICE: &[(&str, DeviceType)] = &[("cpu", DeviceType::Cpu), ("gpu", DeviceType::Gpu), ("npu", DeviceType::Gpu)];
+/// The names `MLContext.backend` reports.
+const BACKEND: &[(&str, BackendKind)] =
+    &[("cpu", BackendKind::Cpu), ("reference", BackendKind::Reference), ("webgpu", BackendKind::Wgpu)];
 
-/// `MLContextOptions` (plus the `deviceType` hint) from the JavaScript layer's JSON.
+/// `MLContextOptions` (plus the `deviceType` hint) from the JavaScript layer's JSON, and the
+/// polyfill's own `backend` member: a backend named outright, the one way to get WebGPU on a
+/// software adapter (tests, and demos that show the WGSL path there).
 fn context_options(v: &Value) -> webnn_core::Result<ContextOptions> {
     let mut o = ContextOptions::default();
     let Some(m) = v.as_object() else { return Ok(o) };
@@ -42,6 +47,9 @@ fn context_options(v: &Value) -> webnn_core::Result<ContextOptions> {
     }
     if let Some(d) = m.get("deviceType") {
         o.device_type = Some(enum_value(d, DEVICE, "deviceType")?);
+    }
+    if let Some(b) = m.get("backend") {
+        o.backend = Some(enum_value(b, BACKEND, "backend")?);
     }
     Ok(o)
 }

@@ -14,12 +14,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use webnn_www::{Browser, Mount, Server};
 
-/// The `MLContextOptions` each browser backend asks for: the `deviceType` hint picks WebGPU
-/// even on a software adapter, where `accelerated` alone would choose the CPU.
+/// The `MLContextOptions` each browser backend asks for: the polyfill's `backend` member names
+/// WebGPU outright, since on a software adapter (CI's SwiftShader) `accelerated` and the
+/// `deviceType` hint both choose the CPU.
 pub fn context_options(backend: &str) -> Option<serde_json::Value> {
     match backend {
         "browser-cpu" => Some(json!({"deviceType": "cpu"})),
-        "browser-webgpu" => Some(json!({"deviceType": "gpu"})),
+        "browser-webgpu" => Some(json!({"backend": "webgpu"})),
         _ => None,
     }
 }

@@ -26,7 +26,9 @@ pub enum PowerPreference {
 }
 
 /// The device a page asked for with the pre-2025 `deviceType` member, which Chromium kept as
-/// a hint and frameworks still pass; here it forces the backend.
+/// a hint and frameworks still pass. A hint it stays: `Gpu` picks a hardware adapter over
+/// the CPU, never a software one (a page asking for the GPU wants speed, and a software
+/// adapter runs one to two orders of magnitude slower than the CPU backend).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceType {
     Cpu,
@@ -90,7 +92,9 @@ impl BackendKind {
 /// adapter runs kernels one to two orders of magnitude slower than the CPU, so "accelerated"
 /// (the fastest path) means the CPU there. On the CPU, ONNX Runtime when the build has it (a
 /// build asks for it by enabling the feature), otherwise the fast CPU backend; the reference
-/// interpreter only when named. `deviceType` and `backend` override.
+/// interpreter only when named. `deviceType: cpu` overrides `accelerated`, `deviceType: gpu`
+/// only picks a hardware adapter; a named `backend` wins over everything (tests use it to run
+/// WebGPU on a software adapter).
 pub fn choose(
     options: &ContextOptions,
     adapter: Option<bool /* software */>,
@@ -106,7 +110,7 @@ pub fn choose(
     }
     match (options.device_type, adapter) {
         (Some(DeviceType::Cpu), _) => cpu,
-        (Some(DeviceType::Gpu), Some(_)) => BackendKind::Wgpu,
+        (Some(DeviceType::Gpu), Some(false)) => BackendKind::Wgpu,
         (_, Some(false))
             if options.accelerated && options.power_preference != PowerPreference::LowPower =>
         {

@@ -15,7 +15,12 @@ fn backend_choice() {
     assert_eq!(choose(&default, Some(true), true), BackendKind::Ort, "ONNX Runtime on the CPU when built in");
     assert_eq!(choose(&default, None, false), BackendKind::Cpu, "no adapter");
     let gpu = ContextOptions { device_type: Some(DeviceType::Gpu), ..default };
-    assert_eq!(choose(&gpu, Some(true), false), BackendKind::Wgpu, "deviceType gpu overrides");
+    assert_eq!(choose(&gpu, Some(false), false), BackendKind::Wgpu, "deviceType gpu on a hardware adapter");
+    assert_eq!(choose(&gpu, Some(true), false), BackendKind::Cpu, "deviceType gpu is a hint: never a software adapter");
+    let low_gpu = ContextOptions { power_preference: PowerPreference::LowPower, ..gpu };
+    assert_eq!(choose(&low_gpu, Some(false), false), BackendKind::Wgpu, "deviceType gpu overrides powerPreference");
+    let forced = ContextOptions { backend: Some(BackendKind::Wgpu), ..default };
+    assert_eq!(choose(&forced, Some(true), false), BackendKind::Wgpu, "a named backend runs on a software adapter");
     let low = ContextOptions { power_preference: PowerPreference::LowPower, ..default };
     assert_eq!(choose(&low, Some(false), false), BackendKind::Cpu);
     let off = ContextOptions { accelerated: false, ..default };
@@ -124,4 +129,28 @@ fn cpu_context_runs_the_fast_backend() {
     let (fast, want) = (run(&ctx), run(&reference));
     let worst = fast.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
     assert!(worst < 1e-4, "MobileNetV2 outputs differ from the reference by {worst}");
+}
+
+/// ONNX Runtime's quantizer gives a bias's scale the shape [1] and its zero point []; the
+/// builder reshapes such a zero point to the scale's shape, and every CPU backend computes
+/// (x - zeroPoint) * scale with it.
+#[test]
+fn dequantize_with_a_scalar_zero_point_beside_a_one_element_scale() {
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", OperandDescriptor::new(DataType::Int8, &[4])).unwrap();
+    let scale = b.constant(OperandDescriptor::new(DataType::Float32, &[1]), 0.5f32.to_le_bytes().to_vec()).unwrap();
+    let zero = b.constant(OperandDescriptor::new(DataType::Int8, &[]), vec![2]).unwrap();
+    let y = b.dequantize_linear(x, scale, zero, OpOptions::default()).unwrap();
+    assert_eq!(b.desc(y).unwrap(), &OperandDescriptor::new(DataType::Float32, &[4]));
+    let graph = b.build(&[("y", y)]).unwrap();
+    for ctx in [Context::cpu(), Context::reference()] {
+        let g = pollster::block_on(ctx.compile(&graph)).unwrap();
+        let input = ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Int8, &[4]), false, true)).unwrap();
+        let output = ctx.create_tensor(TensorDescriptor::new(OperandDescriptor::new(DataType::Float32, &[4]), true, false)).unwrap();
+        ctx.write_tensor(&input, &[2u8, 4, 0, (-6i8) as u8]).unwrap();
+        ctx.dispatch(&g, &[("x", &input)], &[("y", &output)]).unwrap();
+        let bytes = pollster::block_on(ctx.read_tensor(&output)).unwrap();
+        let got: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, [0.0, 1.0, -1.0, -4.0], "on {}", ctx.backend().name());
+    }
 }

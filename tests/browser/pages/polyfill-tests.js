@@ -42,7 +42,7 @@ async function runSmall(ctx) {
   return { graph, input, output };
 }
 
-const contexts = { cpu: { deviceType: 'cpu' }, webgpu: { deviceType: 'gpu' } };
+const contexts = { cpu: { deviceType: 'cpu' }, webgpu: { backend: 'webgpu' } };
 
 test('installs where the browser has no WebNN, as a native implementation would', async () => {
   assert('ml' in navigator, "'ml' in navigator");
@@ -169,7 +169,7 @@ test('interfaces without constructors throw, MLGraphBuilder constructs', async (
   await throwsNamed('TypeError', () => Object.getOwnPropertyDescriptor(MLOperand.prototype, 'shape').get.call({}), 'brand check');
 });
 
-test('context choice: a software adapter runs accelerated contexts on the CPU, deviceType overrides', async () => {
+test('context choice: a software adapter runs accelerated contexts on the CPU, deviceType is a hint, backend overrides', async () => {
   const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
   const requestDevice = globalThis.GPUAdapter?.prototype.requestDevice;
   const software = !adapter || adapter.info.isFallbackAdapter;
@@ -179,8 +179,14 @@ test('context choice: a software adapter runs accelerated contexts on the CPU, d
   const cpu = await navigator.ml.createContext({ accelerated: false });
   assert(cpu.backend === 'cpu' && cpu.accelerated === false, 'accelerated: false');
   if (adapter) {
-    const gpu = await navigator.ml.createContext({ deviceType: 'gpu' });
-    assert(gpu.backend === 'webgpu', 'deviceType gpu');
+    const hinted = await navigator.ml.createContext({ deviceType: 'gpu' });
+    assert(hinted.backend === (software ? 'cpu' : 'webgpu'), `deviceType gpu on ${hinted.backend}, adapter software: ${software}`);
+    assert(hinted.accelerated === !software, 'accelerated says where deviceType gpu runs');
+    const npu = await navigator.ml.createContext({ deviceType: 'npu', powerPreference: 'low-power' });
+    assert(npu.backend === hinted.backend, 'deviceType npu is the gpu hint');
+    const gpu = await navigator.ml.createContext({ backend: 'webgpu' });
+    assert(gpu.backend === 'webgpu' && gpu.accelerated === !software, 'backend webgpu, named outright');
+    await throwsNamed('TypeError', () => navigator.ml.createContext({ backend: 'tpu' }), 'unknown backend');
     const device = await adapter.requestDevice();
     const onDevice = await navigator.ml.createContext(device);
     assert(onDevice.backend === 'webgpu', 'the GPUDevice overload');

@@ -66,7 +66,7 @@ async fn cpu_context() {
 
 #[wasm_bindgen_test]
 async fn webgpu_context() {
-    run_on(r#"{"deviceType":"gpu"}"#, "webgpu").await;
+    run_on(r#"{"backend":"webgpu"}"#, "webgpu").await;
 }
 
 #[wasm_bindgen_test]
