@@ -49,6 +49,11 @@ section "the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX
 "$bin/examples/mobilenet_files" www/models/mobilenetv2
 "$bin/webnn-www" bench --runs 2
 
+section "ONNX Runtime Web's WebNN execution provider on the polyfill: a CNN and a transformer encoder, equal to its wasm execution provider, every node on WebNN"
+"$bin/examples/encoder_files" www/models/encoder
+"$bin/webnn-www" ort-webnn --device cpu
+"$bin/webnn-www" ort-webnn --device gpu   # the gpu hint on a software adapter: the CPU context
+
 section "the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
 for cache in f32 f16; do
   "$bin/webnn-www" chat --device cpu --cache $cache --tokens 24

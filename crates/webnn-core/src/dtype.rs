@@ -223,10 +223,12 @@ pub fn check_view_type(data_type: DataType, view: ViewType) -> crate::error::Res
         ViewType::BigUint64 => data_type == DataType::Uint64,
         ViewType::Int32 => data_type == DataType::Int32,
         ViewType::Uint32 => data_type == DataType::Uint32,
-        ViewType::Int8 => data_type == DataType::Int8,
         // "If bufferSource is a Uint8Array object, then return true" (validate buffer with
         // descriptor): a byte view of any tensor, e.g. a slice of a WebAssembly.Memory.
-        ViewType::Uint8 => true,
+        // Int8Array is taken as a byte view too, an extension: ONNX Runtime Web's WebNN
+        // execution provider reads float32 outputs into an Int8Array over its wasm heap
+        // (Chromium checks only the byte length), and refusing it fails every such session.
+        ViewType::Uint8 | ViewType::Int8 => true,
         ViewType::Uint8Clamped | ViewType::Int16 | ViewType::Float64 => false,
     };
     if ok {

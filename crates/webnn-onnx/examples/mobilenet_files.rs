@@ -5,7 +5,7 @@
 //!   ONNX Runtime Web runs;
 //! - `weights.bin` + `manifest.json`: the graph's constants (float32) in the order the
 //!   builder created them, with their shapes, from which the page builds the same network
-//!   through `MLGraphBuilder`.
+//!   through `MLGraphBuilder`, and the graph's WebNN ops (`ops`).
 
 use serde_json::json;
 use webnn_core::{DataType, Source};
@@ -30,6 +30,12 @@ fn main() {
         weights.extend_from_slice(data);
     }
     let model = webnn_onnx::convert(&graph).expect("converts to ONNX");
+    // The WebNN ops of the graph, which the ONNX Runtime Web page (`www/ort-webnn/`) compares
+    // with those ONNX Runtime's WebNN execution provider builds from model.onnx.
+    let mut ops = std::collections::BTreeMap::<&str, u32>::new();
+    for node in &graph.nodes {
+        *ops.entry(node.op.name()).or_default() += 1;
+    }
     let (name, shape) = webnn_models::MOBILENET_INPUT;
     let manifest = json!({
         "model": "MobileNetV2-1.0-224, float32, NCHW, seeded weights (webnn_models::mobilenet_v2(7))",
@@ -37,6 +43,7 @@ fn main() {
         "outputs": model.outputs.iter().map(|b| json!({ "name": b.name, "onnxName": b.onnx_name })).collect::<Vec<_>>(),
         "weights": "weights.bin",
         "constants": constants,
+        "ops": ops,
     });
     let write = |file: &str, bytes: &[u8]| {
         std::fs::write(dir.join(file), bytes).unwrap_or_else(|e| panic!("writing {file}: {e}"))

@@ -116,6 +116,8 @@ pub struct Em<'g> {
     dim_sources: HashMap<String, (String, usize)>,
     /// Per dynamic dimension name: its size as a 1-D int64 value, once read.
     dim_values: HashMap<String, String>,
+    /// `ConvertOptions::layer_normalization_op`.
+    pub layer_normalization_op: bool,
 }
 
 impl<'g> Em<'g> {
@@ -128,6 +130,7 @@ impl<'g> Em<'g> {
             counter: 0,
             dim_sources: HashMap::new(),
             dim_values: HashMap::new(),
+            layer_normalization_op: false,
         }
     }
 

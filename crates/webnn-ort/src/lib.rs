@@ -108,6 +108,12 @@ impl OrtBackend {
         })
     }
 
+    /// An executable for a model converted with any `webnn_onnx::ConvertOptions`; its inputs
+    /// and outputs are the WebNN graph's, as `compile` gives them.
+    pub fn compile_model(&self, model: &OnnxModel) -> Result<Box<dyn Executable>> {
+        Ok(Box::new(OrtExecutable::new(self, model)?))
+    }
+
     /// A session for an ONNX model without external data.
     pub fn session(&self, model: &[u8]) -> Result<Session> {
         self.session_with(model, None)
@@ -211,8 +217,8 @@ impl Backend for OrtBackend {
     }
 
     fn compile(&self, graph: &Graph) -> Result<Box<dyn Executable>> {
-        let model = webnn_onnx::convert_with(graph, webnn_onnx::ConvertOptions { matmul_nbits: self.matmul_nbits })?;
-        Ok(Box::new(OrtExecutable::new(self, &model)?))
+        let model = webnn_onnx::convert_with(graph, webnn_onnx::ConvertOptions { matmul_nbits: self.matmul_nbits, ..Default::default() })?;
+        self.compile_model(&model)
     }
 
     fn device(&self) -> DeviceInfo {

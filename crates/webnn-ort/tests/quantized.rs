@@ -28,7 +28,7 @@ fn quantized_products_run_as_matmul_nbits() {
         // 3 blocks of 32 per weight row (the zero points' rows end mid-byte), 6 of 16.
         for (block, offset) in [(32, false), (32, true), (16, true)] {
             let g = graph(t, block, offset, &mut rng);
-            let nbits = webnn_onnx::convert_with(&g, webnn_onnx::ConvertOptions { matmul_nbits: true }).unwrap();
+            let nbits = webnn_onnx::convert_with(&g, webnn_onnx::ConvertOptions { matmul_nbits: true, ..Default::default() }).unwrap();
             let fused = ops(&nbits).iter().filter(|o| *o == "MatMulNBits").count();
             assert_eq!(fused, usize::from(t.bits() == 4), "{t} block {block}: {:?}", ops(&nbits));
             assert!(!ops(&webnn_onnx::convert(&g).unwrap()).iter().any(|o| o == "MatMulNBits"), "standard ONNX by default");

@@ -11,7 +11,12 @@
 //! headless Chromium once per thread count and prints a table. It fails when the two
 //! disagree on the outputs (top class, or logits beyond 1e-3); speed is reported, not judged.
 //!
-//! `webnn-www chat [--device cpu|gpu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--threads N] [--build B]`:
+//! `webnn-www ort-webnn [--device cpu|gpu|npu]`: runs `www/ort-webnn/` in headless Chromium:
+//! ONNX Runtime Web's WebNN execution provider on the polyfill, for MobileNetV2 and a
+//! BERT-style encoder exported by webnn-onnx, against its wasm execution provider; fails
+//! unless the outputs agree and every compute node ran on WebNN.
+//!
+//! `webnn-www chat [--device cpu|gpu|npu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--threads N] [--build B]`:
 //! runs the chat page
 //! (`www/chat/`, SmolLM2 built through the polyfill's MLGraphBuilder) on that prompt in
 //! headless Chromium, then the native decoder (webnn-llm on the fast cpu backend, with the
@@ -71,7 +76,8 @@ fn main() -> ExitCode {
             arg(&args, "--threads").and_then(|r| r.parse().ok()),
             arg(&args, "--build"),
         ),
-        _ => Err("usage: webnn-www serve|demo|bench|chat [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--build B]".into()),
+        Some("ort-webnn") => ort_webnn(port, &arg(&args, "--device").unwrap_or_else(|| "cpu".into())),
+        _ => Err("usage: webnn-www serve|demo|bench|chat|ort-webnn [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu|npu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--build B]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -209,6 +215,85 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
     println!("| threads | webnn-rs (CPU context) | ONNX Runtime Web (wasm) | ratio | max |Δ logits| | cross-origin isolated |");
     println!("|---|---|---|---|---|---|");
     rows.iter().for_each(|r| println!("{r}"));
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+/// Runs `www/ort-webnn/`: ONNX Runtime Web's WebNN execution provider on the polyfill, for a
+/// CNN and a transformer encoder. Fails unless every model's outputs equal the wasm execution
+/// provider's (within 1e-4 of the largest output; the same top class), ONNX Runtime built one
+/// WebNN graph per model holding at least the source graph's compute ops (so no node fell
+/// back to its CPU), and nothing was left as an unhandled rejection.
+fn ort_webnn(port: u16, device: &str) -> Result<(), String> {
+    let server = start(port)?;
+    let browser = Browser::start()?;
+    browser.goto(&server.url(&format!("/ort-webnn/?device={device}&auto")))?;
+    let r = browser.wait_for("window.ortWebnnResult", Duration::from_secs(600)).map_err(|e| {
+        let status = browser.eval("return document.getElementById('status').textContent", Value::Null);
+        format!("{e}; the page's status: {}", status.unwrap_or_default())
+    })?;
+    if let Some(e) = r.get("error").and_then(Value::as_str) {
+        return Err(format!("the ONNX Runtime Web page failed: {e} (unhandled: {})", r["unhandled"]));
+    }
+    let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    println!(
+        "onnxruntime-web {} with executionProviders [{{name: 'webnn', deviceType: '{device}'}}] on the polyfill's {} context:\n",
+        r["ortVersion"].as_str().unwrap_or("?"),
+        r["backend"].as_str().unwrap_or("?")
+    );
+    println!("| model | WebNN graphs | WebNN ops | session webnn / wasm | first run webnn / wasm | max |Δ| / max |output| |");
+    println!("|---|---|---|---|---|---|");
+    let mut failures: Vec<String> = r["unhandled"].as_array().into_iter().flatten().map(|u| format!("unhandled rejection: {u}")).collect();
+    for m in r["results"].as_array().into_iter().flatten() {
+        let name = m["model"].as_str().unwrap_or("?");
+        let built = m["webnn"]["ops"].as_object().cloned().unwrap_or_default();
+        let count = |o: &serde_json::Map<String, Value>| o.values().filter_map(Value::as_u64).sum::<u64>();
+        // Shape-only ops (reshape, transpose...) may be folded away by ONNX Runtime's optimizer
+        // or added by its builders; the compute ops must all be there.
+        // ONNX Runtime turns a 2-D MatMul + Add into one Gemm: the two count as one class.
+        let classes: [&[&str]; 7] = [&["conv2d"], &["gemm", "matmul"], &["softmax"], &["layerNormalization"], &["gelu"], &["gather"], &["tanh"]];
+        for class in classes {
+            let sum = |o: &Value| class.iter().map(|op| o[*op].as_u64().unwrap_or(0)).sum::<u64>();
+            let (want, got) = (sum(&m["expectedOps"]), sum(&m["webnn"]["ops"]));
+            if got < want {
+                failures.push(format!(
+                    "{name}: ONNX Runtime built {got} {} ops on WebNN, the model has {want} (nodes fell back to its CPU?); built: {}",
+                    class.join("/"),
+                    m["webnn"]["ops"]
+                ));
+            }
+        }
+        let builds = m["webnn"]["builds"].as_u64().unwrap_or(0);
+        if builds != 1 {
+            failures.push(format!("{name}: {builds} WebNN graphs built, expected one partition"));
+        }
+        let mut diffs = Vec::new();
+        for (out, d) in m["maxAbsDiff"].as_object().into_iter().flatten() {
+            let d = d.as_f64().unwrap_or(f64::NAN);
+            let scale = f(&m["maxAbs"], out).max(1.0);
+            if !(d <= 1e-4 * scale) {
+                failures.push(format!("{name}: output {out} differs from the wasm execution provider by {d:e} (largest output {scale})"));
+            }
+            diffs.push(format!("{out} {d:.1e} / {scale:.1}"));
+        }
+        for pair in m["top1"].as_array().into_iter().flatten() {
+            if pair[0] != pair[1] {
+                failures.push(format!("{name}: top-1 {} on WebNN, {} on wasm", pair[0], pair[1]));
+            }
+        }
+        println!(
+            "| {name} | {builds} | {} | {:.0} / {:.0} ms | {:.1} / {:.1} ms | {} |",
+            count(&built),
+            f(&m["webnn"], "createMs"),
+            f(&m["wasm"], "createMs"),
+            f(&m["webnn"], "runMs"),
+            f(&m["wasm"], "runMs"),
+            diffs.join(", ")
+        );
+    }
     if failures.is_empty() {
         Ok(())
     } else {

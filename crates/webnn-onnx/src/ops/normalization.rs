@@ -1,8 +1,9 @@
 //! batchNormalization, instanceNormalization, layerNormalization as
 //! `scale * (x - mean) / sqrt(variance + epsilon) + bias`, computed in doubles and rounded
-//! once to the output type (population variance, epsilon cast to the input type first).
+//! once to the output type (population variance, epsilon cast to the input type first);
+//! layerNormalization as ONNX's own op when `ConvertOptions::layer_normalization_op` asks.
 
-use crate::emit::{attr_i, attr_ints, onnx_type, Em};
+use crate::emit::{attr_f, attr_i, attr_ints, onnx_type, Em};
 use webnn_core::ops::{BatchNormalization, InputLayout, InstanceNormalization, LayerNormalization};
 use webnn_core::{DataType, Operand, Result};
 
@@ -116,6 +117,21 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
         Some(v) => v.iter().map(|&x| x as usize).collect(),
         None => (1..rank).collect(),
     };
+    if em.layer_normalization_op && o.scale.is_some() && !axes.is_empty() && axes.iter().enumerate().all(|(i, &x)| x == rank - axes.len() + i) {
+        // ONNX's LayerNormalization normalizes the axes from `axis` on, with a scale (and
+        // bias) of their shape: WebNN's over trailing axes listed in order.
+        let x = em.v(a.input)?;
+        let scale = em.v(o.scale.expect("checked"))?;
+        let bias = o.bias.map(|b| em.v(b)).transpose()?;
+        let mut ins = vec![x.as_str(), scale.as_str()];
+        if let Some(b) = &bias {
+            ins.push(b);
+        }
+        let eps = epsilon(em.dt(a.input), o.epsilon) as f32;
+        let y = em.node("LayerNormalization", &ins, vec![attr_i("axis", axes[0] as i64), attr_f("epsilon", eps)]);
+        em.set(out, y);
+        return Ok(());
+    }
     let in_dims = em.dims(a.input);
     let mut order: Vec<usize> = (0..axes.len()).collect();
     order.sort_by_key(|&j| axes[j]);
