@@ -161,6 +161,7 @@ let operandOf = () => null;
 let tensorOf = () => null;
 let graphOf = () => null;
 let contextOf = () => null;
+let exportTensor = () => null;
 
 class MLOperand {
   #pair;
@@ -198,15 +199,22 @@ class MLTensor {
   #context;
   #shape;
 
+  // WebGPU interop (the MLTensor explainer's exportToGPU): the GPUBuffer behind a tensor
+  // created with exportableToGPU on a context that runs on the page's own GPUDevice, and
+  // whether the page holds it now (exported until it calls the buffer's destroy()).
+  #gpuBuffer = null;
+  #exported = false;
+
   // The descriptor, read once: the getters then never call into wasm (whose instance may
   // have been retired after a trap).
   #info;
 
-  constructor(token, context, inst, raw) {
+  constructor(token, context, inst, raw, gpuBuffer = null) {
     if (token !== INTERNAL) throw illegalConstructor();
     this.#inst = inst;
     this.#raw = raw;
     this.#context = context;
+    this.#gpuBuffer = gpuBuffer;
     this.#info = inst.call(() => ({
       dataType: raw.dataType(),
       readable: raw.readable(),
@@ -236,6 +244,9 @@ class MLTensor {
   get constant() {
     return this.#self().#info.constant;
   }
+  get exportableToGPU() {
+    return this.#self().#gpuBuffer !== null;
+  }
 
   destroy() {
     const t = this.#self();
@@ -243,7 +254,27 @@ class MLTensor {
   }
 
   static {
-    tensorOf = (v) => (v !== null && typeof v === 'object' && #raw in v ? { inst: v.#inst, raw: v.#raw, context: v.#context } : null);
+    tensorOf = (v) => (v !== null && typeof v === 'object' && #raw in v ? { inst: v.#inst, raw: v.#raw, context: v.#context, exported: v.#exported } : null);
+    // Hands the tensor's own buffer to the page; its destroy() gives it back (the buffer
+    // lives on: it is the tensor's storage).
+    exportTensor = (v) => {
+      if (v.#gpuBuffer === null) {
+        throw new TypeError('exportToGPU: the tensor was not created with exportableToGPU');
+      }
+      if (!v.#exported) {
+        v.#exported = true;
+        const buffer = v.#gpuBuffer;
+        Object.defineProperty(buffer, 'destroy', {
+          configurable: true,
+          writable: true,
+          value: function destroy() {
+            delete buffer.destroy;
+            v.#exported = false;
+          },
+        });
+      }
+      return v.#gpuBuffer;
+    };
   }
 }
 
@@ -274,15 +305,18 @@ class MLContext {
   #raw;
   #lost;
   #loseNow;
+  // The page's GPUDevice, for a context created from one (createContext(gpuDevice)).
+  #device;
 
   // What the context runs on, read once: the getters then never call into wasm (whose
   // instance may have been retired after a trap).
   #info;
 
-  constructor(token, inst, raw) {
+  constructor(token, inst, raw, device = null) {
     if (token !== INTERNAL) throw illegalConstructor();
     this.#inst = inst;
     this.#raw = raw;
+    this.#device = device;
     this.#info = inst.call(() => ({ accelerated: raw.accelerated(), backend: raw.backend(), deviceName: raw.deviceName() }));
     this.#lost = new Promise((resolve) => {
       this.#loseNow = (message) => resolve({ message });
@@ -295,11 +329,15 @@ class MLContext {
     return this;
   }
 
-  // A tensor or graph argument: one of this polyfill's, from the same wasm instance.
+  // A tensor or graph argument: one of this polyfill's, from the same wasm instance. A
+  // tensor the page holds as a GPUBuffer (exportToGPU) is not WebNN's to use until returned.
   #own(v, of, what) {
     const x = of(v);
     if (!x) throw new TypeError(`${what} is not an ${of === tensorOf ? 'MLTensor' : 'MLGraph'}`);
     if (x.inst !== this.#inst) throw new TypeError(`${what} belongs to another context`);
+    if (x.exported) {
+      throw new DOMException(`${what} is exported to WebGPU (exportToGPU): destroy() the GPUBuffer to return it`, 'InvalidStateError');
+    }
     return x;
   }
 
@@ -351,8 +389,65 @@ class MLContext {
   async createTensor(descriptor) {
     const c = this.#self();
     requireArgs(arguments, 1, 'createTensor');
+    // Chromium's former usage flag WEBGPU_INTEROP (1) asked for the same.
+    if (descriptor?.exportableToGPU || (Number(descriptor?.usage) & 1)) {
+      return c.#createExportable(descriptor, c.#device, 'createTensor');
+    }
     const raw = c.#inst.call(() => c.#raw.createTensor(json(descriptor)));
     return new MLTensor(INTERNAL, c, c.#inst, raw);
+  }
+
+  // Chromium's form of an exportable tensor: createExportableTensor(descriptor, gpuDevice).
+  async createExportableTensor(descriptor, device) {
+    const c = this.#self();
+    requireArgs(arguments, 2, 'createExportableTensor');
+    if (typeof GPUDevice === 'undefined' || !(device instanceof GPUDevice)) {
+      throw new TypeError('createExportableTensor: the second argument is not a GPUDevice');
+    }
+    return c.#createExportable(descriptor, device, 'createExportableTensor');
+  }
+
+  // A tensor whose storage is a GPUBuffer of the page's device, exported without a copy.
+  // That needs the context on that very device (createContext(gpuDevice)); exporting from
+  // another device or the CPU takes a copy out and back, not implemented yet.
+  #createExportable(descriptor, device, what) {
+    if (!device) {
+      throw new TypeError(`${what}: exportableToGPU needs a context created from a GPUDevice (createContext(gpuDevice))`);
+    }
+    if (device !== this.#device) {
+      throw new DOMException(`${what}: the context runs on another device; exporting across devices (a copy) is not implemented`, 'NotSupportedError');
+    }
+    // wgpu creates the tensor's buffer with the device's createBuffer during the call;
+    // an own property on the device catches it (the glue looks the method up on the object).
+    const created = [];
+    device.createBuffer = function createBuffer(d) {
+      const b = GPUDevice.prototype.createBuffer.call(this, d);
+      created.push(b);
+      return b;
+    };
+    let raw;
+    try {
+      raw = this.#inst.call(() => this.#raw.createTensor(json({ ...descriptor, exportableToGPU: undefined })));
+    } finally {
+      delete device.createBuffer;
+    }
+    const buffer = created.findLast((b) => b.label === 'webnn tensor');
+    if (!buffer) {
+      this.#inst.quiet(() => raw.destroy());
+      throw new DOMException(`${what}: the tensor has no GPUBuffer of its own on this device`, 'NotSupportedError');
+    }
+    return new MLTensor(INTERNAL, this, this.#inst, raw, buffer);
+  }
+
+  // The tensor's own GPUBuffer (STORAGE | COPY_SRC | COPY_DST, the tensor's bytes packed
+  // as WebNN lays them out, rounded up to 4): no copy, and none needed to wait for, since
+  // WebNN's work and the page's share the device's queue. The page gives it back with the
+  // buffer's destroy(); until then WebNN calls that use the tensor throw InvalidStateError.
+  async exportToGPU(tensor) {
+    const c = this.#self();
+    requireArgs(arguments, 1, 'exportToGPU');
+    c.#own(tensor, tensorOf, 'exportToGPU: tensor');
+    return exportTensor(tensor);
   }
 
   async createConstantTensor(descriptor, inputData) {
@@ -533,7 +628,7 @@ class ML {
     const inst = await this.#load();
     const create = () => inst.callAsync((mod) => mod.createContext(json(device ? { backend: 'webgpu' } : options ?? {})));
     const raw = device ? await onDevice(device, create) : await create();
-    return new MLContext(INTERNAL, inst, raw);
+    return new MLContext(INTERNAL, inst, raw, device);
   }
 }
 

@@ -358,7 +358,7 @@ for (const [name, idlType] of typedefs) {
 
 const index = program.getSourceFile(indexPath);
 const exported = new Set(checker.getExportsOfModule(checker.getSymbolAtLocation(index)).map((s) => s.getName()));
-const HOST = new Set(['Navigator', 'WorkerNavigator', 'NavigatorML', 'GPUDevice']);
+const HOST = new Set(['Navigator', 'WorkerNavigator', 'NavigatorML', 'GPUDevice', 'GPUBuffer']);
 for (const st of dts.statements) {
   const names = ts.isVariableStatement(st) ? st.declarationList.declarations.map((d) => d.name.getText(dts)) : [st.name?.getText(dts)];
   for (const n of names) {

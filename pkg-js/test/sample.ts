@@ -30,21 +30,31 @@ async function contexts(ml: ML): Promise<MLContext[]> {
     const cpu = await ml.createContext({ accelerated: false, powerPreference: "low-power" });
     // Chromium's former device hint (extension, deprecated).
     const hinted = await ml.createContext({ deviceType: "gpu" });
-    const contexts = [plain, empty, fast, cpu, hinted];
+    // The polyfill's backend named outright (extension).
+    const named = await ml.createContext({ backend: "webgpu" });
+    const contexts = [plain, empty, fast, cpu, hinted, named];
 
     // A context on the page's own WebGPU device.
     if ("gpu" in navigator) {
         const adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
         if (adapter) {
             const device: GPUDevice = await adapter.requestDevice();
-            contexts.push(await ml.createContext(device));
+            const onDevice = await ml.createContext(device);
+            contexts.push(onDevice);
+            // WebGPU interop: a tensor handed to the page's WebGPU as a GPUBuffer, no copy.
+            const shared = await onDevice.createTensor({ dataType: "float32", shape: [4], writable: true, exportableToGPU: true });
+            const also: MLTensor = await onDevice.createExportableTensor({ dataType: "float32", shape: [4] }, device);
+            const exportable: boolean = shared.exportableToGPU && also.exportableToGPU;
+            const buffer: GPUBuffer = await onDevice.exportToGPU(shared);
+            console.log(exportable, buffer.size);
+            buffer.destroy(); // gives it back to WebNN
         }
     }
 
     for (const c of contexts) {
         const accelerated: boolean = c.accelerated;
         // The polyfill says which backend it chose (extension; absent on a native context).
-        const backend: "webgpu" | "cpu" | undefined = c.backend;
+        const backend: "webgpu" | "cpu" | "reference" | undefined = c.backend;
         console.log(accelerated, backend ?? "native");
         c.lost.then((info: MLContextLostInfo) => console.warn(`context lost: ${info.message}`));
     }

@@ -40,6 +40,8 @@ interface WorkerNavigator extends NavigatorML {}
  * declaration from `@webgpu/types` or lib.dom merges into it.
  */
 interface GPUDevice {}
+/** A WebGPU buffer, declared empty for the same reason. */
+interface GPUBuffer {}
 
 // ---------------------------------------------------------------------------------------------
 // ML and contexts
@@ -116,6 +118,17 @@ interface MLContext {
      */
     createConstantTensor(descriptor: MLStaticOperandDescriptor, inputData: AllowSharedBufferSource): Promise<MLTensor>;
     /** Reads a readable tensor's contents into a new buffer. */
+    /**
+     * An exportable tensor for `device` (Chromium's form of `exportableToGPU`); the context
+     * must run on that device (created from it).
+     */
+    createExportableTensor(descriptor: MLOperandDescriptor, device: GPUDevice): Promise<MLTensor>;
+    /**
+     * Hands an exportable tensor to WebGPU as the GPUBuffer holding it (no copy); the page
+     * gives it back by calling the buffer's `destroy()`, and until then WebNN calls that use
+     * the tensor throw `InvalidStateError`.
+     */
+    exportToGPU(tensor: MLTensor): Promise<GPUBuffer>;
     readTensor(tensor: MLTensor): Promise<ArrayBuffer>;
     /** Reads a readable tensor's contents into `outputData`, which must have its byte length. */
     readTensor(tensor: MLTensor, outputData: AllowSharedBufferSource): Promise<void>;
@@ -529,6 +542,12 @@ interface MLTensorDescriptor extends MLOperandDescriptor {
     /** Whether `writeTensor` may write the tensor. @default false */
     writable?: boolean;
     /**
+     * Whether `MLContext.exportToGPU` may hand the tensor to WebGPU: the context must be
+     * created from a GPUDevice, and the tensor's storage is then a buffer of that device.
+     * From the MLTensor explainer's WebGPU interop. @default false
+     */
+    exportableToGPU?: boolean;
+    /**
      * Chromium's former usage flags (`MLTensorUsage.WEBGPU_INTEROP` = 1, `READ` = 2,
      * `WRITE` = 4); `READ` and `WRITE` mean `readable` and `writable`.
      * @deprecated Use `readable` and `writable`.
@@ -554,6 +573,8 @@ interface MLTensor {
     readonly writable: boolean;
     /** Whether the tensor was made by `createConstantTensor` (its contents never change). */
     readonly constant: boolean;
+    /** Whether `MLContext.exportToGPU` may hand the tensor to WebGPU. */
+    readonly exportableToGPU: boolean;
     /** Releases the tensor's memory; using it afterwards throws. */
     destroy(): void;
 }

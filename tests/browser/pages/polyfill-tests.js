@@ -198,6 +198,56 @@ test('context choice: a software adapter runs accelerated contexts on the CPU, d
   }
 });
 
+test('exportToGPU: an MLTensor handed to the page\'s WebGPU as its own GPUBuffer, and given back', async () => {
+  const adapter = navigator.gpu ? await navigator.gpu.requestAdapter() : null;
+  // Headless Chromium with --enable-unsafe-webgpu always has SwiftShader; a browser without
+  // WebGPU has nothing to export to.
+  if (!adapter) return;
+  const device = await adapter.requestDevice();
+  const ctx = await navigator.ml.createContext(device);
+  const desc = { dataType: 'float32', shape: [4] };
+  const x = await ctx.createTensor({ ...desc, writable: true, exportableToGPU: true });
+  const y = await ctx.createTensor({ ...desc, readable: true });
+  assert(x.exportableToGPU === true && y.exportableToGPU === false, 'MLTensor.exportableToGPU');
+  const b = new MLGraphBuilder(ctx);
+  const graph = await b.build({ y: b.mul(b.input('x', desc), b.constant('float32', 10)) });
+  ctx.writeTensor(x, new Float32Array([1, 2, 3, 4]));
+  const buffer = await ctx.exportToGPU(x);
+  assert(buffer instanceof GPUBuffer && buffer.size >= 16, 'a GPUBuffer of the tensor\'s size');
+  assert((buffer.usage & GPUBufferUsage.STORAGE) && (buffer.usage & GPUBufferUsage.COPY_SRC) && (buffer.usage & GPUBufferUsage.COPY_DST), 'STORAGE | COPY_SRC | COPY_DST');
+  await throwsNamed('InvalidStateError', () => ctx.dispatch(graph, { x }, { y }), 'dispatch while the page holds the tensor');
+  await throwsNamed('InvalidStateError', () => ctx.exportToGPU(x), 'a second export before the first is given back');
+  // The page's own compute pass adds 1 to each element, in the tensor's storage.
+  const module = device.createShaderModule({
+    code: '@group(0) @binding(0) var<storage, read_write> t: array<f32>;\n' +
+      '@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) i: vec3u) { t[i.x] = t[i.x] + 1.0; }',
+  });
+  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+  const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer } }] });
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, bindGroup);
+  pass.dispatchWorkgroups(1);
+  pass.end();
+  device.queue.submit([encoder.finish()]);
+  buffer.destroy(); // gives it back
+  ctx.dispatch(graph, { x }, { y });
+  const out = Array.from(new Float32Array(await ctx.readTensor(y)));
+  assert(out.join() === '20,30,40,50', `WebNN sees the page's writes without a copy: ${out}`);
+  const again = await ctx.exportToGPU(x);
+  assert(again === buffer, 'the same buffer each time: the tensor\'s storage');
+  again.destroy();
+  const chromiumForm = await ctx.createExportableTensor(desc, device);
+  assert(chromiumForm.exportableToGPU, 'createExportableTensor(descriptor, device)');
+  await throwsNamed('TypeError', () => ctx.exportToGPU(y), 'a tensor created without exportableToGPU');
+  const cpu = await navigator.ml.createContext({ deviceType: 'cpu' });
+  await throwsNamed('TypeError', () => cpu.createTensor({ ...desc, exportableToGPU: true }), 'exportableToGPU on a context not created from a GPUDevice');
+  const other = await (await navigator.gpu.requestAdapter()).requestDevice(); // an adapter gives one device
+  await throwsNamed('NotSupportedError', () => ctx.createExportableTensor(desc, other), 'a device the context does not run on');
+  await throwsNamed('TypeError', () => ctx.createExportableTensor(desc, {}), 'not a GPUDevice');
+});
+
 test('WebIDL conversion: enums, [EnforceRange], sequences, dictionaries with defaults', async () => {
   await throwsNamed('TypeError', () => navigator.ml.createContext({ powerPreference: 'fastest' }), 'unknown enum');
   const ctx = await navigator.ml.createContext({ deviceType: 'cpu' });
