@@ -4,8 +4,9 @@
 #   setup.sh demo     plus Chromium + ChromeDriver, the wasm32 target, binaryen's wasm-opt and
 #                     the SmolLM2 model file: what scripts/demo.sh runs (the polyfill's glue
 #                     comes from webnn-bindgen, built by scripts/build-web.sh)
-#   setup.sh all      plus Mesa's lavapipe Vulkan driver, std's sources (the threads build),
-#                     the pinned wasm-bindgen-cli (its test runner), ONNX Runtime's library,
+#   setup.sh all      plus Mesa's lavapipe Vulkan driver, Firefox ESR and geckodriver, std's
+#                     sources (the threads build), the pinned wasm-bindgen-cli (its test
+#                     runner), ONNX Runtime's library,
 #                     ONNX Runtime Web, coremltools and llama.cpp's Python binding (the tests)
 set -euo pipefail
 what="${1:-all}"
@@ -20,7 +21,8 @@ command -v cargo >/dev/null || { echo "cargo is required (https://rustup.rs)"; e
 
 # Chromium brings its own SwiftShader for WebGPU; lavapipe is the native wgpu tests' adapter.
 apt_wanted=(chromium chromium-driver)
-[ "$what" = all ] && apt_wanted+=(mesa-vulkan-drivers)
+# Firefox ESR: the polyfill's tests run in the largest browser without WebNN too.
+[ "$what" = all ] && apt_wanted+=(mesa-vulkan-drivers firefox-esr)
 apt_missing=()
 for pkg in "${apt_wanted[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || apt_missing+=("$pkg")
@@ -62,6 +64,13 @@ if [ "$(wasm-bindgen-test-runner --version 2>/dev/null | awk '{print $2}')" != "
   # --locked is left out on purpose: one locked dependency of this release is gone from crates.io.
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes a few minutes)"
   cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# geckodriver, Firefox's WebDriver server (crates.io; Debian has no package).
+GECKODRIVER_VERSION=0.37.1
+if [ "$(geckodriver --version 2>/dev/null | awk 'NR == 1 {print $2}')" != "$GECKODRIVER_VERSION" ]; then
+  log "installing geckodriver $GECKODRIVER_VERSION (takes a few minutes)"
+  cargo install -q geckodriver --version "$GECKODRIVER_VERSION" --force
 fi
 
 # ONNX Runtime Web, the peer of the browser CPU benchmark (www/bench, `webnn-www bench`).

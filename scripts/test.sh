@@ -3,7 +3,8 @@
 # on the wgpu backend over Mesa's lavapipe, every op and type against the cpu backend,
 # MobileNetV2 on both), then in headless Chromium: the WPT suites on the cpu backend compiled
 # to wasm32, the wgpu backend on the page's WebGPU against the cpu backend, and the polyfill
-# (navigator.ml) driven through its JavaScript objects by the WPT suites and its own tests.
+# (navigator.ml) driven through its JavaScript objects by the WPT suites and its own tests;
+# the polyfill in headless Firefox too; ONNX Runtime Web's WebNN execution provider on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -45,6 +46,12 @@ WEBNN_WPT_BUILD=relaxed-simd "$bin/webnn-wpt" --backend browser-cpu
 WEBNN_WPT_BUILD=simd128 "$bin/webnn-wpt" --backend browser-cpu
 "$bin/webnn-wpt" --backend browser-webgpu
 
+section "the polyfill in headless Firefox ESR (no WebNN, no WebGPU adapter without a GPU): WPT through its CPU context in each wasm build"
+# The polyfill's own tests and the classification page ran in Firefox with the native tests.
+for build in auto relaxed-simd simd128; do
+  WEBNN_BROWSER=firefox WEBNN_WPT_BUILD=$build "$bin/webnn-wpt" --backend browser-cpu
+done
+
 section "the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"
 "$bin/examples/mobilenet_files" www/models/mobilenetv2
 "$bin/webnn-www" bench --runs 2
@@ -53,6 +60,7 @@ section "ONNX Runtime Web's WebNN execution provider on the polyfill: a CNN and 
 "$bin/examples/encoder_files" www/models/encoder
 "$bin/webnn-www" ort-webnn --device cpu
 "$bin/webnn-www" ort-webnn --device gpu   # the gpu hint on a software adapter: the CPU context
+WEBNN_BROWSER=firefox "$bin/webnn-www" ort-webnn --device cpu
 
 section "the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
 for cache in f32 f16; do

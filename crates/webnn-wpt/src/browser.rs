@@ -1,4 +1,5 @@
-//! `--backend browser-cpu` / `browser-webgpu`: the suites run in headless Chromium through
+//! `--backend browser-cpu` / `browser-webgpu`: the suites run in headless Chromium (or
+//! Firefox, with `WEBNN_BROWSER=firefox`) through
 //! the polyfill's JavaScript objects. The page (`tests/browser/pages/wpt.html`) loads the
 //! polyfill as any page would and the harness compiled to wasm (`webnn-wpt-js`), which drives
 //! `navigator.ml`; this side serves the files, starts the run, shows progress and reads the
@@ -95,7 +96,7 @@ pub fn run(backend: &str, wpt: &Path, sources: &Sources, selection: &Selection) 
         json!([options]),
     );
     if let Ok(d) = device {
-        eprintln!("the page's context: {}", d.as_str().unwrap_or("?"));
+        eprintln!("the page's context, in {}: {}", browser.engine().name(), d.as_str().unwrap_or("?"));
     }
     let (ran_on, results) = from_json(report.as_str().ok_or("the report is not a string")?)?;
     // The hint picks the backend; a context that fell back elsewhere would test the wrong one.

@@ -1,12 +1,12 @@
 //! Local web tooling with no dependencies beyond the standard library: a static file server
 //! for the demo pages and tests (`serve`), and a WebDriver client for Debian's headless
-//! Chromium (`Browser`).
+//! Chromium and Firefox ESR (`Browser`).
 
 pub mod serve;
 pub mod webdriver;
 
 pub use serve::{Mount, Server};
-pub use webdriver::Browser;
+pub use webdriver::{Browser, Engine};
 
 use std::path::PathBuf;
 

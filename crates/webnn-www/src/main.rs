@@ -11,7 +11,8 @@
 //! headless Chromium once per thread count and prints a table. It fails when the two
 //! disagree on the outputs (top class, or logits beyond 1e-3); speed is reported, not judged.
 //!
-//! `webnn-www ort-webnn [--device cpu|gpu|npu]`: runs `www/ort-webnn/` in headless Chromium:
+//! `webnn-www ort-webnn [--device cpu|gpu|npu]`: runs `www/ort-webnn/` in headless Chromium
+//! (or Firefox, with `WEBNN_BROWSER=firefox`, as every command here):
 //! ONNX Runtime Web's WebNN execution provider on the polyfill, for MobileNetV2 and a
 //! BERT-style encoder exported by webnn-onnx, against its wasm execution provider; fails
 //! unless the outputs agree and every compute node ran on WebNN.
@@ -240,9 +241,10 @@ fn ort_webnn(port: u16, device: &str) -> Result<(), String> {
     }
     let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     println!(
-        "onnxruntime-web {} with executionProviders [{{name: 'webnn', deviceType: '{device}'}}] on the polyfill's {} context:\n",
+        "onnxruntime-web {} with executionProviders [{{name: 'webnn', deviceType: '{device}'}}] on the polyfill's {} context, in {}:\n",
         r["ortVersion"].as_str().unwrap_or("?"),
-        r["backend"].as_str().unwrap_or("?")
+        r["backend"].as_str().unwrap_or("?"),
+        browser.engine().name()
     );
     println!("| model | WebNN graphs | WebNN ops | session webnn / wasm | first run webnn / wasm | max |Δ| / max |output| |");
     println!("|---|---|---|---|---|---|");
