@@ -418,18 +418,26 @@ class MLContext {
       throw new DOMException(`${what}: the context runs on another device; exporting across devices (a copy) is not implemented`, 'NotSupportedError');
     }
     // wgpu creates the tensor's buffer with the device's createBuffer during the call;
-    // an own property on the device catches it (the glue looks the method up on the object).
+    // an own property on the device catches it (the glue looks the method up on the object),
+    // calling whatever createBuffer was in effect, and is then put back as it was.
     const created = [];
-    device.createBuffer = function createBuffer(d) {
-      const b = GPUDevice.prototype.createBuffer.call(this, d);
-      created.push(b);
-      return b;
-    };
+    const own = Object.getOwnPropertyDescriptor(device, 'createBuffer');
+    const inner = device.createBuffer;
+    Object.defineProperty(device, 'createBuffer', {
+      configurable: true,
+      writable: true,
+      value: function createBuffer(d) {
+        const b = inner.call(this, d);
+        created.push(b);
+        return b;
+      },
+    });
     let raw;
     try {
       raw = this.#inst.call(() => this.#raw.createTensor(json({ ...descriptor, exportableToGPU: undefined })));
     } finally {
-      delete device.createBuffer;
+      if (own) Object.defineProperty(device, 'createBuffer', own);
+      else delete device.createBuffer;
     }
     const buffer = created.findLast((b) => b.label === 'webnn tensor');
     if (!buffer) {

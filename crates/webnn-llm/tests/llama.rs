@@ -83,7 +83,8 @@ fn matches_llama_cpp(ctx: webnn::Context) {
     let g = Gguf::read(&path).unwrap_or_else(|e| panic!("{e}: run scripts/llm-setup.sh"));
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
     let prompts: Vec<String> = QUESTIONS.iter().map(|q| tokenizer.chat_prompt(q)).collect();
-    let exact_file = std::env::temp_dir().join(format!("webnn-llm-exact-{}.f32", std::process::id()));
+    // One file per test: the tests of this binary run at once in one process.
+    let exact_file = std::env::temp_dir().join(format!("webnn-llm-exact-{}-{}.f32", std::process::id(), ctx.backend().name()));
     let request = serde_json::json!({
         "model": path, "prompts": prompts, "teacher": TEACHER, "greedy": 32, "exact_logits": exact_file,
     });
