@@ -7,9 +7,10 @@
 //! `add` and a following clamp/relu fused into them; convolutions work in NHWC and keep their
 //! results NHWC between ops, so layouts change only at the graph's edges. Same-shape add, sub,
 //! mul, div, max, min, clamp and relu and global average pooling have fast steps too; buffers
-//! are recycled between steps and dispatches (module `buffers`). Every other op (and
-//! every other data type) runs the reference kernel for that node, so the backend supports
-//! exactly what the reference does from the start.
+//! are recycled between steps and dispatches (module `buffers`). Every other op runs the
+//! reference kernel for that node, so the backend supports exactly what the reference does
+//! from the start. A graph computing in float16 is rewritten to compute in float32 inside
+//! (`widen_float16`), so the float32 kernels serve it.
 //!
 //! Threads: one persistent pool per backend ([`Pool`]); each op splits its rows into
 //! work units fixed by its shape alone, so the outputs are bit-identical for any thread count.
@@ -135,6 +136,29 @@ impl Backend for FastBackend {
     }
 }
 
+/// A graph holding float16 values, rewritten to compute in float32 with float16 only at its
+/// edges (`None` when it has none): every fast kernel is a float32 kernel, and this machine's
+/// float16 arithmetic is a software conversion per element, 10-20x slower than the float32
+/// kernels (CPU WebNN implementations compute float16 graphs in float32 the same way). A
+/// graph whose float16 tensor is updated in place (a float16 cache) keeps its types, as the
+/// in-place write must land in the tensor's own bytes.
+fn widen_float16(graph: &Graph) -> Result<Option<Graph>> {
+    use webnn_core::{passes, DataType};
+    let half = |o: webnn_core::Operand| graph.desc(o).data_type == DataType::Float16;
+    // Casts alone need no rewrite: a graph that only widens float16 inputs (caches read by a
+    // fused attention) or narrows its outputs computes in float32 already.
+    let computes = graph.nodes.iter().any(|n| {
+        !matches!(n.op, webnn_core::Op::Cast(_)) && n.op.operands().iter().chain(&n.outputs).any(|&o| half(o))
+    });
+    if !computes {
+        return Ok(None);
+    }
+    if graph.in_place_pairs().iter().any(|&(i, _)| half(graph.inputs[i].1)) {
+        return Ok(None);
+    }
+    passes::retype_float(graph, DataType::Float16, DataType::Float32, passes::Edges::Keep).map(Some)
+}
+
 /// A compiled graph.
 pub struct FastGraph {
     plan: plan::Plan,
@@ -150,7 +174,8 @@ pub struct FastGraph {
 
 impl FastGraph {
     fn new(graph: &Graph, pool: Arc<Pool>, isa: Isa) -> Result<FastGraph> {
-        let plan = plan::Planner::new(graph, isa).build()?;
+        let widened = widen_float16(graph)?;
+        let plan = plan::Planner::new(widened.as_ref().unwrap_or(graph), isa).build()?;
         let mut last = vec![usize::MAX; plan.graph.operands.len()];
         for (i, step) in plan.steps.iter().enumerate() {
             for slot in step.reads(&plan.graph) {
@@ -166,7 +191,8 @@ impl FastGraph {
                 frees[i].push(slot);
             }
         }
-        let inputs = graph
+        let inputs = plan
+            .graph
             .inputs
             .iter()
             .map(|(n, o)| (n.clone(), o.index()))

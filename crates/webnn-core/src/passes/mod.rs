@@ -3,6 +3,9 @@
 //! every backend lowers composite ops the same way instead of re-implementing them.
 
 mod recurrent;
+mod retype;
+
+pub use retype::{retype_float, Edges};
 
 use crate::builder::GraphBuilder;
 use crate::error::{Error, Result};

@@ -1,0 +1,89 @@
+//! Float16 graphs on the fast backend: computed in float32 inside (fast kernels), float16 at
+//! the edges, within float16's precision of the reference interpreter's float16 arithmetic.
+
+mod common;
+
+use common::G;
+use half::f16;
+use webnn_core::ops::*;
+use webnn_core::passes::{retype_float, Edges};
+use webnn_core::{Backend, DataType, Graph, HostTensor, OperandDescriptor};
+use webnn_fast::FastBackend;
+
+fn halves(t: &HostTensor) -> Vec<f32> {
+    assert_eq!(t.desc.data_type, DataType::Float16);
+    t.bytes.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32()).collect()
+}
+
+/// A float32 input tensor's float16 twin.
+fn narrow(t: &HostTensor) -> HostTensor {
+    let v = common::floats(&t.bytes);
+    HostTensor {
+        desc: OperandDescriptor { data_type: DataType::Float16, shape: t.desc.shape.clone() },
+        bytes: v.iter().flat_map(|x| f16::from_f32(*x).to_le_bytes()).collect(),
+    }
+}
+
+fn outputs(backend: &dyn Backend, graph: &Graph, inputs: &[(String, HostTensor)]) -> Vec<Vec<f32>> {
+    let mut exe = backend.compile(graph).unwrap();
+    let feeds: Vec<(&str, &HostTensor)> = inputs.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    exe.dispatch(&feeds).unwrap().iter().map(|(_, t)| halves(t)).collect()
+}
+
+/// conv2d (bias, relu6) -> depthwise conv2d -> residual add -> average pool -> gemm, built in
+/// float32 and converted to float16 as a page's float16 model is.
+#[test]
+fn float16_graphs_take_the_fast_kernels() {
+    let mut g = G::new(5);
+    let x = g.input("x", &[1, 8, 10, 10]);
+    let w = g.constant(&[8, 8, 3, 3]);
+    let bias = g.constant(&[8]);
+    let conv = Conv2dOptions { padding: Some(vec![1, 1, 1, 1]), bias: Some(bias), ..Default::default() };
+    let y = g.b.conv2d(x, w, conv).unwrap();
+    let y = g.b.clamp(y, ClampOptions { min_value: Some(MLNumber::Double(0.0)), max_value: Some(MLNumber::Double(6.0)), ..Default::default() }).unwrap();
+    let dw = g.constant(&[8, 1, 3, 3]);
+    let depthwise = Conv2dOptions { padding: Some(vec![1, 1, 1, 1]), groups: 8, ..Default::default() };
+    let z = g.b.conv2d(y, dw, depthwise).unwrap();
+    let z = g.b.add(z, y, OpOptions::default()).unwrap();
+    let p = g.b.average_pool2d(z, Pool2dOptions::default()).unwrap();
+    let p = g.b.reshape(p, vec![1u32.into(), 8u32.into()], OpOptions::default()).unwrap();
+    let fc = g.constant(&[8, 4]);
+    let out = g.b.gemm(p, fc, GemmOptions::default()).unwrap();
+    let g32 = g.build(&[("features", z), ("out", out)]);
+    let g16 = retype_float(&g32, DataType::Float32, DataType::Float16, Edges::Retype).unwrap();
+    let inputs: Vec<(String, HostTensor)> = g.inputs.iter().map(|(n, t)| (n.clone(), narrow(t))).collect();
+
+    let fast = FastBackend::new(2);
+    let (fast_steps, _) = fast.compile_graph(&g16).unwrap().step_counts();
+    let (f32_steps, _) = fast.compile_graph(&g32).unwrap().step_counts();
+    assert_eq!(fast_steps, f32_steps, "the float16 graph gets the float32 graph's fast steps");
+
+    let want = outputs(&webnn_cpu::CpuBackend, &g16, &inputs);
+    let got = outputs(&fast, &g16, &inputs);
+    for (k, (w, g)) in want.iter().zip(&got).enumerate() {
+        for (i, (a, b)) in w.iter().zip(g).enumerate() {
+            // The reference rounds every intermediate to float16; these sums of up to 72
+            // terms may differ from float32 accumulation by a few float16 ulps.
+            assert!((a - b).abs() <= 1e-2 * (1.0 + a.abs()), "output {k}[{i}]: reference {a}, fast {b}");
+        }
+    }
+}
+
+/// An explicit cast to float16 inside a float16 graph still rounds there: 1 + 2^-12 is not a
+/// float16, so (x + 2^-12 -> float16) - x is 0, where float32 arithmetic would keep 2^-12.
+#[test]
+fn casts_to_float16_round_where_the_graph_says() {
+    let mut b = webnn_core::GraphBuilder::new();
+    let desc = OperandDescriptor::new(DataType::Float32, &[1]);
+    let x = b.input("x", desc.clone()).unwrap();
+    let tiny = b.constant(desc, 2f32.powi(-12).to_le_bytes().to_vec()).unwrap();
+    let h = b.cast(x, DataType::Float16, OpOptions::default()).unwrap();
+    let t = b.cast(tiny, DataType::Float16, OpOptions::default()).unwrap();
+    let s = b.add(h, t, OpOptions::default()).unwrap();
+    let s = b.cast(s, DataType::Float16, OpOptions::default()).unwrap();
+    let d = b.sub(s, h, OpOptions::default()).unwrap();
+    let graph = b.build(&[("d", d)]).unwrap();
+    let input = HostTensor { desc: OperandDescriptor::new(DataType::Float32, &[1]), bytes: 1f32.to_le_bytes().to_vec() };
+    let got = outputs(&FastBackend::new(1), &graph, &[("x".into(), input)]);
+    assert_eq!(got, [vec![0.0]]);
+}
