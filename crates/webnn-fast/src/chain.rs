@@ -13,6 +13,7 @@ use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::graph::Source;
+use webnn_core::ops::Op;
 use webnn_core::{Operand, Result};
 use webnn_cpu::kernels::elementwise::scalar::{FloatBinary, FloatUnary};
 
@@ -28,12 +29,86 @@ enum Other {
 #[derive(Clone, Copy, Debug)]
 enum Link {
     Unary(FloatUnary),
+    /// `dequantizeLinear(quantizeLinear(value))` with one scale and zero point each (an
+    /// activation of a QDQ model): two nodes, computed as the reference computes them.
+    FakeQuant(FakeQuant),
     /// `value op other`, or `other op value` when `swapped`.
     Binary {
         op: FloatBinary,
         other: Other,
         swapped: bool,
     },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FakeQuant {
+    scale: f64,
+    zero: f64,
+    /// The quantized type's range, where quantizeLinear saturates.
+    lo: f64,
+    hi: f64,
+    scale2: f64,
+    zero2: f64,
+}
+
+impl FakeQuant {
+    /// The reference kernels' arithmetic (webnn-cpu `quantization.rs`): the quotient rounded
+    /// half to even in f64, NaN to the zero point, saturated; then (q - zero) * scale.
+    fn apply(&self, x: f64) -> f64 {
+        let q = round_ties_even(x / self.scale);
+        let q = if q.is_nan() { self.zero } else { (q + self.zero).clamp(self.lo, self.hi) };
+        (q - self.zero2) * self.scale2
+    }
+}
+
+/// `f64::round_ties_even` without its library call (x86-64 without SSE4.1 has no rounding
+/// instruction): adding and subtracting 1.5 * 2^52 rounds to an integer half to even, exact
+/// for |q| < 2^51; larger values (and infinities, NaN) are returned as they are, which only
+/// the saturation (at most 2^32) sees. A negative result of zero comes out as +0, which
+/// adding the zero point makes of any zero anyway.
+fn round_ties_even(q: f64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    if q.abs() < 2_251_799_813_685_248.0 {
+        (q + MAGIC) - MAGIC
+    } else {
+        q
+    }
+}
+
+/// A one-element float32 constant's value.
+fn scalar_f32(p: &Planner, o: Operand) -> Option<f64> {
+    let bytes = p.orig.constant_data(o).filter(|_| p.is_f32(o) && p.orig.desc(o).max_elements() == 1)?;
+    Some(f32::from_le_bytes(bytes[..4].try_into().ok()?) as f64)
+}
+
+/// A one-element integer constant's value and its type's range.
+fn scalar_int(p: &Planner, o: Operand) -> Option<(f64, f64, f64)> {
+    use webnn_core::DataType as D;
+    let bytes = p.orig.constant_data(o).filter(|_| p.orig.desc(o).max_elements() == 1)?;
+    let four = || bytes.get(..4).and_then(|b| b.try_into().ok());
+    Some(match p.orig.desc(o).data_type {
+        D::Int8 => (bytes[0] as i8 as f64, i8::MIN as f64, i8::MAX as f64),
+        D::Uint8 => (bytes[0] as f64, 0.0, u8::MAX as f64),
+        D::Int32 => (i32::from_le_bytes(four()?) as f64, i32::MIN as f64, i32::MAX as f64),
+        D::Uint32 => (u32::from_le_bytes(four()?) as f64, 0.0, u32::MAX as f64),
+        _ => return None,
+    })
+}
+
+/// Node `n` as the quantizeLinear of a fake-quantization pair reading `value`: the link and
+/// the dequantizeLinear node it absorbs.
+fn fake_quant(p: &Planner, n: usize, value: Operand) -> Option<(Link, usize)> {
+    let Op::QuantizeLinear(q) = &p.orig.nodes[n].op else { return None };
+    let d = p.sole_user(p.orig.nodes[n].outputs[0])?;
+    let Op::DequantizeLinear(dq) = &p.orig.nodes[d].op else { return None };
+    let y = p.orig.nodes[d].outputs[0];
+    if q.input != value || !p.is_f32(y) || !p.same_shape(y, value) {
+        return None;
+    }
+    let (zero, lo, hi) = scalar_int(p, q.zero_point)?;
+    let (zero2, _, _) = scalar_int(p, dq.zero_point)?;
+    let link = FakeQuant { scale: scalar_f32(p, q.scale)?, zero, lo, hi, scale2: scalar_f32(p, dq.scale)?, zero2 };
+    Some((Link::FakeQuant(link), d))
 }
 
 pub(crate) struct ChainStep {
@@ -51,8 +126,17 @@ const TASK: usize = 16_384;
 /// Elements carried through the links together.
 const BLOCK: usize = 256;
 
-/// The link node `n` would add to a chain whose running value is `value`, if it can.
-fn link(
+/// The link node `n` would add to a chain whose running value is `value`, if it can, and the
+/// last node it covers (`n`, or the dequantizeLinear of a fake-quantization pair).
+fn link(p: &Planner, n: usize, value: Operand, inputs: &mut Vec<Operand>, start: usize) -> Option<(Link, usize)> {
+    if let Some(pair) = fake_quant(p, n, value) {
+        return Some(pair);
+    }
+    one_link(p, n, value, inputs, start).map(|l| (l, n))
+}
+
+/// The link of one element-wise node.
+fn one_link(
     p: &Planner,
     n: usize,
     value: Operand,
@@ -120,6 +204,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     // op, the first full-size float operand for a binary one.
     let head = match first.op.operands()[..] {
         [x] => x,
+        [x, _, _] if matches!(first.op, Op::QuantizeLinear(_)) => x,
         [a, b] if p.orig.desc(a).max_elements() == 1 && p.same_shape(b, first.outputs[0]) => {
             b
         }
@@ -130,17 +215,19 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
         return None;
     }
     let mut inputs = vec![head];
-    let mut links = vec![link(p, n, head, &mut inputs, n)?];
-    let mut nodes = vec![n];
-    let mut value = first.outputs[0];
+    let (l, last) = link(p, n, head, &mut inputs, n)?;
+    let mut links = vec![l];
+    let mut nodes = vec![n, last];
+    let mut value = p.orig.nodes[last].outputs[0];
     while let Some(u) = p.sole_user(value) {
-        let Some(l) = link(p, u, value, &mut inputs, n) else {
+        let Some((l, last)) = link(p, u, value, &mut inputs, n) else {
             break;
         };
         links.push(l);
-        nodes.push(u);
-        value = p.orig.nodes[u].outputs[0];
+        nodes.extend([u, last]);
+        value = p.orig.nodes[last].outputs[0];
     }
+    nodes.dedup();
     // A same-shape add/sub/mul/div/max/min followed by at most a clamp or relu has its own
     // float32 SIMD step (`Step::Binary`) in a static graph; a chain is for what that cannot
     // fuse, and for single ops too (one pass, split across the pool, no temporary tensor).
@@ -234,6 +321,7 @@ impl ChainStep {
         let round = |x: f64| x as f32 as f64;
         match *l {
             Link::Unary(f) => v.iter_mut().for_each(|x| *x = round(f.apply(*x))),
+            Link::FakeQuant(q) => v.iter_mut().for_each(|x| *x = round(q.apply(*x))),
             Link::Binary {
                 op,
                 other: Other::Scalar(s),
@@ -260,5 +348,18 @@ impl ChainStep {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_ties_even_matches_the_library() {
+        for q in [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.4999999, 1e9 + 0.5, -1e15 - 0.5, 4e15 + 1.0, 1e300, -0.0] {
+            // Numeric equality: -0.5 gives +0 here and -0 from the library.
+            assert_eq!(super::round_ties_even(q), q.round_ties_even(), "{q}");
+        }
+        assert!(super::round_ties_even(f64::NAN).is_nan());
+        assert_eq!(super::round_ties_even(f64::INFINITY), f64::INFINITY);
     }
 }

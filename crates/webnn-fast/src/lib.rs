@@ -34,6 +34,7 @@ mod chain;
 mod conv;
 mod depthwise;
 mod exec;
+mod fold;
 mod matmul;
 mod plan;
 mod pool;
@@ -175,7 +176,9 @@ pub struct FastGraph {
 impl FastGraph {
     fn new(graph: &Graph, pool: Arc<Pool>, isa: Isa) -> Result<FastGraph> {
         let widened = widen_float16(graph)?;
-        let plan = plan::Planner::new(widened.as_ref().unwrap_or(graph), isa).build()?;
+        let graph = widened.as_ref().unwrap_or(graph);
+        let folded = fold::fold_constants(graph)?;
+        let plan = plan::Planner::new(folded.as_ref().unwrap_or(graph), isa).build()?;
         let mut last = vec![usize::MAX; plan.graph.operands.len()];
         for (i, step) in plan.steps.iter().enumerate() {
             for slot in step.reads(&plan.graph) {

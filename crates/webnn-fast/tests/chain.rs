@@ -156,3 +156,26 @@ fn a_binary_op_and_relu_keep_their_simd_step() {
         "{s:?}"
     );
 }
+
+/// An activation's quantizeLinear → dequantizeLinear pair (a QDQ model's, one scale and zero
+/// point each) joins a chain as one link, equal to the two reference kernels bit for bit:
+/// ties round half to even, NaN gives the zero point, out-of-range values saturate.
+#[test]
+fn fake_quantization_pairs_join_chains_exactly() {
+    for (zero_type, zero) in [(DataType::Uint8, vec![128u8]), (DataType::Int8, vec![(-3i8) as u8])] {
+        let mut g = G::new(9);
+        let x = g.input("x", &[4, 300]);
+        let scale = scalar(&mut g, 0.05);
+        let zp = g.b.constant(OperandDescriptor::new(zero_type, &[1]), zero.clone()).unwrap();
+        let q = g.b.quantize_linear(x, scale, zp, OpOptions::default()).unwrap();
+        let d = g.b.dequantize_linear(q, scale, zp, OpOptions::default()).unwrap();
+        let y = g.b.relu(d, OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        // Ties at multiples of 0.025, values past both ends of the range, NaN, infinities.
+        let mut v: Vec<f32> = (0..1200).map(|i| (i as f32 - 600.0) * 0.025).collect();
+        v[..6].copy_from_slice(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 1e-30]);
+        g.inputs[0].1.bytes = common::bytes(&v);
+        assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "{zero_type}");
+        assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 2"), "{:?}", steps(&graph, &g));
+    }
+}

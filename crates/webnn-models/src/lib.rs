@@ -14,6 +14,7 @@ mod efficientnet;
 mod encoder;
 mod flexible;
 mod mobilenet;
+mod qdq;
 mod quantized;
 mod rng;
 
@@ -27,6 +28,7 @@ pub use efficientnet::{
 pub use encoder::{bert_encoder, encoder_sample, EncoderConfig, ENCODER_INPUTS};
 pub use flexible::{flexible_batch_probe, flexible_probe, probe_values};
 pub use mobilenet::{mobilenet_v2, sample_image, MOBILENET_INPUT};
+pub use qdq::qdq;
 pub use quantized::QuantizedLinear;
 pub use rng::Rng;
 pub use webnn_core::ops::InputLayout;
