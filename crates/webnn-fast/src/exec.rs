@@ -33,6 +33,7 @@ pub(crate) enum Step {
     Rope(Box<RopeStep>),
     Chain(Box<ChainStep>),
     GlobalPool(Box<GlobalPool>),
+    WindowPool(Box<crate::window::WindowPool>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
         kind: Option<BinaryKind>,
@@ -98,6 +99,7 @@ impl Step {
             Step::Rope(r) => r.describe(),
             Step::Chain(c) => c.describe(),
             Step::GlobalPool(p) => p.describe(),
+            Step::WindowPool(p) => p.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
         }
@@ -122,6 +124,7 @@ impl Step {
             Step::Rope(r) => r.reads(),
             Step::Chain(c) => c.reads(),
             Step::GlobalPool(p) => p.reads(),
+            Step::WindowPool(p) => p.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
         }
@@ -308,6 +311,7 @@ pub(crate) fn run(
             }
             Step::Chain(c) => c.run(ctx, &mut values)?,
             Step::GlobalPool(p) => p.run(&mut values)?,
+            Step::WindowPool(p) => p.run(ctx, &mut values)?,
             Step::Binary {
                 kind,
                 a,

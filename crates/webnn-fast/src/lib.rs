@@ -43,6 +43,7 @@ mod reduce;
 mod rows;
 mod simd;
 mod vector;
+mod window;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

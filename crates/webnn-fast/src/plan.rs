@@ -17,6 +17,7 @@ use crate::matmul;
 use crate::quantized;
 use crate::reduce;
 use crate::rows;
+use crate::window;
 use crate::simd::BinaryKind;
 use std::collections::HashMap;
 use webnn_core::fusion::QuantizedLinear;
@@ -223,7 +224,8 @@ impl<'g> Planner<'g> {
                 None => matmul::plan_gemm(self, n, a),
             },
             Op::Matmul(a) => matmul::plan_matmul(self, n, a),
-            Op::AveragePool2d(a) => reduce::plan(self, n, a),
+            Op::AveragePool2d(a) => reduce::plan(self, n, a).or_else(|| window::plan(self, n, a, false)),
+            Op::MaxPool2d(a) => window::plan(self, n, a, true),
             Op::Clamp(a) => {
                 let bound = |v: Option<MLNumber>, d: f32| v.map_or(d, |v| v.as_f64() as f32);
                 let (lo, hi) = (
@@ -295,7 +297,6 @@ impl<'g> Planner<'g> {
             | Op::ReduceSumSquare(_)
             | Op::ConvTranspose2d(_)
             | Op::L2Pool2d(_)
-            | Op::MaxPool2d(_)
             | Op::Resample2d(_)
             | Op::BatchNormalization(_)
             | Op::InstanceNormalization(_)

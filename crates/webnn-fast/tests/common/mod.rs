@@ -86,7 +86,7 @@ pub fn check(graph: &Graph, inputs: &[(String, HostTensor)], tol: f32) -> (usize
         for (k, (w, g)) in want.iter().zip(got).enumerate() {
             assert_eq!(w.len(), g.len(), "output {k} length");
             for (i, (a, b)) in w.iter().zip(g).enumerate() {
-                let ok = (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * (1.0 + a.abs());
+                let ok = a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= tol * (1.0 + a.abs());
                 assert!(ok, "output {k}[{i}] on {isa}: reference {a}, fast {b}");
             }
         }
