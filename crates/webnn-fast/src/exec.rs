@@ -34,6 +34,8 @@ pub(crate) enum Step {
     Chain(Box<ChainStep>),
     GlobalPool(Box<GlobalPool>),
     WindowPool(Box<crate::window::WindowPool>),
+    BatchNorm(Box<crate::norm::BatchNorm>),
+    InstanceNorm(Box<crate::norm::InstanceNorm>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
         kind: Option<BinaryKind>,
@@ -100,6 +102,8 @@ impl Step {
             Step::Chain(c) => c.describe(),
             Step::GlobalPool(p) => p.describe(),
             Step::WindowPool(p) => p.describe(),
+            Step::BatchNorm(b) => b.describe(),
+            Step::InstanceNorm(i) => i.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
         }
@@ -125,6 +129,8 @@ impl Step {
             Step::Chain(c) => c.reads(),
             Step::GlobalPool(p) => p.reads(),
             Step::WindowPool(p) => p.reads(),
+            Step::BatchNorm(b) => b.reads(),
+            Step::InstanceNorm(i) => i.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
         }
@@ -312,6 +318,8 @@ pub(crate) fn run(
             Step::Chain(c) => c.run(ctx, &mut values)?,
             Step::GlobalPool(p) => p.run(&mut values)?,
             Step::WindowPool(p) => p.run(ctx, &mut values)?,
+            Step::BatchNorm(b) => b.run(ctx, &mut values)?,
+            Step::InstanceNorm(i) => i.run(ctx, &mut values)?,
             Step::Binary {
                 kind,
                 a,

@@ -36,6 +36,7 @@ mod depthwise;
 mod exec;
 mod fold;
 mod matmul;
+mod norm;
 mod plan;
 mod pool;
 mod quantized;

@@ -14,6 +14,7 @@ use crate::chain;
 use crate::conv;
 use crate::exec::{Post, Step};
 use crate::matmul;
+use crate::norm;
 use crate::quantized;
 use crate::reduce;
 use crate::rows;
@@ -226,6 +227,8 @@ impl<'g> Planner<'g> {
             Op::Matmul(a) => matmul::plan_matmul(self, n, a),
             Op::AveragePool2d(a) => reduce::plan(self, n, a).or_else(|| window::plan(self, n, a, false)),
             Op::MaxPool2d(a) => window::plan(self, n, a, true),
+            Op::BatchNormalization(a) => norm::plan_batch(self, n, a),
+            Op::InstanceNormalization(a) => norm::plan_instance(self, n, a),
             Op::Clamp(a) => {
                 let bound = |v: Option<MLNumber>, d: f32| v.map_or(d, |v| v.as_f64() as f32);
                 let (lo, hi) = (
@@ -298,8 +301,6 @@ impl<'g> Planner<'g> {
             | Op::ConvTranspose2d(_)
             | Op::L2Pool2d(_)
             | Op::Resample2d(_)
-            | Op::BatchNormalization(_)
-            | Op::InstanceNormalization(_)
             | Op::LayerNormalization(_)
             | Op::Gru(_)
             | Op::GruCell(_)

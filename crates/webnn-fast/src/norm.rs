@@ -1,0 +1,253 @@
+//! batchNormalization and instanceNormalization in float32, one pass (batch) or three
+//! (instance: sum, squared deviations, output) over memory, on NHWC-stored features where
+//! they lie (channels last; the result stays NHWC) or on the logical layout.
+//!
+//! Both compute like the reference kernels (webnn-cpu `normalization.rs`), in f64 with the
+//! same formula and summation order, so the results equal theirs bit for bit:
+//! `(x - mean) * (1 / sqrt(variance + epsilon)) * scale + bias`, epsilon cast to float32.
+
+use crate::exec::{Ctx, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use webnn_core::ops::*;
+use webnn_core::{Error, Operand, Result};
+
+/// Elements per task.
+const TASK: usize = 16_384;
+
+/// The per-channel parameters' slots.
+struct Params {
+    scale: Option<usize>,
+    bias: Option<usize>,
+}
+
+impl Params {
+    fn reads(&self) -> impl Iterator<Item = usize> + '_ {
+        self.scale.iter().chain(&self.bias).copied()
+    }
+
+    /// Scale and bias per channel as f64 (1 and 0 where absent, which the formula applies
+    /// as the reference does).
+    fn load(&self, values: &Values, c: usize) -> Result<(Vec<f64>, Vec<f64>)> {
+        let get = |slot: Option<usize>, default: f64| -> Result<Vec<f64>> {
+            match slot {
+                None => Ok(vec![default; c]),
+                Some(s) => per_channel(values, s, c),
+            }
+        };
+        Ok((get(self.scale, 1.0)?, get(self.bias, 0.0)?))
+    }
+}
+
+fn per_channel(values: &Values, slot: usize, c: usize) -> Result<Vec<f64>> {
+    let v = values.f32(slot)?;
+    if v.len() != c {
+        return Err(Error::operation_error(format!("a per-channel operand has {} elements, not {c}", v.len())));
+    }
+    Ok(v.iter().map(|&x| x as f64).collect())
+}
+
+#[inline]
+fn normalize(x: f64, mean: f64, inv_std: f64, scale: f64, bias: f64) -> f64 {
+    (x - mean) * inv_std * scale + bias
+}
+
+/// Where a normalized tensor lies: `outer` groups of `c` channels of `inner` elements.
+#[derive(Clone, Copy, Debug)]
+struct Lanes {
+    outer: usize,
+    c: usize,
+    inner: usize,
+}
+
+pub(crate) struct BatchNorm {
+    input: usize,
+    out: usize,
+    mean: usize,
+    variance: usize,
+    params: Params,
+    epsilon: f64,
+    lanes: Lanes,
+    out_shape: Vec<usize>,
+}
+
+fn all_f32(p: &Planner, operands: &[Operand]) -> bool {
+    operands.iter().all(|&o| p.is_f32(o))
+}
+
+/// The fast step for a float32 batchNormalization node with static shapes.
+pub(crate) fn plan_batch(p: &mut Planner, n: usize, a: &BatchNormalization) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !all_f32(p, &webnn_core::ops::OpArgs::operands(a)) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let axis = a.options.axis as usize;
+    let shape = p.shape(a.input);
+    // NCHW features stored NHWC, normalized along their channels: channels last, in place.
+    let (input, lanes, out_shape, nhwc) = if p.is_nhwc(a.input) && axis == 1 && shape.len() == 4 {
+        let [nb, c, h, w] = [shape[0], shape[1], shape[2], shape[3]];
+        (a.input.index(), Lanes { outer: nb * h * w, c, inner: 1 }, vec![nb, h, w, c], true)
+    } else {
+        let outer = shape[..axis].iter().product();
+        (p.logical(a.input), Lanes { outer, c: shape[axis], inner: shape[axis + 1..].iter().product() }, shape, false)
+    };
+    p.set_nhwc(y, nhwc);
+    Some(Step::BatchNorm(Box::new(BatchNorm {
+        input,
+        out: y.index(),
+        mean: a.mean.index(),
+        variance: a.variance.index(),
+        params: Params { scale: a.options.scale.map(|o| o.index()), bias: a.options.bias.map(|o| o.index()) },
+        epsilon: a.options.epsilon as f32 as f64,
+        lanes,
+        out_shape,
+    })))
+}
+
+impl BatchNorm {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        [self.input, self.mean, self.variance].into_iter().chain(self.params.reads()).collect()
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        let l = self.lanes;
+        format!("batch normalization of {} channels over {}x{}", l.c, l.outer, l.inner)
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let Lanes { outer, c, inner } = self.lanes;
+        let len = outer * c * inner;
+        if values.f32(self.input)?.len() != len {
+            return Err(Error::operation_error("batchNormalization: the input's size differs from the plan's"));
+        }
+        let mean = per_channel(values, self.mean, c)?;
+        let inv_std: Vec<f64> = per_channel(values, self.variance, c)?.iter().map(|v| 1.0 / (v + self.epsilon).sqrt()).collect();
+        let (scale, bias) = self.params.load(values, c)?;
+        let mut y = values.alloc(len);
+        {
+            let x = values.f32(self.input)?;
+            let dst = SharedMut::new(&mut y);
+            ctx.pool.run(len.div_ceil(TASK), &|t| {
+                let range = t * TASK..((t + 1) * TASK).min(len);
+                // SAFETY: each task writes its own range.
+                let out = unsafe { dst.range(range.start, range.len()) };
+                for (i, (o, &v)) in range.clone().zip(out.iter_mut().zip(&x[range])) {
+                    let ch = (i / inner) % c;
+                    *o = normalize(v as f64, mean[ch], inv_std[ch], scale[ch], bias[ch]) as f32;
+                }
+            });
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
+    }
+}
+
+pub(crate) struct InstanceNorm {
+    input: usize,
+    out: usize,
+    params: Params,
+    epsilon: f64,
+    n: usize,
+    c: usize,
+    hw: usize,
+    channels_last: bool,
+    out_shape: Vec<usize>,
+}
+
+/// The fast step for a float32 instanceNormalization node with static shapes.
+pub(crate) fn plan_instance(p: &mut Planner, n: usize, a: &InstanceNormalization) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !all_f32(p, &webnn_core::ops::OpArgs::operands(a)) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let axes = a.options.layout.nchw_axes();
+    let shape = p.shape(a.input);
+    let [nb, c, h, w] = axes.map(|i| shape[i]);
+    let (input, channels_last) = match a.options.layout {
+        InputLayout::Nchw => (a.input.index(), p.is_nhwc(a.input)),
+        InputLayout::Nhwc => (p.logical(a.input), true),
+    };
+    let nhwc_stored = a.options.layout == InputLayout::Nchw && channels_last;
+    p.set_nhwc(y, nhwc_stored);
+    Some(Step::InstanceNorm(Box::new(InstanceNorm {
+        input,
+        out: y.index(),
+        params: Params { scale: a.options.scale.map(|o| o.index()), bias: a.options.bias.map(|o| o.index()) },
+        epsilon: a.options.epsilon as f32 as f64,
+        n: nb,
+        c,
+        hw: h * w,
+        channels_last,
+        out_shape: if channels_last { vec![nb, h, w, c] } else { vec![nb, c, h, w] },
+    })))
+}
+
+impl InstanceNorm {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        std::iter::once(self.input).chain(self.params.reads()).collect()
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        let order = if self.channels_last { "NHWC" } else { "NCHW" };
+        format!("instance normalization of {} channels over {} ({order})", self.c, self.hw)
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (c, hw) = (self.c, self.hw);
+        let len = self.n * c * hw;
+        if values.f32(self.input)?.len() != len {
+            return Err(Error::operation_error("instanceNormalization: the input's size differs from the plan's"));
+        }
+        let (scale, bias) = self.params.load(values, c)?;
+        let mut y = values.alloc(len);
+        {
+            let x = values.f32(self.input)?;
+            let dst = SharedMut::new(&mut y);
+            // One task per image (channels last: every pixel holds all channels) or per plane.
+            let (tasks, size) = if self.channels_last { (self.n, c * hw) } else { (self.n * c, hw) };
+            ctx.pool.run(tasks, &|t| {
+                // SAFETY: each task writes its own image or plane.
+                let out = unsafe { dst.range(t * size, size) };
+                let x = &x[t * size..][..size];
+                if self.channels_last {
+                    self.image(x, out, &scale, &bias);
+                } else {
+                    let ch = t % c;
+                    let (mean, inv_std) = self.moments(x.iter().map(|&v| v as f64));
+                    for (o, &v) in out.iter_mut().zip(x) {
+                        *o = normalize(v as f64, mean, inv_std, scale[ch], bias[ch]) as f32;
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
+    }
+
+    /// Mean and 1/sqrt(variance + epsilon) of one channel's values, in the reference's order.
+    fn moments(&self, v: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+        let mean = v.clone().fold(0.0, |a, x| a + x) / self.hw as f64;
+        let var = v.map(|x| (x - mean) * (x - mean)).sum::<f64>() / self.hw as f64;
+        (mean, 1.0 / (var + self.epsilon).sqrt())
+    }
+
+    /// One image stored channels last ([hw, c]): every channel's sums in one sweep each.
+    fn image(&self, x: &[f32], out: &mut [f32], scale: &[f64], bias: &[f64]) {
+        let c = self.c;
+        let mut sum = vec![0.0f64; c];
+        for px in x.chunks_exact(c) {
+            sum.iter_mut().zip(px).for_each(|(s, &v)| *s += v as f64);
+        }
+        let mean: Vec<f64> = sum.iter().map(|s| s / self.hw as f64).collect();
+        let mut dev = vec![0.0f64; c];
+        for px in x.chunks_exact(c) {
+            dev.iter_mut().zip(px).zip(&mean).for_each(|((d, &v), m)| *d += (v as f64 - m) * (v as f64 - m));
+        }
+        let inv_std: Vec<f64> = dev.iter().map(|d| 1.0 / (d / self.hw as f64 + self.epsilon).sqrt()).collect();
+        for (o, px) in out.chunks_exact_mut(c).zip(x.chunks_exact(c)) {
+            for ch in 0..c {
+                o[ch] = normalize(px[ch] as f64, mean[ch], inv_std[ch], scale[ch], bias[ch]) as f32;
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! batchNormalization and instanceNormalization on the fast backend against the reference:
+//! bit for bit on a graph input, within float32 rounding after a convolution (whose result
+//! is stored NHWC and normalized where it lies); every axis and layout, with and without
+//! scale and bias, parameters given as inputs or constants.
+
+mod common;
+
+use common::{check, G};
+use webnn_core::ops::*;
+use webnn_core::Operand;
+
+/// `x` of `shape`, optionally through a 1x1 convolution of its `c` channels first.
+fn source(g: &mut G, shape: &[u32], c: u32, layout: InputLayout, conv: bool) -> Operand {
+    let x = g.input("x", shape);
+    if !conv {
+        return x;
+    }
+    let filter = g.constant(&[c, c, 1, 1]);
+    g.b.conv2d(x, filter, Conv2dOptions { input_layout: layout, ..Default::default() }).unwrap()
+}
+
+#[test]
+fn batch_normalization_matches_the_reference() {
+    let cases: [(&[u32], u32, bool); 5] = [
+        (&[2, 5, 7, 3], 1, false),
+        (&[2, 5, 7, 3], 1, true),
+        (&[2, 5, 7, 3], 3, false),
+        (&[4, 6], 0, false),
+        (&[3, 4, 5], 2, false),
+    ];
+    for (shape, axis, conv) in cases {
+        for (with_params, params_as_inputs) in [(true, false), (false, false), (true, true)] {
+            let mut g = G::new(4);
+            let x = source(&mut g, shape, shape[1], InputLayout::Nchw, conv);
+            let c = shape[axis as usize];
+            let mut param = |g: &mut G, name: &str| match params_as_inputs {
+                true => g.input(name, &[c]),
+                false => g.constant(&[c]),
+            };
+            let mean = param(&mut g, "mean");
+            // Variances must not be negative: |v| + 0.1 through the graph.
+            let v = param(&mut g, "variance");
+            let v = g.b.abs(v, OpOptions::default()).unwrap();
+            let tenth = g.b.constant(webnn_core::OperandDescriptor::new(webnn_core::DataType::Float32, &[1]), 0.1f32.to_le_bytes().to_vec()).unwrap();
+            let variance = g.b.add(v, tenth, OpOptions::default()).unwrap();
+            let (scale, bias) = match with_params {
+                true => (Some(param(&mut g, "scale")), Some(param(&mut g, "bias"))),
+                false => (None, None),
+            };
+            let options = BatchNormalizationOptions { axis, scale, bias, epsilon: 1e-3, ..Default::default() };
+            let y = g.b.batch_normalization(x, mean, variance, options).unwrap();
+            let y = g.b.relu(y, OpOptions::default()).unwrap();
+            let graph = g.build(&[("y", y)]);
+            let tol = if conv { 1e-4 } else { 0.0 };
+            let (_, reference) = check(&graph, &g.inputs, tol);
+            assert_eq!(reference, 0, "{shape:?} axis {axis} conv {conv}");
+        }
+    }
+}
+
+#[test]
+fn instance_normalization_matches_the_reference() {
+    for layout in [InputLayout::Nchw, InputLayout::Nhwc] {
+        for conv in [false, true] {
+            for with_params in [true, false] {
+                let mut g = G::new(6);
+                let (c, shape) = match layout {
+                    InputLayout::Nchw => (5, [2, 5, 9, 7]),
+                    InputLayout::Nhwc => (5, [2, 9, 7, 5]),
+                };
+                let x = source(&mut g, &shape, c, layout, conv);
+                let (scale, bias) = match with_params {
+                    true => (Some(g.constant(&[c])), Some(g.constant(&[c]))),
+                    false => (None, None),
+                };
+                let options = InstanceNormalizationOptions { scale, bias, layout, ..Default::default() };
+                let y = g.b.instance_normalization(x, options).unwrap();
+                let graph = g.build(&[("y", y)]);
+                let tol = if conv { 1e-4 } else { 0.0 };
+                let (fast, reference) = check(&graph, &g.inputs, tol);
+                // After a conv the result is stored NHWC: a layout step joins for the output.
+                assert_eq!(reference, 0, "{layout:?} conv {conv}");
+                assert!(fast > usize::from(conv), "{layout:?} conv {conv}");
+            }
+        }
+    }
+}
