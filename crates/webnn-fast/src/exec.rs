@@ -36,6 +36,7 @@ pub(crate) enum Step {
     WindowPool(Box<crate::window::WindowPool>),
     BatchNorm(Box<crate::norm::BatchNorm>),
     InstanceNorm(Box<crate::norm::InstanceNorm>),
+    Concat(Box<crate::copy::ConcatStep>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
         kind: Option<BinaryKind>,
@@ -104,6 +105,7 @@ impl Step {
             Step::WindowPool(p) => p.describe(),
             Step::BatchNorm(b) => b.describe(),
             Step::InstanceNorm(i) => i.describe(),
+            Step::Concat(c) => c.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
         }
@@ -131,6 +133,7 @@ impl Step {
             Step::WindowPool(p) => p.reads(),
             Step::BatchNorm(b) => b.reads(),
             Step::InstanceNorm(i) => i.reads(),
+            Step::Concat(c) => c.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
         }
@@ -320,6 +323,7 @@ pub(crate) fn run(
             Step::WindowPool(p) => p.run(ctx, &mut values)?,
             Step::BatchNorm(b) => b.run(ctx, &mut values)?,
             Step::InstanceNorm(i) => i.run(ctx, &mut values)?,
+            Step::Concat(c) => c.run(ctx, &mut values)?,
             Step::Binary {
                 kind,
                 a,

@@ -32,6 +32,7 @@ mod buffers;
 mod cache;
 mod chain;
 mod conv;
+mod copy;
 mod depthwise;
 mod exec;
 mod fold;

@@ -12,6 +12,7 @@ use crate::attention;
 use crate::cache;
 use crate::chain;
 use crate::conv;
+use crate::copy;
 use crate::exec::{Post, Step};
 use crate::matmul;
 use crate::norm;
@@ -228,6 +229,7 @@ impl<'g> Planner<'g> {
             Op::AveragePool2d(a) => reduce::plan(self, n, a).or_else(|| window::plan(self, n, a, false)),
             Op::MaxPool2d(a) => window::plan(self, n, a, true),
             Op::BatchNormalization(a) => norm::plan_batch(self, n, a),
+            Op::Concat(a) => copy::plan(self, n, a),
             Op::InstanceNormalization(a) => norm::plan_instance(self, n, a),
             Op::Clamp(a) => {
                 let bound = |v: Option<MLNumber>, d: f32| v.map_or(d, |v| v.as_f64() as f32);
@@ -311,7 +313,6 @@ impl<'g> Planner<'g> {
             | Op::GatherNd(_)
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
-            | Op::Concat(_)
             | Op::Expand(_)
             | Op::Pad(_)
             | Op::Reshape(_)

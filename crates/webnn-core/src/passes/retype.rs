@@ -68,7 +68,23 @@ pub fn retype_float(graph: &Graph, from: DataType, to: DataType, edges: Edges) -
         for o in op.operands() {
             map[o.index()].ok_or_else(missing)?;
         }
-        op.remap_operands(&|o: Operand| map[o.index()].unwrap_or(o));
+        // Where a value of type `from` leaves the float computation (a comparison, argMin,
+        // isInfinite, a cast to another type, quantizeLinear), it is rounded to `from` first,
+        // so the result sees the value the graph holds (1e5 is infinite in float16).
+        let leaves = node.outputs.iter().any(|&o| graph.desc(o).data_type != from);
+        let mut narrowed: Vec<(usize, Operand)> = Vec::new();
+        if edges == Edges::Keep && leaves && !matches!(&op, Op::Cast(c) if c.data_type == from) {
+            for o in op.operands() {
+                let m = map[o.index()].ok_or_else(missing)?;
+                if graph.desc(o).data_type == from && b.desc(m)?.data_type == to && !narrowed.iter().any(|(i, _)| *i == o.index()) {
+                    narrowed.push((o.index(), cast(&mut b, m, from, node.op.label())?));
+                }
+            }
+        }
+        op.remap_operands(&|o: Operand| match narrowed.iter().find(|(i, _)| *i == o.index()) {
+            Some((_, n)) => *n,
+            None => map[o.index()].unwrap_or(o),
+        });
         let outputs = match op {
             Op::Cast(c) if c.data_type == from => {
                 let label = c.options.label.clone();
@@ -153,6 +169,23 @@ mod tests {
         let n = retype_float(&g, DataType::Float16, DataType::Float32, Edges::Retype).unwrap();
         assert_eq!(n.input_desc("x").unwrap().data_type, DataType::Float32);
         assert_eq!(n.output_desc("y").unwrap().data_type, DataType::Float32);
+    }
+
+    /// A float16 value leaving the float computation (here through isInfinite) is rounded
+    /// to float16 first: the widened sum 60000 + 60000 is infinite as float16.
+    #[test]
+    fn values_leaving_the_floats_are_narrowed_first() {
+        let mut b = GraphBuilder::new();
+        let d = OperandDescriptor::new(DataType::Float16, &[1]);
+        let x = b.input("x", d).unwrap();
+        let s = b.add_op(Op::Add(Binary { a: x, b: x, options: OpOptions::default() })).unwrap()[0];
+        let inf = b.add_op(Op::IsInfinite(crate::ops::Unary { input: s, options: OpOptions::default() })).unwrap()[0];
+        let g = b.build(&[("inf", inf)]).unwrap();
+        let w = retype_float(&g, DataType::Float16, DataType::Float32, Edges::Keep).unwrap();
+        let test = w.nodes.iter().find(|n| matches!(n.op, Op::IsInfinite(_))).unwrap();
+        assert_eq!(w.desc(test.op.operands()[0]).data_type, DataType::Float16);
+        let add = w.nodes.iter().find(|n| matches!(n.op, Op::Add(_))).unwrap();
+        assert_eq!(w.desc(add.outputs[0]).data_type, DataType::Float32);
     }
 
     #[test]
