@@ -24,6 +24,9 @@ enum Other {
     Input(usize),
     /// A one-element constant.
     Scalar(f64),
+    /// Broadcast along the leading dimensions: a slot holding the running value's last
+    /// dimensions (a bias row, a mask), element `k` of the value reading `k % period`.
+    Row(usize, usize),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -112,8 +115,10 @@ fn fake_quant(p: &Planner, n: usize, value: Operand) -> Option<(Link, usize)> {
 }
 
 pub(crate) struct ChainStep {
-    /// The slot the chain starts from, then the other full-size operands.
+    /// The slot the chain starts from, then the other operands (full-size or rows).
     inputs: Vec<usize>,
+    /// Per input: the period of a broadcast row, `None` for a full-size operand.
+    periods: Vec<Option<usize>>,
     links: Vec<Link>,
     out: usize,
     /// The output's shape; `None` in a dynamic graph, where it is the first input's at run
@@ -177,21 +182,42 @@ fn one_link(
     }
     // A full-size operand must exist before the chain's step runs.
     let ready = p.producer_of(other).is_none_or(|q| q < start);
-    if !p.same_shape(other, value) || !ready {
+    if !ready {
         return None;
     }
-    let i = match inputs.iter().position(|&o| o == other) {
-        Some(i) => i,
-        None => {
-            inputs.push(other);
-            inputs.len() - 1
-        }
-    };
+    if !p.same_shape(other, value) {
+        let period = row_period(p, other, value)?;
+        let i = slot_of(inputs, other);
+        return Some(Link::Binary { op, other: Other::Row(i, period), swapped });
+    }
+    let i = slot_of(inputs, other);
     Some(Link::Binary {
         op,
         other: Other::Input(i),
         swapped,
     })
+}
+
+/// `o`'s position among the chain's inputs, added if new.
+fn slot_of(inputs: &mut Vec<Operand>, o: Operand) -> usize {
+    match inputs.iter().position(|&x| x == o) {
+        Some(i) => i,
+        None => {
+            inputs.push(o);
+            inputs.len() - 1
+        }
+    }
+}
+
+/// The element count of `other` when, its leading 1s dropped, its static shape is the last
+/// dimensions of `value`'s (and it is stored in its logical layout).
+fn row_period(p: &Planner, other: Operand, value: Operand) -> Option<usize> {
+    if !p.orig.desc(other).is_static() || !p.orig.desc(value).is_static() || p.is_nhwc(other) {
+        return None;
+    }
+    let (o, v) = (p.shape(other), p.shape(value));
+    let o = &o[o.iter().position(|&d| d != 1).unwrap_or(o.len())..];
+    (o.len() <= v.len() && v[v.len() - o.len()..] == *o).then(|| o.iter().product())
 }
 
 /// A chain of at least two links starting at node `n`, or `None`.
@@ -205,9 +231,9 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     let head = match first.op.operands()[..] {
         [x] => x,
         [x, _, _] if matches!(first.op, Op::QuantizeLinear(_)) => x,
-        [a, b] if p.orig.desc(a).max_elements() == 1 && p.same_shape(b, first.outputs[0]) => {
-            b
-        }
+        // The operand of the output's shape, when only the second one has it (the first
+        // being a scalar or a broadcast row).
+        [a, b] if !p.same_shape(a, first.outputs[0]) && p.same_shape(b, first.outputs[0]) => b,
         [a, _] => a,
         _ => return None,
     };
@@ -244,8 +270,16 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     }
     // All full-size operands in one storage order: as they are when they agree, else each
     // in its logical layout.
+    // A broadcast row indexes the logical layout: then every operand is read in it.
+    let mut periods = vec![None; inputs.len()];
+    for l in &links {
+        if let Link::Binary { other: Other::Row(i, period), .. } = l {
+            periods[*i] = Some(*period);
+        }
+    }
+    let rows = periods.iter().any(Option::is_some);
     let flag = p.is_nhwc(inputs[0]);
-    let agree = inputs.iter().all(|&o| p.is_nhwc(o) == flag);
+    let agree = !rows && inputs.iter().all(|&o| p.is_nhwc(o) == flag);
     let slots = inputs
         .iter()
         .map(|&o| if agree { o.index() } else { p.logical(o) })
@@ -253,6 +287,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     p.set_nhwc(value, agree && flag);
     Some(Step::Chain(Box::new(ChainStep {
         inputs: slots,
+        periods,
         links,
         out: value.index(),
         shape: p.orig.desc(value).is_static().then(|| p.shape(value)),
@@ -278,8 +313,8 @@ impl ChainStep {
             None => values.get(self.inputs[0])?.shape.clone(),
         };
         let len: usize = shape.iter().product();
-        for &s in &self.inputs {
-            if values.f32(s)?.len() != len {
+        for (&s, period) in self.inputs.iter().zip(&self.periods) {
+            if values.f32(s)?.len() != period.unwrap_or(len) {
                 return Err(webnn_core::Error::operation_error("element-wise chain: operand sizes disagree"));
             }
         }
@@ -333,6 +368,16 @@ impl ChainStep {
                     op.apply(*x, s)
                 })
             }),
+            Link::Binary {
+                op,
+                other: Other::Row(i, period),
+                swapped,
+            } => {
+                for (k, x) in v.iter_mut().enumerate() {
+                    let o = inputs[i][(at + k) % period] as f64;
+                    *x = round(if swapped { op.apply(o, *x) } else { op.apply(*x, o) });
+                }
+            }
             Link::Binary {
                 op,
                 other: Other::Input(i),

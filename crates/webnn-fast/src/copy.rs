@@ -1,6 +1,7 @@
-//! concat as block copies: each output row (everything before the axis) is its inputs' rows
-//! side by side. Features convolutions stored NHWC are joined along their channels where they
-//! lie (each pixel's channels side by side) and the result stays NHWC.
+//! Data movement as copies: concat as block copies (each output row, everything before the
+//! axis, is its inputs' rows side by side; features convolutions stored NHWC are joined along
+//! their channels where they lie and the result stays NHWC), transpose as strided rows,
+//! reshape as one copy into a recycled buffer.
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
@@ -72,6 +73,108 @@ impl ConcatStep {
                     for (x, &w) in xs.iter().zip(&self.widths) {
                         row[at..at + w].copy_from_slice(&x[r * w..][..w]);
                         at += w;
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
+    }
+}
+
+/// transpose (any rank, any permutation) and reshape (a copy into a recycled buffer): data
+/// movement without the reference kernels' index maps and fresh allocations.
+pub(crate) struct Permute {
+    input: usize,
+    out: usize,
+    /// The output's elements in order walk this shape, with the input's stride along each
+    /// axis (a reshape: one axis of stride 1).
+    walk: Vec<usize>,
+    strides: Vec<usize>,
+    out_shape: Vec<usize>,
+}
+
+/// The fast step for a float32 transpose with static shapes.
+pub(crate) fn plan_transpose(p: &mut Planner, n: usize, a: &Transpose) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(y) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let xs = p.shape(a.input);
+    let rank = xs.len();
+    if rank == 0 {
+        return None;
+    }
+    let perm: Vec<usize> = match &a.options.permutation {
+        Some(v) => v.iter().map(|&d| d as usize).collect(),
+        None => (0..rank).rev().collect(),
+    };
+    let mut in_strides = vec![1usize; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        in_strides[d] = in_strides[d + 1] * xs[d + 1];
+    }
+    let walk: Vec<usize> = perm.iter().map(|&d| xs[d]).collect();
+    let input = p.logical(a.input);
+    Some(Step::Permute(Box::new(Permute {
+        input,
+        out: y.index(),
+        strides: perm.iter().map(|&d| in_strides[d]).collect(),
+        out_shape: walk.clone(),
+        walk,
+    })))
+}
+
+/// The fast step for a float32 reshape with static shapes: the same elements in order.
+pub(crate) fn plan_reshape(p: &mut Planner, n: usize, a: &Reshape) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(y) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let out_shape = p.shape(y);
+    let input = p.logical(a.input);
+    let len = out_shape.iter().product();
+    Some(Step::Permute(Box::new(Permute { input, out: y.index(), walk: vec![len], strides: vec![1], out_shape })))
+}
+
+impl Permute {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        match self.walk.len() {
+            1 => format!("copy to {:?}", self.out_shape),
+            _ => format!("transpose to {:?}", self.out_shape),
+        }
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let len: usize = self.walk.iter().product();
+        if values.f32(self.input)?.len() != len {
+            return Err(Error::operation_error("transpose: the input's size differs from the plan's"));
+        }
+        let mut y = values.alloc(len);
+        {
+            let x = values.f32(self.input)?;
+            // Rows along the last walked axis; tasks of whole rows.
+            let (rank, last) = (self.walk.len(), *self.walk.last().unwrap_or(&1));
+            let (stride, rows) = (*self.strides.last().unwrap_or(&1), len / last.max(1));
+            let dst = SharedMut::new(&mut y);
+            let per = (TASK / last.max(1)).max(1);
+            ctx.pool.run(rows.div_ceil(per), &|t| {
+                let range = t * per..((t + 1) * per).min(rows);
+                // SAFETY: each task writes its own rows.
+                let out = unsafe { dst.range(range.start * last, range.len() * last) };
+                for (r, row) in range.zip(out.chunks_exact_mut(last)) {
+                    // The row's first input offset from its index along the leading axes.
+                    let (mut rest, mut at) = (r, 0usize);
+                    for d in (0..rank - 1).rev() {
+                        at += (rest % self.walk[d]) * self.strides[d];
+                        rest /= self.walk[d];
+                    }
+                    match stride {
+                        1 => row.copy_from_slice(&x[at..at + last]),
+                        _ => row.iter_mut().enumerate().for_each(|(k, o)| *o = x[at + k * stride]),
                     }
                 }
             });

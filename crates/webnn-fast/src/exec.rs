@@ -37,6 +37,9 @@ pub(crate) enum Step {
     BatchNorm(Box<crate::norm::BatchNorm>),
     InstanceNorm(Box<crate::norm::InstanceNorm>),
     Concat(Box<crate::copy::ConcatStep>),
+    Permute(Box<crate::copy::Permute>),
+    Softmax(Box<crate::lanes::SoftmaxStep>),
+    LayerNorm(Box<crate::lanes::LayerNormStep>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
         kind: Option<BinaryKind>,
@@ -106,6 +109,9 @@ impl Step {
             Step::BatchNorm(b) => b.describe(),
             Step::InstanceNorm(i) => i.describe(),
             Step::Concat(c) => c.describe(),
+            Step::Permute(t) => t.describe(),
+            Step::Softmax(s) => s.describe(),
+            Step::LayerNorm(l) => l.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
         }
@@ -134,6 +140,9 @@ impl Step {
             Step::BatchNorm(b) => b.reads(),
             Step::InstanceNorm(i) => i.reads(),
             Step::Concat(c) => c.reads(),
+            Step::Permute(t) => t.reads(),
+            Step::Softmax(s) => s.reads(),
+            Step::LayerNorm(l) => l.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
         }
@@ -324,6 +333,9 @@ pub(crate) fn run(
             Step::BatchNorm(b) => b.run(ctx, &mut values)?,
             Step::InstanceNorm(i) => i.run(ctx, &mut values)?,
             Step::Concat(c) => c.run(ctx, &mut values)?,
+            Step::Permute(t) => t.run(ctx, &mut values)?,
+            Step::Softmax(s) => s.run(ctx, &mut values)?,
+            Step::LayerNorm(l) => l.run(ctx, &mut values)?,
             Step::Binary {
                 kind,
                 a,

@@ -36,6 +36,7 @@ mod copy;
 mod depthwise;
 mod exec;
 mod fold;
+mod lanes;
 mod matmul;
 mod norm;
 mod plan;

@@ -12,6 +12,7 @@ use crate::attention;
 use crate::cache;
 use crate::chain;
 use crate::conv;
+use crate::lanes;
 use crate::copy;
 use crate::exec::{Post, Step};
 use crate::matmul;
@@ -230,6 +231,10 @@ impl<'g> Planner<'g> {
             Op::MaxPool2d(a) => window::plan(self, n, a, true),
             Op::BatchNormalization(a) => norm::plan_batch(self, n, a),
             Op::Concat(a) => copy::plan(self, n, a),
+            Op::Transpose(a) => copy::plan_transpose(self, n, a),
+            Op::Reshape(a) => copy::plan_reshape(self, n, a),
+            Op::Softmax(a) => lanes::plan_softmax(self, n, a),
+            Op::LayerNormalization(a) => lanes::plan_layer_norm(self, n, a),
             Op::InstanceNormalization(a) => norm::plan_instance(self, n, a),
             Op::Clamp(a) => {
                 let bound = |v: Option<MLNumber>, d: f32| v.map_or(d, |v| v.as_f64() as f32);
@@ -283,7 +288,6 @@ impl<'g> Planner<'g> {
             | Op::Linear(_)
             | Op::Prelu(_)
             | Op::Sigmoid(_)
-            | Op::Softmax(_)
             | Op::Softplus(_)
             | Op::Softsign(_)
             | Op::Tanh(_)
@@ -303,7 +307,6 @@ impl<'g> Planner<'g> {
             | Op::ConvTranspose2d(_)
             | Op::L2Pool2d(_)
             | Op::Resample2d(_)
-            | Op::LayerNormalization(_)
             | Op::Gru(_)
             | Op::GruCell(_)
             | Op::Lstm(_)
@@ -315,12 +318,10 @@ impl<'g> Planner<'g> {
             | Op::ScatterNd(_)
             | Op::Expand(_)
             | Op::Pad(_)
-            | Op::Reshape(_)
             | Op::Reverse(_)
             | Op::Slice(_)
             | Op::Split(_)
             | Op::Tile(_)
-            | Op::Transpose(_)
             | Op::Triangular(_)
             | Op::Where(_)
             | Op::QuantizeLinear(_)

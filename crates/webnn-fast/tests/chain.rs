@@ -179,3 +179,29 @@ fn fake_quantization_pairs_join_chains_exactly() {
         assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 2"), "{:?}", steps(&graph, &g));
     }
 }
+
+/// A bias row and a mask broadcast along the leading dimensions join a chain (either side of
+/// the op), read in the logical layout, equal to the ops one by one.
+#[test]
+fn broadcast_rows_join_chains() {
+    let mut g = G::new(31);
+    let x = g.input("x", &[4, 16, 24]);
+    let bias = g.constant(&[24]);
+    let mask = g.input("mask", &[1, 16, 24]);
+    let none = OpOptions::default;
+    let v = g.b.add(bias, x, none()).unwrap();
+    let v = g.b.mul(v, mask, none()).unwrap();
+    let v = g.b.tanh(v, none()).unwrap();
+    let graph = g.build(&[("y", v)]);
+    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+    assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 3"), "{:?}", steps(&graph, &g));
+    // A row that is not the value's trailing dimensions stays out.
+    let mut g = G::new(32);
+    let x = g.input("x", &[4, 16, 24]);
+    let column = g.constant(&[16, 1]);
+    let v = g.b.add(x, column, none()).unwrap();
+    let v = g.b.tanh(v, none()).unwrap();
+    let graph = g.build(&[("y", v)]);
+    let (_, reference) = check(&graph, &g.inputs, 0.0);
+    assert_eq!(reference, 1, "the column add runs on the reference kernel");
+}

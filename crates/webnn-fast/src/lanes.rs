@@ -1,0 +1,196 @@
+//! softmax along any axis and layerNormalization over trailing axes, in float32, split over
+//! the pool by lanes (softmax) or rows (layer normalization): a transformer encoder's
+//! per-token ops.
+//!
+//! Both compute like the reference kernels (webnn-cpu `reduction.rs`, `normalization.rs`),
+//! in f64 with the same formulas and summation order, so the results equal theirs bit for
+//! bit.
+
+use crate::exec::{Ctx, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use webnn_core::ops::*;
+use webnn_core::{Error, Result};
+
+/// Elements per task.
+const TASK: usize = 16_384;
+
+pub(crate) struct SoftmaxStep {
+    input: usize,
+    out: usize,
+    /// The lanes: `outer` blocks of `len` elements `inner` apart.
+    outer: usize,
+    len: usize,
+    inner: usize,
+    shape: Vec<usize>,
+}
+
+/// The fast step for a float32 softmax with static shapes.
+pub(crate) fn plan_softmax(p: &mut Planner, n: usize, a: &Softmax) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(a.input) || !p.is_f32(y) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let shape = p.shape(a.input);
+    let axis = a.axis as usize;
+    let input = p.logical(a.input);
+    Some(Step::Softmax(Box::new(SoftmaxStep {
+        input,
+        out: y.index(),
+        outer: shape[..axis].iter().product(),
+        len: shape[axis],
+        inner: shape[axis + 1..].iter().product(),
+        shape,
+    })))
+}
+
+/// The reference's max: NaN wins.
+fn fmax(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+impl SoftmaxStep {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        format!("softmax over {} lanes of {}", self.outer * self.inner, self.len)
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (len, inner) = (self.len, self.inner);
+        let total = self.outer * len * inner;
+        if values.f32(self.input)?.len() != total {
+            return Err(Error::operation_error("softmax: the input's size differs from the plan's"));
+        }
+        let mut y = values.alloc(total);
+        {
+            let x = values.f32(self.input)?;
+            let dst = SharedMut::new(&mut y);
+            // Tasks of whole blocks (outer index): a block's lanes interleave when inner > 1.
+            let block = len * inner;
+            let per = (TASK / block).max(1);
+            ctx.pool.run(self.outer.div_ceil(per), &|t| {
+                let blocks = t * per..((t + 1) * per).min(self.outer);
+                // SAFETY: each task writes its own blocks.
+                let out = unsafe { dst.range(blocks.start * block, blocks.len() * block) };
+                let x = &x[blocks.start * block..][..blocks.len() * block];
+                let mut e = vec![0.0f64; len];
+                for (xb, ob) in x.chunks_exact(block).zip(out.chunks_exact_mut(block)) {
+                    for i in 0..inner {
+                        let lane = (0..len).map(|k| xb[k * inner + i] as f64);
+                        let max = lane.clone().fold(f64::NEG_INFINITY, fmax);
+                        let mut sum = 0.0f64;
+                        for (ek, v) in e.iter_mut().zip(lane) {
+                            *ek = (v - max).exp();
+                            sum += *ek;
+                        }
+                        for (k, ek) in e.iter().enumerate() {
+                            ob[k * inner + i] = (ek / sum) as f32;
+                        }
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.shape.clone(), y);
+        Ok(())
+    }
+}
+
+pub(crate) struct LayerNormStep {
+    input: usize,
+    out: usize,
+    scale: Option<usize>,
+    bias: Option<usize>,
+    epsilon: f64,
+    rows: usize,
+    len: usize,
+    shape: Vec<usize>,
+}
+
+/// The fast step for a float32 layerNormalization over trailing axes in order (the default
+/// axes, and a transformer's last axis), with static shapes.
+pub(crate) fn plan_layer_norm(p: &mut Planner, n: usize, a: &LayerNormalization) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    let operands = webnn_core::ops::OpArgs::operands(a);
+    if operands.iter().any(|&o| !p.is_f32(o)) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let shape = p.shape(a.input);
+    let rank = shape.len();
+    let axes: Vec<usize> = match &a.options.axes {
+        None => (1.min(rank)..rank).collect(),
+        Some(v) => v.iter().map(|&a| a as usize).collect(),
+    };
+    let first = rank - axes.len();
+    if axes.is_empty() || axes.iter().enumerate().any(|(k, &a)| a != first + k) {
+        return None;
+    }
+    let input = p.logical(a.input);
+    Some(Step::LayerNorm(Box::new(LayerNormStep {
+        input,
+        out: y.index(),
+        scale: a.options.scale.map(|o| o.index()),
+        bias: a.options.bias.map(|o| o.index()),
+        epsilon: a.options.epsilon as f32 as f64,
+        rows: shape[..first].iter().product(),
+        len: shape[first..].iter().product(),
+        shape,
+    })))
+}
+
+impl LayerNormStep {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        std::iter::once(self.input).chain(self.scale).chain(self.bias).collect()
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        format!("layer normalization of {} rows of {}", self.rows, self.len)
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (rows, len) = (self.rows, self.len);
+        if values.f32(self.input)?.len() != rows * len {
+            return Err(Error::operation_error("layerNormalization: the input's size differs from the plan's"));
+        }
+        let param = |slot: Option<usize>| -> Result<Option<Vec<f64>>> {
+            let Some(s) = slot else { return Ok(None) };
+            let v = values.f32(s)?;
+            if v.len() != len {
+                return Err(Error::operation_error("layerNormalization: a parameter's size differs from the plan's"));
+            }
+            Ok(Some(v.iter().map(|&x| x as f64).collect()))
+        };
+        let (scale, bias) = (param(self.scale)?, param(self.bias)?);
+        let mut y = values.alloc(rows * len);
+        {
+            let x = values.f32(self.input)?;
+            let dst = SharedMut::new(&mut y);
+            let per = (TASK / len.max(1)).max(1);
+            ctx.pool.run(rows.div_ceil(per), &|t| {
+                let range = t * per..((t + 1) * per).min(rows);
+                // SAFETY: each task writes its own rows.
+                let out = unsafe { dst.range(range.start * len, range.len() * len) };
+                let x = &x[range.start * len..][..range.len() * len];
+                for (xr, or) in x.chunks_exact(len).zip(out.chunks_exact_mut(len)) {
+                    let count = len as f64;
+                    let mean = xr.iter().fold(0.0f64, |s, &v| s + v as f64) / count;
+                    let var = xr.iter().fold(0.0f64, |s, &v| s + (v as f64 - mean) * (v as f64 - mean));
+                    let inv_std = 1.0 / (var / count + self.epsilon).sqrt();
+                    for (j, (o, &v)) in or.iter_mut().zip(xr).enumerate() {
+                        let s = scale.as_ref().map_or(1.0, |s| s[j]);
+                        let b = bias.as_ref().map_or(0.0, |b| b[j]);
+                        *o = ((v as f64 - mean) * inv_std * s + b) as f32;
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.shape.clone(), y);
+        Ok(())
+    }
+}
