@@ -7,7 +7,8 @@
 //! computed before the chain starts, or a one-element constant. Each op computes in f64 and
 //! rounds to float32, with the reference kernels' own per-element math
 //! (`webnn_cpu::kernels::elementwise::scalar`), so a chain's results equal the ops one by one
-//! exactly.
+//! exactly; but gelu and erf, whose reference series cost 70 ns an element, take the
+//! approximations of module `approx` (within 4 ULP, WPT allows 18).
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
@@ -355,6 +356,9 @@ impl ChainStep {
     fn apply(&self, l: &Link, v: &mut [f64], inputs: &[&[f32]], at: usize) {
         let round = |x: f64| x as f32 as f64;
         match *l {
+            // gelu and erf by the faster approximations (module approx), within a few ULP.
+            Link::Unary(FloatUnary::Gelu) => v.iter_mut().for_each(|x| *x = round(crate::approx::gelu(*x))),
+            Link::Unary(FloatUnary::Erf) => v.iter_mut().for_each(|x| *x = round(crate::approx::erf(*x))),
             Link::Unary(f) => v.iter_mut().for_each(|x| *x = round(f.apply(*x))),
             Link::FakeQuant(q) => v.iter_mut().for_each(|x| *x = round(q.apply(*x))),
             Link::Binary {

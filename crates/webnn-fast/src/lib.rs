@@ -27,6 +27,7 @@
     feature(stdarch_wasm_atomic_wait)
 )]
 
+mod approx;
 mod attention;
 mod buffers;
 mod cache;

@@ -8,7 +8,7 @@ use crate::pool::SharedMut;
 use webnn_core::ops::*;
 use webnn_core::Result;
 use webnn_cpu::tensor::broadcast_map;
-use webnn_gemm::{gemm, gemm_rows, Isa, PackedB};
+use webnn_gemm::{gemm, gemm_block, gemm_rows, Isa, PackedB};
 
 /// `alpha * A·B + beta * C` with B and C constant.
 pub(crate) struct GemmStep {
@@ -149,7 +149,8 @@ impl GemmStep {
     }
 }
 
-/// `C = A·B` for one matrix, its rows split into shape-fixed units across the pool.
+/// `C = A·B` for one matrix, its rows split into shape-fixed units across the pool (or its
+/// columns, for a B larger than the cache).
 #[allow(clippy::too_many_arguments)]
 fn rows_on_pool(
     ctx: &Ctx,
@@ -162,13 +163,68 @@ fn rows_on_pool(
     residual: Option<&[f32]>,
 ) {
     let n = packed.n();
-    let unit = unit_rows(m, packed.tile().0, k * n);
+    let mr = packed.tile().0;
+    if 4 * k * n > B_CACHED && m > mr && packed.panels() > 1 {
+        return panels_on_pool(ctx, m, k, a, packed, c, post, residual);
+    }
+    let unit = unit_rows(m, mr, k * n);
     let dst = SharedMut::new(c);
     ctx.pool.run(m.div_ceil(unit), &|u| {
         let rows = u * unit..(u * unit + unit).min(m);
         // SAFETY: each unit writes its own rows.
         let out = unsafe { dst.range(rows.start * n, rows.len() * n) };
         gemm_rows(rows.clone(), a, k, packed, out, n, post.epilogue());
+        post.finish(ctx.simd, out, residual, rows.start * n);
+    });
+}
+
+/// Packed B above this many bytes does not stay in the L2 cache while row units take turns
+/// streaming all of it (a transformer's 768 x 3072 feed-forward weights are 9.4 MB, read
+/// once per 6-row unit): such products are split by column panels instead.
+const B_CACHED: usize = 1 << 19;
+
+/// `C = A·B` in units of column panels over all rows: each unit streams its part of B once,
+/// into a block of its own, and a second pass over rows gathers the blocks into C and adds
+/// the residual. Units are fixed by the shape alone (bit-identical for any thread count).
+#[allow(clippy::too_many_arguments)]
+fn panels_on_pool(
+    ctx: &Ctx,
+    m: usize,
+    k: usize,
+    a: &[f32],
+    packed: &PackedB,
+    c: &mut [f32],
+    post: &Post,
+    residual: Option<&[f32]>,
+) {
+    let (n, nr, panels) = (packed.n(), packed.tile().1, packed.panels());
+    let per = panels.div_ceil(48).max(16_384usize.div_ceil(m * k * nr).max(1));
+    let units = panels.div_ceil(per);
+    let columns = |u: usize| (u * per * nr)..(((u + 1) * per * nr).min(n));
+    // Unit u's block holds its columns of every row, rows of its width, at m * its first column.
+    let mut blocks = vec![0.0f32; m * n];
+    {
+        let dst = SharedMut::new(&mut blocks);
+        ctx.pool.run(units, &|u| {
+            let cols = columns(u);
+            // SAFETY: each unit writes its own block.
+            let out = unsafe { dst.range(m * cols.start, m * cols.len()) };
+            let ps = u * per..((u + 1) * per).min(panels);
+            gemm_block(0..m, ps, a, k, packed, out, cols.len(), post.epilogue());
+        });
+    }
+    let unit = unit_rows(m, 1, n);
+    let dst = SharedMut::new(c);
+    ctx.pool.run(m.div_ceil(unit), &|t| {
+        let rows = t * unit..(t * unit + unit).min(m);
+        // SAFETY: each task writes its own rows.
+        let out = unsafe { dst.range(rows.start * n, rows.len() * n) };
+        for (i, row) in rows.clone().zip(out.chunks_exact_mut(n)) {
+            for u in 0..units {
+                let cols = columns(u);
+                row[cols.clone()].copy_from_slice(&blocks[m * cols.start + i * cols.len()..][..cols.len()]);
+            }
+        }
         post.finish(ctx.simd, out, residual, rows.start * n);
     });
 }
@@ -268,6 +324,11 @@ impl MatmulStep {
             };
             let a = values.f32(self.a)?;
             let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
+            if let ([0], [pb]) = (self.a_batches.as_slice(), packed.as_slice()) {
+                rows_on_pool(ctx, m, k, &a[..m * k], pb, &mut y, &self.post, residual);
+                values.put(self.out, self.out_shape.clone(), y);
+                return Ok(());
+            }
             let unit = unit_rows(m, packed.first().map_or(1, |p| p.tile().0), k * n);
             let per = m.div_ceil(unit);
             let dst = SharedMut::new(&mut y);

@@ -1,5 +1,6 @@
 //! Element-wise chains fused into one pass: equal to the ops one by one (bit for bit where
-//! the chain's input is exact), with 1 and 3 threads; what must and must not join a chain.
+//! the chain's input is exact, but gelu and erf, approximated within a few ULP), with 1 and
+//! 3 threads; what must and must not join a chain.
 
 mod common;
 
@@ -77,7 +78,8 @@ fn a_long_chain_with_scalars_and_a_second_input() {
     v = g.b.div(v, z, none()).unwrap();
     v = g.b.gelu(v, none()).unwrap();
     let graph = g.build(&[("y", v)]);
-    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+    // Exact but for the last link: gelu's approximation is within a few ULP.
+    assert_eq!(check(&graph, &g.inputs, 1e-6), (1, 0));
     assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 8"));
 }
 

@@ -53,7 +53,33 @@ pub fn gemm_rows(
     ldc: usize,
     epilogue: Epilogue,
 ) {
-    let (k, n) = (packed.k(), packed.n());
+    gemm_block(rows, 0..packed.panels(), a, lda, packed, c, ldc, epilogue);
+}
+
+/// Rows `rows` and column panels `panels` ([`PackedB::tile`]'s `nr` columns each, the last
+/// one possibly narrower) of the product: `c` holds just that block, element (`rows.start`,
+/// `panels.start * nr`) at `c[0]`, rows `ldc` apart. A B too large for the cache can thus be
+/// split by columns, each block streaming its part of B once for all rows. Every element is
+/// computed as [`gemm_rows`] over the same rows computes it, bit for bit.
+///
+/// Panics when `panels` reaches past the last panel, `ldc` is below the block's width, or a
+/// slice is too short.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_block(
+    rows: Range<usize>,
+    panels: Range<usize>,
+    a: &[f32],
+    lda: usize,
+    packed: &PackedB,
+    c: &mut [f32],
+    ldc: usize,
+    epilogue: Epilogue,
+) {
+    let (k, n_all) = (packed.k(), packed.n());
+    let nr = packed.tile().1;
+    assert!(panels.start <= panels.end && panels.end <= packed.panels(), "panels {panels:?} out of range");
+    let col0 = panels.start * nr;
+    let n = (panels.end * nr).min(n_all).saturating_sub(col0);
     assert!(
         rows.start <= rows.end,
         "empty row range {rows:?} must not be reversed"
@@ -82,7 +108,7 @@ pub fn gemm_rows(
     );
 
     let ker = packed.kernels;
-    let (mr, nr) = (ker.mr, ker.nr);
+    let mr = ker.mr;
     debug_assert!(mr * nr <= SCRATCH && ker.mc.is_multiple_of(mr));
     // Blocking K only pays when a panel slice is reused by several tiles. The blocks are
     // equal, so a K just above `kc` does not leave a tiny last block.
@@ -107,10 +133,11 @@ pub fn gemm_rows(
         };
         for m0 in (0..m).step_by(ker.mc) {
             let m1 = (m0 + ker.mc).min(m);
-            for p in 0..n.div_ceil(nr) {
+            for p in panels.clone() {
                 let (bias, weights) = packed.panel(p).split_at(nr);
                 let b = &weights[k0 * nr..];
-                let n0 = p * nr;
+                // The panel's first column within the block.
+                let n0 = p * nr - col0;
                 let width = nr.min(n - n0);
                 let (tiles, tw) = match ker.narrow {
                     Some(narrow) if width <= nr / 2 => (narrow, nr / 2),

@@ -18,7 +18,7 @@ mod isa;
 mod kernel;
 mod pack;
 
-pub use driver::{gemm, gemm_rows, gemv};
+pub use driver::{gemm, gemm_block, gemm_rows, gemv};
 pub use isa::Isa;
 pub use pack::PackedB;
 

@@ -193,6 +193,11 @@ impl PackedB {
         (self.kernels.mr, self.kernels.nr)
     }
 
+    /// How many panels of `nr` columns B is packed into (the last one zero-padded).
+    pub fn panels(&self) -> usize {
+        self.n.div_ceil(self.kernels.nr)
+    }
+
     /// Panel `p`: `nr` bias values, then `k` rows of `nr` weights.
     pub(crate) fn panel(&self, p: usize) -> &[f32] {
         let stride = (self.k + 1) * self.kernels.nr;

@@ -404,3 +404,34 @@ fn packing_by_columns_equals_packing_by_rows() {
         }
     }
 }
+
+/// Column blocks of panels: each block equals the same columns of the whole product bit
+/// for bit, on every ISA, with a bias, a clamp and a K split into several blocks.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn column_blocks_equal_the_whole_product() {
+    let mut rng = Rng(0x5eed_b10c);
+    let (m, k, n) = (37, 600, 203);
+    let a = rng.vec(m * k, false);
+    let b = rng.vec(k * n, false);
+    let bias = rng.vec(n, false);
+    for isa in Isa::available() {
+        let packed = PackedB::new(isa, k, n, &b, Some(&bias));
+        let epilogue = Epilogue::clamp(-2.0, 2.0);
+        let mut whole = vec![0.0f32; m * n];
+        gemm(m, &a, k, &packed, &mut whole, n, epilogue);
+        let nr = packed.tile().1;
+        let panels = packed.panels();
+        assert_eq!(panels, n.div_ceil(nr));
+        for (p0, p1) in [(0, 1), (1, panels), (panels / 2, panels), (0, panels)] {
+            let (c0, c1) = (p0 * nr, (p1 * nr).min(n));
+            let width = c1 - c0;
+            let mut block = vec![0.0f32; m * width];
+            webnn_gemm::gemm_block(0..m, p0..p1, &a, k, &packed, &mut block, width, epilogue);
+            for i in 0..m {
+                let (got, want) = (&block[i * width..][..width], &whole[i * n + c0..][..width]);
+                assert!(got.iter().zip(want).all(|(x, y)| x.to_bits() == y.to_bits()), "{isa} panels {p0}..{p1} row {i}");
+            }
+        }
+    }
+}
