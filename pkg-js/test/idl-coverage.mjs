@@ -1,10 +1,10 @@
-// Checks that types/webnn.d.ts declares everything in webidl/webnn.idl, read with webidl2 and
-// looked up with the TypeScript compiler's type checker (so inherited and merged members
-// count): every interface with its global interface object, attribute (readonly as declared),
-// operation overload (arity, optional arguments, argument and result types), dictionary
-// (its parent, every member, required or optional), enum value and typedef; and that
-// types/index.d.ts re-exports every declared type. Prints `N passed, N failed`; exits 1 on a
-// failure.
+// Checks that types/webnn.d.ts (with the two files it references) declares everything in
+// webidl/webnn.idl, read with webidl2 and looked up with the TypeScript compiler's type
+// checker (so inherited and merged members count): every interface with its global
+// interface object, attribute (readonly as declared), operation overload (arity, optional
+// arguments, argument and result types), dictionary (its parent, every member, required or
+// optional), enum value and typedef; and that types/index.d.ts re-exports every declared
+// type. Prints `N passed, N failed`; exits 1 on a failure.
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,8 @@ const ts = require('typescript');
 const pkg = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const idlPath = path.resolve(pkg, '../webidl/webnn.idl');
 const dtsPath = path.join(pkg, 'types/webnn.d.ts');
+// webnn.d.ts references the other two; the three declare the API together.
+const dtsParts = ['webnn.d.ts', 'webnn-limits.d.ts', 'webnn-builder.d.ts'].map((f) => path.join(pkg, 'types', f));
 const indexPath = path.join(pkg, 'types/index.d.ts');
 
 // Where the declarations differ from the IDL on purpose: an extension widens the type.
@@ -359,11 +361,13 @@ for (const [name, idlType] of typedefs) {
 const index = program.getSourceFile(indexPath);
 const exported = new Set(checker.getExportsOfModule(checker.getSymbolAtLocation(index)).map((s) => s.getName()));
 const HOST = new Set(['Navigator', 'WorkerNavigator', 'NavigatorML', 'GPUDevice', 'GPUBuffer']);
-for (const st of dts.statements) {
-  const names = ts.isVariableStatement(st) ? st.declarationList.declarations.map((d) => d.name.getText(dts)) : [st.name?.getText(dts)];
+for (const file of dtsParts.map((p) => program.getSourceFile(p))) {
+ for (const st of file.statements) {
+  const names = ts.isVariableStatement(st) ? st.declarationList.declarations.map((d) => d.name.getText(file)) : [st.name?.getText(file)];
   for (const n of names) {
     if (n && !HOST.has(n)) check(exported.has(n), `index.d.ts exports ${n}`);
   }
+ }
 }
 const install = [...checker.getExportsOfModule(checker.getSymbolAtLocation(index))].find((s) => s.getName() === 'install');
 const installSigs = install ? signatures(checker.getSignaturesOfType(checker.getTypeOfSymbolAtLocation(install, index), ts.SignatureKind.Call)) : [];

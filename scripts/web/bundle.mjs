@@ -13,7 +13,9 @@ glue.initSync({ module: readFileSync(path.join(dist, 'webnn_web_bg.wasm')) });
 const shipped = ['webnn_web_mt', 'webnn_web_relaxed', 'webnn_web'].filter((stem) =>
   existsSync(path.join(dist, `${stem}_bg.wasm`)) && existsSync(path.join(dist, `${stem}.js`)));
 const ops = `const OP_METHODS = ${glue.opMethods()};\nconst SHIPPED = ${JSON.stringify(shipped)};\n`;
-const polyfill = readFileSync(path.join(root, 'pkg-js/src/polyfill.js'), 'utf8');
+// The polyfill's parts, one scope in this order (each file's header says what it holds).
+const PARTS = ['base.js', 'tensors.js', 'context.js', 'builder.js', 'ml.js', 'loader.js'];
+const polyfill = PARTS.map((f) => readFileSync(path.join(root, 'pkg-js/src', f), 'utf8')).join('\n');
 
 const esm = `${ops}${polyfill}
 const BASE = new URL('./', import.meta.url);

@@ -6,6 +6,7 @@
 // and the polyfill starts its workers once, at install; so one page load measures one count.
 
 import { install } from '/pkg/webnn.mjs';
+import { sampleInput } from '../shared/sample.js';
 
 const MODEL = '../models/mobilenetv2/';
 const $ = (id) => document.getElementById(id);
@@ -64,17 +65,6 @@ function buildMobileNetV2(builder, manifest, weights) {
   const logits = builder.gemm(flat, constant([1000, 1280]), { c: constant([1000]), bTranspose: true, label: 'fc' });
   if (next !== manifest.constants.length) throw new Error('the model file has constants this page did not use');
   return { logits, probabilities: builder.softmax(logits, 1) };
-}
-
-// A deterministic input in [-1, 1), as a normalized picture would be.
-function sampleInput(n) {
-  const v = new Float32Array(n);
-  let s = 0x9e3779b9;
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13; s ^= s >>> 17; s ^= s << 5;
-    v[i] = ((s >>> 0) / 2 ** 32) * 2 - 1;
-  }
-  return v;
 }
 
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];

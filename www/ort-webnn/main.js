@@ -6,6 +6,7 @@
 // window.ortWebnnResult for `webnn-www ort-webnn`.
 
 import { install } from '/pkg/webnn.mjs';
+import { sampleInput } from '../shared/sample.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -41,17 +42,6 @@ async function fetchJson(url) {
   const r = await fetch(url);
   if (!r.ok) throw new Error(`${url}: ${r.status} (scripts/test.sh writes the model files)`);
   return r.json();
-}
-
-// A deterministic input in [-1, 1), as a normalized picture would be.
-function sampleInput(n) {
-  const v = new Float32Array(n);
-  let s = 0x9e3779b9;
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13; s ^= s >>> 17; s ^= s << 5;
-    v[i] = ((s >>> 0) / 2 ** 32) * 2 - 1;
-  }
-  return v;
 }
 
 // The model's inputs as [onnxName, dataType, shape, values].
