@@ -1,7 +1,8 @@
 //! Data movement as copies: concat as block copies (each output row, everything before the
 //! axis, is its inputs' rows side by side; features convolutions stored NHWC are joined along
 //! their channels where they lie and the result stays NHWC), transpose as strided rows,
-//! reshape as one copy into a recycled buffer.
+//! reshape as one copy into a recycled buffer, pad as row copies (spatial padding of
+//! NHWC-stored features where they lie).
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
@@ -175,6 +176,125 @@ impl Permute {
                     match stride {
                         1 => row.copy_from_slice(&x[at..at + last]),
                         _ => row.iter_mut().enumerate().for_each(|(k, o)| *o = x[at + k * stride]),
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
+    }
+}
+
+/// pad (constant, edge, reflection) as row copies, NHWC-stored features padded where they
+/// lie when only their spatial axes grow (the result stays NHWC for the next convolution).
+pub(crate) struct PadStep {
+    input: usize,
+    out: usize,
+    /// Physical input and output shapes.
+    in_shape: Vec<usize>,
+    out_shape: Vec<usize>,
+    /// Per axis, per output index: the input index it copies, or `None` for the constant.
+    tables: Vec<Vec<Option<usize>>>,
+    value: f32,
+}
+
+/// The input index output index `o` of an axis of `n` elements reads (`begin` padded before
+/// it), as the reference's `pad` maps it.
+fn pad_source(mode: PaddingMode, o: usize, begin: usize, n: usize) -> Option<usize> {
+    let c = o as i64 - begin as i64;
+    let n = n as i64;
+    if (0..n).contains(&c) {
+        return Some(c as usize);
+    }
+    match mode {
+        PaddingMode::Constant => None,
+        PaddingMode::Edge => Some(c.clamp(0, n - 1) as usize),
+        PaddingMode::Reflection if n == 1 => Some(0),
+        PaddingMode::Reflection => {
+            let period = 2 * (n - 1);
+            let m = c.rem_euclid(period);
+            Some(if m < n { m } else { period - m } as usize)
+        }
+    }
+}
+
+/// The fast step for a float32 pad with static shapes.
+pub(crate) fn plan_pad(p: &mut Planner, n: usize, a: &Pad) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(y) || !p.orig.desc(y).is_static() || p.shape(a.input).is_empty() {
+        return None;
+    }
+    let (mut xs, mut ys) = (p.shape(a.input), p.shape(y));
+    let mut begin: Vec<usize> = a.beginning_padding.iter().map(|&v| v as usize).collect();
+    let spatial = xs.len() == 4 && ys[0] == xs[0] && ys[1] == xs[1];
+    let nhwc = p.is_nhwc(a.input) && spatial;
+    let input = if nhwc {
+        // Logical NCHW axes in NHWC order.
+        let perm = [0, 2, 3, 1];
+        (xs, ys, begin) = (perm.map(|d| xs[d]).to_vec(), perm.map(|d| ys[d]).to_vec(), perm.map(|d| begin[d]).to_vec());
+        a.input.index()
+    } else {
+        p.logical(a.input)
+    };
+    p.set_nhwc(y, nhwc);
+    let tables = (0..xs.len()).map(|d| (0..ys[d]).map(|o| pad_source(a.options.mode, o, begin[d], xs[d])).collect()).collect();
+    Some(Step::Pad(Box::new(PadStep {
+        input,
+        out: y.index(),
+        in_shape: xs,
+        out_shape: ys,
+        tables,
+        value: a.options.value.as_f64() as f32,
+    })))
+}
+
+impl PadStep {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        format!("pad {:?} to {:?}", self.in_shape, self.out_shape)
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let len: usize = self.out_shape.iter().product();
+        if values.f32(self.input)?.len() != self.in_shape.iter().product::<usize>() {
+            return Err(Error::operation_error("pad: the input's size differs from the plan's"));
+        }
+        let rank = self.out_shape.len();
+        let mut in_strides = vec![1usize; rank];
+        for d in (0..rank - 1).rev() {
+            in_strides[d] = in_strides[d + 1] * self.in_shape[d + 1];
+        }
+        let last = self.out_shape[rank - 1];
+        let rows = len / last;
+        // The last axis unpadded: each row is one slice of the input.
+        let whole = self.tables[rank - 1].iter().enumerate().all(|(o, s)| *s == Some(o)) && last == self.in_shape[rank - 1];
+        let mut y = values.alloc(len);
+        {
+            let x = values.f32(self.input)?;
+            let dst = SharedMut::new(&mut y);
+            let per = (TASK / last).max(1);
+            ctx.pool.run(rows.div_ceil(per), &|t| {
+                let range = t * per..((t + 1) * per).min(rows);
+                // SAFETY: each task writes its own rows.
+                let out = unsafe { dst.range(range.start * last, range.len() * last) };
+                for (r, row) in range.zip(out.chunks_exact_mut(last)) {
+                    let (mut rest, mut at) = (r, Some(0usize));
+                    for d in (0..rank - 1).rev() {
+                        let o = rest % self.out_shape[d];
+                        rest /= self.out_shape[d];
+                        at = at.zip(self.tables[d][o]).map(|(a, i)| a + i * in_strides[d]);
+                    }
+                    match at {
+                        None => row.fill(self.value),
+                        Some(at) if whole => row.copy_from_slice(&x[at..at + last]),
+                        Some(at) => {
+                            for (v, s) in row.iter_mut().zip(&self.tables[rank - 1]) {
+                                *v = s.map_or(self.value, |i| x[at + i]);
+                            }
+                        }
                     }
                 }
             });

@@ -34,6 +34,7 @@ mod cache;
 mod chain;
 mod conv;
 mod copy;
+mod deconv;
 mod depthwise;
 mod exec;
 mod fold;

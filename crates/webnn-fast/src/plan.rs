@@ -14,6 +14,7 @@ use crate::chain;
 use crate::conv;
 use crate::lanes;
 use crate::copy;
+use crate::deconv;
 use crate::exec::{Post, Step};
 use crate::matmul;
 use crate::norm;
@@ -231,6 +232,8 @@ impl<'g> Planner<'g> {
             Op::MaxPool2d(a) => window::plan(self, n, a, true),
             Op::BatchNormalization(a) => norm::plan_batch(self, n, a),
             Op::Concat(a) => copy::plan(self, n, a),
+            Op::ConvTranspose2d(a) => deconv::plan(self, n, a),
+            Op::Pad(a) => copy::plan_pad(self, n, a),
             Op::Transpose(a) => copy::plan_transpose(self, n, a),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
@@ -304,7 +307,6 @@ impl<'g> Planner<'g> {
             | Op::ReduceProduct(_)
             | Op::ReduceSum(_)
             | Op::ReduceSumSquare(_)
-            | Op::ConvTranspose2d(_)
             | Op::L2Pool2d(_)
             | Op::Resample2d(_)
             | Op::Gru(_)
@@ -317,7 +319,6 @@ impl<'g> Planner<'g> {
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
             | Op::Expand(_)
-            | Op::Pad(_)
             | Op::Reverse(_)
             | Op::Slice(_)
             | Op::Split(_)

@@ -1,7 +1,8 @@
 //! concat, transpose and reshape on the fast backend against the reference, bit for bit:
 //! concat on every axis, inputs of different widths, one input twice, features stored NHWC by
 //! convolutions joined along their channels where they lie, and a mix of stored layouts;
-//! transposes of every permutation of a 4-D tensor; reshapes of NHWC-stored features.
+//! transposes of every permutation of a 4-D tensor; reshapes of NHWC-stored features; pads
+//! in every mode and rank, of graph inputs and of NHWC-stored features.
 
 mod common;
 
@@ -74,4 +75,40 @@ fn reshapes_of_convolution_features_are_logical() {
     let graph = g.build(&[("y", y)]);
     let (_, reference) = check(&graph, &g.inputs, 1e-5);
     assert_eq!(reference, 0);
+}
+
+#[test]
+fn pads_match_the_reference() {
+    let modes = [PaddingMode::Constant, PaddingMode::Edge, PaddingMode::Reflection];
+    let cases: [(&[u32], &[u32], &[u32]); 4] =
+        [(&[7], &[2], &[3]), (&[4, 5], &[0, 3], &[2, 1]), (&[2, 3, 4], &[1, 0, 2], &[0, 2, 3]), (&[2, 2, 5, 4], &[0, 1, 3, 2], &[1, 0, 2, 3])];
+    for mode in modes {
+        for (shape, begin, end) in cases {
+            let mut g = G::new(13);
+            let x = g.input("x", shape);
+            let options = PadOptions { mode, value: MLNumber::Double(-2.5), ..Default::default() };
+            let y = g.b.pad(x, begin.to_vec(), end.to_vec(), options).unwrap();
+            let graph = g.build(&[("y", y)]);
+            assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "{mode:?} {shape:?}");
+        }
+    }
+}
+
+#[test]
+fn spatial_pads_of_convolution_features_stay_nhwc() {
+    for (begin, end) in [([0u32, 0, 2, 1], [0u32, 0, 1, 2]), ([0, 1, 1, 0], [0, 2, 0, 1])] {
+        for mode in [PaddingMode::Reflection, PaddingMode::Constant] {
+            let mut g = G::new(14);
+            let x = g.input("x", &[1, 3, 6, 5]);
+            let f = g.constant(&[4, 3, 1, 1]);
+            let c = g.b.conv2d(x, f, Conv2dOptions::default()).unwrap();
+            let padded = g.b.pad(c, begin.to_vec(), end.to_vec(), PadOptions { mode, ..Default::default() }).unwrap();
+            let channels = 4 + begin[1] + end[1];
+            let f2 = g.constant(&[2, channels, 3, 3]);
+            let z = g.b.conv2d(padded, f2, Conv2dOptions::default()).unwrap();
+            let graph = g.build(&[("z", z)]);
+            let (_, reference) = check(&graph, &g.inputs, 1e-5);
+            assert_eq!(reference, 0, "{begin:?} {mode:?}");
+        }
+    }
 }

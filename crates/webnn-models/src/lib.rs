@@ -17,6 +17,7 @@ mod mobilenet;
 mod qdq;
 mod quantized;
 mod rng;
+mod style;
 
 pub use attention::{attention, AttentionShape};
 pub use decoder::{greedy, toy_decoder, DecoderConfig, StepInputs};
@@ -31,4 +32,5 @@ pub use mobilenet::{mobilenet_v2, sample_image, MOBILENET_INPUT};
 pub use qdq::qdq;
 pub use quantized::QuantizedLinear;
 pub use rng::Rng;
+pub use style::{style_transfer, STYLE_INPUT};
 pub use webnn_core::ops::InputLayout;

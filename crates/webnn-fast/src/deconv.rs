@@ -1,0 +1,201 @@
+//! convTranspose2d (groups = 1, float32, constant filter) in NHWC as a GEMM and a gather:
+//! every input pixel's channels times the filter give that pixel's contribution to each
+//! window tap (`cols = X · W`, W packed once as [input channels, taps × output channels]);
+//! each output pixel then sums the contributions that land on it, found from its own
+//! position (the gather form of col2im, so output rows can be split across threads with no
+//! two writing one element). The bias starts each sum; a following residual add and clamp
+//! are fused as after a convolution, and the result stays NHWC for the next convolution.
+
+use crate::buffers::Buf;
+use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use crate::simd;
+use webnn_core::ops::*;
+use webnn_core::Result;
+use webnn_gemm::{gemm_rows, Epilogue, PackedB};
+
+pub(crate) struct Deconv {
+    input: usize,
+    output: usize,
+    /// The input is a logical NCHW tensor, transposed to NHWC when the step runs.
+    transpose_in: bool,
+    n: usize,
+    h: usize,
+    w: usize,
+    c: usize,
+    oh: usize,
+    ow: usize,
+    oc: usize,
+    kh: usize,
+    kw: usize,
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    pad: [usize; 2],
+    packed: PackedB,
+    bias: Vec<f32>,
+    out_shape: Vec<usize>,
+    post: Post,
+}
+
+/// The fast step for a convTranspose2d node, or `None` for the reference kernel.
+pub(crate) fn plan(p: &mut Planner, n: usize, a: &ConvTranspose2d) -> Option<Step> {
+    let o = &a.options;
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(a.input) || !p.is_f32(a.filter) || !p.is_f32(y) || o.groups != 1 {
+        return None;
+    }
+    let filter = p.const_f32(a.filter)?;
+    let bias = match o.bias {
+        Some(b) => Some(p.const_f32(b)?),
+        None => None,
+    };
+    let axes = o.input_layout.nchw_axes();
+    let (xs, ys, fs) = (p.shape(a.input), p.shape(y), p.shape(a.filter));
+    let [nb, c, h, w] = axes.map(|i| xs[i]);
+    let [_, oc, oh, ow] = axes.map(|i| ys[i]);
+    let [fi, fo, kh, kw] = o.filter_layout.iohw_axes().map(|i| fs[i]);
+    if fi != c || fo != oc || nb * c * h * w * oc * oh * ow * kh * kw == 0 {
+        return None;
+    }
+    // Filter element (i, o, ky, kx) at its layout's position.
+    let strides = {
+        let mut s = [0usize; 4];
+        let mut acc = 1;
+        for d in (0..4).rev() {
+            s[d] = acc;
+            acc *= fs[d];
+        }
+        o.filter_layout.iohw_axes().map(|d| s[d])
+    };
+    // B[i][(ky * kw + kx) * oc + o]: a row per input channel, the taps' output channels.
+    let taps = kh * kw;
+    let mut b = vec![0.0f32; c * taps * oc];
+    for i in 0..c {
+        for oo in 0..oc {
+            for t in 0..taps {
+                let (ky, kx) = (t / kw, t % kw);
+                b[(i * taps + t) * oc + oo] = filter[i * strides[0] + oo * strides[1] + ky * strides[2] + kx * strides[3]];
+            }
+        }
+    }
+    let packed = PackedB::new(p.isa, c, taps * oc, &b, None);
+    let [pt, _, pl, _] = spatial_padding(&o.padding).map(|v| v as usize);
+    let (input, transpose_in, stored_nhwc) = match o.input_layout {
+        InputLayout::Nchw => (a.input.index(), !p.is_nhwc(a.input), true),
+        InputLayout::Nhwc => (p.logical(a.input), false, false),
+    };
+    let (post, out) = p.tail(n, y, true, stored_nhwc);
+    Some(Step::Deconv(Box::new(Deconv {
+        input,
+        output: out.index(),
+        transpose_in,
+        n: nb,
+        h,
+        w,
+        c,
+        oh,
+        ow,
+        oc,
+        kh,
+        kw,
+        stride: spatial_pair(&o.strides).map(|v| v as usize),
+        dilation: spatial_pair(&o.dilations).map(|v| v as usize),
+        pad: [pt, pl],
+        packed,
+        bias: bias.unwrap_or_else(|| vec![0.0; oc]),
+        out_shape: vec![nb, oh, ow, oc],
+        post,
+    })))
+}
+
+/// The input index `i` and tap `k` pairs with `i * stride + k * dilation - pad = o`, for
+/// `i < len` and `k < taps`.
+fn sources(o: usize, stride: usize, dilation: usize, pad: usize, len: usize, taps: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..taps).filter_map(move |k| {
+        let at = (o + pad).checked_sub(k * dilation)?;
+        (at % stride == 0 && at / stride < len).then_some((at / stride, k))
+    })
+}
+
+impl Deconv {
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "conv transpose {}x{}/{} {}x{}x{} -> {}x{}x{}",
+            self.kh, self.kw, self.stride[0], self.h, self.w, self.c, self.oh, self.ow, self.oc
+        )
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        std::iter::once(self.input).chain(self.post.residual).collect()
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let (c, oc, taps) = (self.c, self.oc, self.kh * self.kw);
+        let pixels = self.n * self.h * self.w;
+        if values.f32(self.input)?.len() != pixels * c {
+            return Err(webnn_core::Error::operation_error("convTranspose2d: the input's size differs from the plan's"));
+        }
+        let mut transposed = match self.transpose_in {
+            true => values.alloc(pixels * c),
+            false => Buf::empty(),
+        };
+        let mut cols = values.alloc(pixels * taps * oc);
+        let mut y = values.alloc(self.n * self.oh * self.ow * oc);
+        {
+            let xin = values.f32(self.input)?;
+            let x = if self.transpose_in {
+                simd::nchw_to_nhwc(xin, &mut transposed, self.n, c, self.h * self.w);
+                &transposed[..]
+            } else {
+                xin
+            };
+            // cols = X · B: each input pixel's contribution to every tap.
+            let width = taps * oc;
+            let unit = unit_rows(pixels, self.packed.tile().0, c * width);
+            let dst = SharedMut::new(&mut cols);
+            ctx.pool.run(pixels.div_ceil(unit), &|u| {
+                let rows = u * unit..(u * unit + unit).min(pixels);
+                // SAFETY: each unit writes its own rows.
+                let out = unsafe { dst.range(rows.start * width, rows.len() * width) };
+                gemm_rows(rows, x, c, &self.packed, out, width, Epilogue::NONE);
+            });
+        }
+        {
+            let cols = &cols[..];
+            let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
+            let row_len = self.ow * oc;
+            let rows = self.n * self.oh;
+            let dst = SharedMut::new(&mut y);
+            let (post, simd) = (&self.post, ctx.simd);
+            ctx.pool.run(rows, &|r| {
+                // SAFETY: each task writes its own output row.
+                let out = unsafe { dst.range(r * row_len, row_len) };
+                self.gather_row(cols, r / self.oh, r % self.oh, out);
+                match residual {
+                    Some(_) => post.finish(simd, out, residual, r * row_len),
+                    None => out.iter_mut().for_each(|v| *v = v.clamp(post.lo, post.hi)),
+                }
+            });
+        }
+        values.recycle(transposed);
+        values.recycle(cols);
+        values.put(self.output, self.out_shape.clone(), y);
+        Ok(())
+    }
+
+    /// Output row `oy` of image `b`: the bias plus every contribution landing on each pixel.
+    fn gather_row(&self, cols: &[f32], b: usize, oy: usize, out: &mut [f32]) {
+        let (oc, taps) = (self.oc, self.kh * self.kw);
+        for (ox, px) in out.chunks_exact_mut(oc).enumerate() {
+            px.copy_from_slice(&self.bias);
+            for (iy, ky) in sources(oy, self.stride[0], self.dilation[0], self.pad[0], self.h, self.kh) {
+                for (ix, kx) in sources(ox, self.stride[1], self.dilation[1], self.pad[1], self.w, self.kw) {
+                    let pixel = (b * self.h + iy) * self.w + ix;
+                    let from = &cols[(pixel * taps + ky * self.kw + kx) * oc..][..oc];
+                    px.iter_mut().zip(from).for_each(|(o, v)| *o += v);
+                }
+            }
+        }
+    }
+}
