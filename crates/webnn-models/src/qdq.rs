@@ -36,7 +36,7 @@ pub fn qdq(graph: &Graph) -> Result<Graph> {
             Op::Gemm(g) => (g.a, g.b),
             _ => (node.outputs[0], node.outputs[0]),
         };
-        let mut fresh = |o: Operand| map[o.index()].ok_or_else(missing);
+        let fresh = |o: Operand| map[o.index()].ok_or_else(missing);
         let replaced = match weights(weight) {
             Some(data) if input != weight => {
                 let x = fake_quantize(&mut b, fresh(input)?, graph.desc(input))?;
