@@ -4,13 +4,16 @@
 //! - any other dense (groups = 1) window: the GEMM over an im2col matrix built one tile of
 //!   output pixels at a time in a small per-thread buffer, so no whole-tensor im2col exists;
 //! - depthwise (one input channel per group, one output channel each): channel-vectorised
-//!   loops over the window (`depthwise`).
+//!   loops over the window (`depthwise`);
+//! - dense with at most four output channels and a window: dot products along the window
+//!   rows (`narrow`), where a GEMM panel would be mostly empty.
 //!
 //! Other grouped convolutions and non-float32 ones run on the reference kernel.
 
 use crate::buffers::Buf;
 use crate::depthwise::Depthwise;
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::narrow::{self, Narrow};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use crate::simd;
@@ -49,6 +52,8 @@ enum Kind {
         tile: usize,
     },
     Depthwise(Depthwise),
+    /// Dense, with at most `narrow::MAX_CHANNELS` output channels.
+    Narrow(Narrow),
 }
 
 /// The window geometry of a dense convolution.
@@ -121,7 +126,30 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         dilation: [dh, dw],
         pad: [pt, pl],
     };
-    let kind = if groups == 1 && fi == c && fo == oc {
+    let kind = if groups == 1 && fi == c && fo == oc && oc <= narrow::MAX_CHANNELS && kh * kw > 1 {
+        // [oc][kh][kw][c] from OIHW.
+        let mut weights = vec![0.0f32; oc * kh * kw * c];
+        for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
+            for ic in 0..c {
+                for t in 0..kh * kw {
+                    weights[(o * kh * kw + t) * c + ic] = wf[ic * kh * kw + t];
+                }
+            }
+        }
+        Kind::Narrow(Narrow {
+            c,
+            h,
+            w,
+            oc,
+            kh,
+            kw,
+            stride: [sh, sw],
+            dilation: [dh, dw],
+            pad: [pt, pl],
+            weights,
+            bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
+        })
+    } else if groups == 1 && fi == c && fo == oc {
         let k = kh * kw * c;
         // B[(ky * kw + kx) * c + ic][oc]: the im2col row order, pixel-major like NHWC.
         let mut b = vec![0.0f32; k * oc];
@@ -227,6 +255,7 @@ impl Conv {
                 format!("im2col {}x{}/{}", window.kh, window.kw, window.stride[0])
             }
             Kind::Depthwise(d) => format!("depthwise {}x{}/{}", d.kh, d.kw, d.stride[0]),
+            Kind::Narrow(d) => format!("narrow {}x{}/{}", d.kh, d.kw, d.stride[0]),
         };
         let residual = if self.post.residual.is_some() {
             " +residual"
@@ -291,6 +320,21 @@ impl Conv {
                             gemm(rows.len(), a, k, packed, out, oc, post.epilogue());
                         });
                         post.finish(simd, out, residual, rows.start * oc);
+                    });
+                }
+                Kind::Narrow(d) => {
+                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
+                    let (lo, hi) = match post.residual {
+                        Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
+                        None => (post.lo, post.hi),
+                    };
+                    let image = self.h * self.w * self.c;
+                    ctx.pool.run(rows, &|r| {
+                        // SAFETY: each task writes its own row.
+                        let out = unsafe { dst.range(r * row_len, row_len) };
+                        let (b, oy) = (r / self.oh, r % self.oh);
+                        d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
+                        post.finish(simd, out, residual, r * row_len);
                     });
                 }
                 Kind::Depthwise(d) => {

@@ -40,6 +40,7 @@ mod exec;
 mod fold;
 mod lanes;
 mod matmul;
+mod narrow;
 mod norm;
 mod plan;
 mod pool;

@@ -319,3 +319,17 @@ fn outputs_and_reference_readers_see_nchw() {
     assert_eq!(reference, 1, "only the cumulative sum runs on the reference");
     assert!(fast >= 3);
 }
+
+/// Dense windows with at most four output channels (an image network's RGB output layer)
+/// take dot products along the window rows: every layout, strides, dilations, asymmetric
+/// padding, no bias, each activation and a residual add.
+#[test]
+fn few_output_channels() {
+    for oc in [1, 3, 4] {
+        all_layouts(&base(13, oc, 3), true);
+        all_layouts(&Case { k: [5, 3], strides: [2, 1], dilations: [1, 2], padding: [0, 2, 3, 1], bias: false, ..base(9, oc, 3) }, true);
+        // A residual needs the input's channel count.
+        all_layouts(&Case { act: Act::Relu6, residual: true, ..base(oc, oc, 3) }, true);
+        all_layouts(&Case { act: Act::Clamp, n: 2, ..base(7, oc, 9) }, true);
+    }
+}
