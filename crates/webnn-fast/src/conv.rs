@@ -126,7 +126,10 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         dilation: [dh, dw],
         pad: [pt, pl],
     };
-    let kind = if groups == 1 && fi == c && fo == oc && oc <= narrow::MAX_CHANNELS && kh * kw > 1 {
+    // The narrow path skips taps in the padding; the padding's zeros times an infinite or
+    // NaN weight are NaN, so such filters take the im2col GEMM, which multiplies them.
+    let finite = filter.iter().all(|v| v.is_finite());
+    let kind = if groups == 1 && fi == c && fo == oc && oc <= narrow::MAX_CHANNELS && kh * kw > 1 && finite {
         // [oc][kh][kw][c] from OIHW.
         let mut weights = vec![0.0f32; oc * kh * kw * c];
         for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {

@@ -333,3 +333,18 @@ fn few_output_channels() {
         all_layouts(&Case { act: Act::Clamp, n: 2, ..base(7, oc, 9) }, true);
     }
 }
+
+/// An infinite weight meeting the zero padding gives NaN (0 * inf), as in the reference: a
+/// few-channel convolution with such a filter takes the GEMM, which multiplies the padding.
+#[test]
+fn infinite_weights_meet_the_padding() {
+    let mut g = G::new(41);
+    let x = g.input("x", &[1, 2, 4, 4]);
+    let mut w = vec![0.5f32; 2 * 9];
+    w[0] = f32::INFINITY;
+    let filter = g.b.constant(webnn_core::OperandDescriptor::new(webnn_core::DataType::Float32, &[1, 2, 3, 3]), common::bytes(&w)).unwrap();
+    let y = g.b.conv2d(x, filter, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let graph = g.build(&[("y", y)]);
+    let (_, reference) = check(&graph, &g.inputs, 1e-5);
+    assert_eq!(reference, 0);
+}
