@@ -9,32 +9,18 @@
 //! largest output difference from the reference. ONNX Runtime needs `ORT_DYLIB_PATH`
 //! (scripts/env.sh sets it); without it those rows are skipped.
 
-use std::time::Instant;
 use webnn_core::{Backend, DataType, Executable, HostTensor, OperandDescriptor};
 use webnn_fast::FastBackend;
 use webnn_models::{EncoderConfig, ENCODER_INPUTS};
 use webnn_ort::OrtBackend;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+#[path = "support/mod.rs"]
+mod support;
 
-fn floats(t: &HostTensor) -> Vec<f32> {
-    t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-}
-
-/// The median milliseconds of `runs` dispatches after one untimed, and the first output.
+/// Median milliseconds of `runs` dispatches, and the first output's values.
 fn time(exe: &mut dyn Executable, feeds: &[(&str, &HostTensor)], runs: usize) -> (f64, Vec<f32>) {
-    let mut out = exe.dispatch(feeds).expect("dispatch");
-    let times = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            out = exe.dispatch(feeds).expect("dispatch");
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    (median(times), floats(&out[0].1))
+    let (ms, out) = support::time(exe, feeds, runs);
+    (ms, support::floats(&out))
 }
 
 fn main() {

@@ -11,15 +11,12 @@
 //! and the largest difference of the float16 logits from the float32 ones.
 
 use half::f16;
-use std::time::Instant;
 use webnn_core::passes::{retype_float, Edges};
 use webnn_core::{Backend, DataType, Executable, HostTensor, OperandDescriptor};
 use webnn_fast::FastBackend;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+#[path = "support/mod.rs"]
+mod support;
 
 /// The output's values as f32, whichever float type it has.
 fn values(t: &HostTensor) -> Vec<f32> {
@@ -29,18 +26,10 @@ fn values(t: &HostTensor) -> Vec<f32> {
     }
 }
 
-/// Milliseconds of each of `runs` dispatches after one untimed, and the first output.
+/// Median milliseconds of `runs` dispatches of the image, and the first output's values.
 fn time(exe: &mut dyn Executable, image: &HostTensor, runs: usize) -> (f64, Vec<f32>) {
-    let feeds = [("input", image)];
-    let mut out = exe.dispatch(&feeds).expect("dispatch");
-    let times = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            out = exe.dispatch(&feeds).expect("dispatch");
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    (median(times), values(&out[0].1))
+    let (ms, out) = support::time(exe, &[("input", image)], runs);
+    (ms, values(&out))
 }
 
 fn main() {

@@ -9,31 +9,16 @@
 //! on the QDQ graph, and the largest logit difference between the fast backend and the
 //! reference on the QDQ graph.
 
-use std::time::Instant;
 use webnn_core::{Backend, Executable, HostTensor};
 use webnn_fast::FastBackend;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+#[path = "support/mod.rs"]
+mod support;
 
-fn floats(t: &HostTensor) -> Vec<f32> {
-    t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-}
-
-/// The median milliseconds of `runs` dispatches after one untimed, and the first output.
+/// Median milliseconds of `runs` dispatches of the image, and the first output's values.
 fn time(exe: &mut dyn Executable, image: &HostTensor, runs: usize) -> (f64, Vec<f32>) {
-    let feeds = [("input", image)];
-    let mut out = exe.dispatch(&feeds).expect("dispatch");
-    let times = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            out = exe.dispatch(&feeds).expect("dispatch");
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    (median(times), floats(&out[0].1))
+    let (ms, out) = support::time(exe, &[("input", image)], runs);
+    (ms, support::floats(&out))
 }
 
 fn main() {

@@ -10,31 +10,17 @@
 //! counts and the largest output difference between the two. ONNX Runtime needs
 //! `ORT_DYLIB_PATH` (scripts/env.sh sets it).
 
-use std::time::Instant;
 use webnn_core::{Backend, DataType, Executable, HostTensor, OperandDescriptor};
 use webnn_fast::FastBackend;
 use webnn_ort::OrtBackend;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
+#[path = "support/mod.rs"]
+mod support;
 
-fn floats(t: &HostTensor) -> Vec<f32> {
-    t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
-}
-
+/// Median milliseconds of `runs` dispatches of the image, and the first output's values.
 fn time(exe: &mut dyn Executable, image: &HostTensor, runs: usize) -> (f64, Vec<f32>) {
-    let feeds = [(webnn_models::STYLE_INPUT, image)];
-    let mut out = exe.dispatch(&feeds).expect("dispatch");
-    let times = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            out = exe.dispatch(&feeds).expect("dispatch");
-            t.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    (median(times), floats(&out[0].1))
+    let (ms, out) = support::time(exe, &[(webnn_models::STYLE_INPUT, image)], runs);
+    (ms, support::floats(&out))
 }
 
 fn main() {

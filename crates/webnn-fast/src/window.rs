@@ -85,13 +85,10 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Pool2d, max: bool) -> Option<S
     })))
 }
 
-/// The window positions `k` (of `size`) whose input index `start + k * dilation` lies in
-/// `0..len`, as the input indices.
+/// The input indices `start + k * dilation` of the window positions `k` (of `size`) that
+/// lie in `0..len`, in order (the in-bounds positions from `simd::taps`).
 fn taps(start: isize, dilation: usize, len: usize, size: usize) -> impl Iterator<Item = usize> + Clone {
-    (0..size).filter_map(move |k| {
-        let i = start + (k * dilation) as isize;
-        (i >= 0 && (i as usize) < len).then_some(i as usize)
-    })
+    crate::simd::taps(start, dilation, len, size).map(move |k| (start + (k * dilation) as isize) as usize)
 }
 
 /// The max rule of the reference: a NaN wins once seen, else the larger value.
