@@ -15,6 +15,7 @@
 mod emit;
 mod nbits;
 mod ops;
+pub mod import;
 
 /// The ONNX protobuf types (generated from `proto/onnx.proto`).
 #[allow(clippy::all)]

@@ -9,7 +9,8 @@
 //! CPU contexts run the fast backend ([`FastBackend`]); the reference interpreter is
 //! [`BackendKind::Reference`] / [`Context::reference`].
 //!
-//! Graphs are built with [`webnn_core::GraphBuilder`], which validates every op.
+//! Graphs are built with [`webnn_core::GraphBuilder`], which validates every op, or imported
+//! from ONNX models with [`onnx::import_file`] (the same builder underneath).
 
 mod context;
 mod graph;
@@ -26,6 +27,9 @@ pub use webnn_core::{
     OperandDescriptor, Result,
 };
 pub use webnn_fast::FastBackend;
+/// ONNX models in: `onnx::import_file(path, &options)` gives a validated graph named as the
+/// model names its inputs and outputs, ready for [`Context::compile`].
+pub use webnn_onnx::import as onnx;
 
 /// `navigator.ml`.
 #[derive(Clone, Copy, Debug, Default)]

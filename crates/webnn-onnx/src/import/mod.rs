@@ -1,0 +1,365 @@
+//! ONNX in: a `ModelProto` becomes a WebNN graph built through `GraphBuilder`, so the spec's
+//! validation applies to every imported node. Initializers become constants; shape arithmetic
+//! (`Shape`, `Gather`, `Concat`, `Unsqueeze`... feeding `Reshape`, `Expand`, `Slice`) is
+//! evaluated at import, since WebNN takes shapes as arguments, not tensors. A `dim_param` is
+//! fixed to a size, or made a bounded dynamic dimension, by the caller ([`ImportOptions::dims`]).
+//! Anything the importer cannot express is an error naming the node, its op type, the opset
+//! and what is missing.
+
+mod fold;
+mod host;
+mod inspect;
+mod math;
+mod nn;
+mod node;
+mod tensor;
+
+pub use host::Host;
+pub use inspect::{inspect, Summary};
+
+use crate::proto::{tensor_shape_proto::dimension, type_proto, ModelProto, ValueInfoProto};
+use node::OnnxNode;
+use prost::Message;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use webnn_core::ops::OpOptions;
+use webnn_core::{DataType, Dim, Error, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
+
+/// The oldest and newest opsets of the default domain the importer reads.
+pub const MIN_OPSET: i64 = 7;
+pub const MAX_OPSET: i64 = 22;
+
+/// What a `dim_param` becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DimSpec {
+    /// A fixed size: the graph is static in it.
+    Fixed(u32),
+    /// A dynamic dimension of at most this size (WebNN's flexible inputs).
+    Bounded(u32),
+}
+
+/// Choices the caller makes for a model.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// Sizes or bounds of the model's `dim_param`s, by name. Shape arithmetic on a bounded
+    /// dimension is not folded, so most models want fixed sizes.
+    pub dims: HashMap<String, DimSpec>,
+    /// Whole shapes for inputs, by input name: for inputs whose axes have no names, or to
+    /// override the declared shape.
+    pub shapes: HashMap<String, Vec<u32>>,
+    /// The directory external data files are read from (the model's own, for files).
+    pub dir: Option<PathBuf>,
+}
+
+impl ImportOptions {
+    /// Parses `name=size` (a dim_param fixed), `name<=size` (bounded) and `input=1x3x224x224`
+    /// (an input's whole shape), comma separated.
+    pub fn with_dims(mut self, spec: &str) -> Result<ImportOptions> {
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some((name, dims)) = part.split_once('=').filter(|(_, v)| v.contains('x')) {
+                let shape = dims
+                    .split('x')
+                    .map(|d| d.trim().parse::<u32>().ok().filter(|&d| d > 0))
+                    .collect::<Option<Vec<u32>>>()
+                    .ok_or_else(|| Error::type_error(format!("'{part}': a shape is positive sizes joined by 'x'")))?;
+                self.shapes.insert(name.trim().to_owned(), shape);
+                continue;
+            }
+            let (name, value, bounded) = match part.split_once("<=") {
+                Some((n, v)) => (n, v, true),
+                None => match part.split_once('=') {
+                    Some((n, v)) => (n, v, false),
+                    None => return Err(Error::type_error(format!("'{part}' is not name=size or name<=size"))),
+                },
+            };
+            let size: u32 = value
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&s| s > 0)
+                .ok_or_else(|| Error::type_error(format!("'{part}': the size must be a positive integer")))?;
+            let spec = if bounded { DimSpec::Bounded(size) } else { DimSpec::Fixed(size) };
+            self.dims.insert(name.trim().to_owned(), spec);
+        }
+        Ok(self)
+    }
+}
+
+/// An imported model: the graph, named as the model names its inputs and outputs.
+#[derive(Debug)]
+pub struct Imported {
+    pub graph: Graph,
+    /// The default domain's opset the model declares.
+    pub opset: i64,
+}
+
+/// Reads a model file, its external data from the same directory.
+pub fn import_file(path: &Path, options: &ImportOptions) -> Result<Imported> {
+    let bytes = std::fs::read(path).map_err(|e| Error::data_error(format!("reading {}: {e}", path.display())))?;
+    let mut options = options.clone();
+    if options.dir.is_none() {
+        options.dir = Some(path.parent().unwrap_or(Path::new(".")).to_path_buf());
+    }
+    import(&bytes, &options)
+}
+
+/// Decodes a serialized `ModelProto`.
+pub fn decode_model(bytes: &[u8]) -> Result<ModelProto> {
+    ModelProto::decode(bytes).map_err(|e| Error::data_error(format!("not an ONNX model: {e}")))
+}
+
+/// Imports a serialized model.
+pub fn import(bytes: &[u8], options: &ImportOptions) -> Result<Imported> {
+    import_model(&decode_model(bytes)?, options)
+}
+
+/// The default domain's opset, checked against the range the importer reads.
+fn default_opset(model: &ModelProto) -> Result<i64> {
+    let opset = model
+        .opset_import
+        .iter()
+        .find(|o| matches!(o.domain.as_deref(), None | Some("") | Some("ai.onnx")))
+        .and_then(|o| o.version)
+        .unwrap_or(1);
+    if !(MIN_OPSET..=MAX_OPSET).contains(&opset) {
+        return Err(Error::not_supported(format!(
+            "the model uses opset {opset} of the default domain; the importer reads {MIN_OPSET} to {MAX_OPSET}"
+        )));
+    }
+    Ok(opset)
+}
+
+/// Imports a decoded model.
+pub fn import_model(model: &ModelProto, options: &ImportOptions) -> Result<Imported> {
+    let opset = default_opset(model)?;
+    let graph = model.graph.as_ref().ok_or_else(|| Error::data_error("the model has no graph"))?;
+    let mut cx = Cx::new();
+    for t in &graph.initializer {
+        let name = t.name.clone().unwrap_or_default();
+        let host = host::decode(t, options.dir.as_deref())?;
+        cx.values.insert(name, Value::Host(host));
+    }
+    for vi in &graph.input {
+        let name = vi.name.clone().unwrap_or_default();
+        // Inputs with an initializer of the same name are constants with a default (IR < 4).
+        if cx.values.contains_key(&name) {
+            continue;
+        }
+        let desc = input_descriptor(vi, options)?;
+        let o = cx.b.input(&name, desc)?;
+        cx.values.insert(name, Value::Op(o));
+    }
+    for (index, n) in graph.node.iter().enumerate() {
+        let node = OnnxNode::new(n, index, opset);
+        cx.label = node.label();
+        let outputs = cx.lower(&node).map_err(|e| node.error(e))?;
+        for (name, v) in node.outputs.iter().zip(outputs) {
+            if !name.is_empty() {
+                cx.values.insert(name.clone(), v);
+            }
+        }
+    }
+    let mut outputs = Vec::new();
+    for vi in &graph.output {
+        let name = vi.name.clone().unwrap_or_default();
+        let v = cx.values.get(&name).cloned().ok_or_else(|| Error::data_error(format!("output '{name}' is never computed")))?;
+        let o = match v {
+            Value::Op(o) if !cx.is_source(o) => o,
+            // WebNN outputs are op results: a constant or passed-through input is copied.
+            other => {
+                let o = cx.operand(&other)?;
+                cx.b.identity(o, OpOptions { label: name.clone() })?
+            }
+        };
+        outputs.push((name, o));
+    }
+    let named: Vec<(&str, Operand)> = outputs.iter().map(|(n, o)| (n.as_str(), *o)).collect();
+    let graph = cx.b.build(&named)?;
+    Ok(Imported { graph, opset })
+}
+
+/// A graph input's descriptor, its `dim_param`s resolved by the options.
+fn input_descriptor(vi: &ValueInfoProto, options: &ImportOptions) -> Result<OperandDescriptor> {
+    let name = vi.name.as_deref().unwrap_or("");
+    let Some(type_proto::Value::TensorType(t)) = vi.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
+        return Err(Error::not_supported(format!("input '{name}' is not a tensor (sequences and maps have no WebNN form)")));
+    };
+    let dt = host::webnn_type(t.elem_type.unwrap_or(0) as i64).map_err(|e| Error::not_supported(format!("input '{name}': {}", e.rule)))?;
+    if let Some(shape) = options.shapes.get(name) {
+        return Ok(OperandDescriptor::new(dt, shape));
+    }
+    let shape = t
+        .shape
+        .as_ref()
+        .ok_or_else(|| Error::not_supported(format!("input '{name}' declares no shape; WebNN inputs need one")))?;
+    let mut dims = Vec::new();
+    for (axis, d) in shape.dim.iter().enumerate() {
+        let dim = match &d.value {
+            Some(dimension::Value::DimValue(v)) if *v > 0 => Dim::Static(*v as u32),
+            Some(dimension::Value::DimParam(p)) => match options.dims.get(p) {
+                Some(DimSpec::Fixed(n)) => Dim::Static(*n),
+                Some(DimSpec::Bounded(max)) => Dim::Dynamic { name: p.as_str().into(), max_size: *max },
+                None => {
+                    return Err(Error::type_error(format!(
+                        "input '{name}' axis {axis} is the dim_param '{p}': give it a size ('{p}=N') or a bound ('{p}<=N')"
+                    )))
+                }
+            },
+            _ => {
+                return Err(Error::type_error(format!(
+                    "input '{name}' axis {axis} has no size and no name; give the input's shape"
+                )))
+            }
+        };
+        dims.push(dim);
+    }
+    Ok(OperandDescriptor::with_dims(dt, dims))
+}
+
+/// A value of the ONNX graph: a WebNN operand, or a tensor known at import.
+#[derive(Clone, Debug)]
+pub(crate) enum Value {
+    Op(Operand),
+    Host(Host),
+}
+
+/// The state of one import.
+pub(crate) struct Cx {
+    pub b: GraphBuilder,
+    values: HashMap<String, Value>,
+    /// Host tensors already made constants, by the address of their data (shared by clones).
+    constants: HashMap<(usize, usize, DataType), Operand>,
+    /// The current node's label, given to every WebNN op it becomes.
+    pub label: String,
+}
+
+impl Cx {
+    fn new() -> Cx {
+        Cx {
+            b: GraphBuilder::new(),
+            values: HashMap::new(),
+            constants: HashMap::new(),
+            label: String::new(),
+        }
+    }
+
+    /// Options carrying the current node's label.
+    pub fn o(&self) -> OpOptions {
+        OpOptions { label: self.label.clone() }
+    }
+
+    /// The value named `name`; an error when nothing produced it.
+    pub fn value(&self, name: &str) -> Result<Value> {
+        self.values.get(name).cloned().ok_or_else(|| Error::data_error(format!("value '{name}' is used before any node produces it")))
+    }
+
+    fn is_source(&self, o: Operand) -> bool {
+        !matches!(self.b.graph().info(o).source, webnn_core::Source::Node { .. })
+    }
+
+    /// A value as an operand: host tensors become constants (once each).
+    pub fn operand(&mut self, v: &Value) -> Result<Operand> {
+        match v {
+            Value::Op(o) => Ok(*o),
+            Value::Host(h) => {
+                let key = (h.data.as_ptr() as usize, h.data.len(), h.dt);
+                if let Some(o) = self.constants.get(&key) {
+                    if self.b.desc(*o)?.shape == h.shape.iter().map(|&d| Dim::Static(d as u32)).collect::<Vec<_>>() {
+                        return Ok(*o);
+                    }
+                }
+                let desc = OperandDescriptor::new(h.dt, &h.dims_u32());
+                let o = self.b.constant_shared(desc, h.data.clone())?;
+                self.constants.insert(key, o);
+                Ok(o)
+            }
+        }
+    }
+
+    pub fn desc(&self, v: &Value) -> Result<OperandDescriptor> {
+        match v {
+            Value::Op(o) => Ok(self.b.desc(*o)?.clone()),
+            Value::Host(h) => Ok(OperandDescriptor::new(h.dt, &h.dims_u32())),
+        }
+    }
+
+    /// The static shape of a value; an error for dynamic dimensions.
+    pub fn shape(&self, v: &Value) -> Result<Vec<u32>> {
+        let d = self.desc(v)?;
+        d.static_shape().ok_or_else(|| {
+            Error::not_supported(format!(
+                "this node needs the static shape of an operand shaped {}; fix the dim_param to a size",
+                d.shape_string()
+            ))
+        })
+    }
+
+    pub fn rank(&self, v: &Value) -> Result<usize> {
+        Ok(self.desc(v)?.rank())
+    }
+
+    pub fn dt(&self, v: &Value) -> Result<DataType> {
+        Ok(self.desc(v)?.data_type)
+    }
+
+    /// A 0-D constant of `dt`.
+    pub fn scalar(&mut self, dt: DataType, v: f64) -> Result<Operand> {
+        self.operand(&Value::Host(Host::from_floats(dt, vec![], &[v])))
+    }
+
+    fn lower(&mut self, n: &OnnxNode) -> Result<Vec<Value>> {
+        let inputs: Vec<Option<Value>> = n
+            .inputs
+            .iter()
+            .map(|name| if name.is_empty() { Ok(None) } else { self.value(name).map(Some) })
+            .collect::<Result<_>>()?;
+        if let Some(folded) = fold::fold(self, n, &inputs)? {
+            return Ok(folded.into_iter().map(Value::Host).collect());
+        }
+        let args = node::Args::new(n, inputs);
+        match n.domain.as_str() {
+            "" | "ai.onnx" => {}
+            other => {
+                return Err(Error::not_supported(format!("operators of the domain '{other}' are not imported")));
+            }
+        }
+        if let Some(v) = tensor::lower(self, n, &args)? {
+            return Ok(v);
+        }
+        if let Some(v) = nn::lower(self, n, &args)? {
+            return Ok(v);
+        }
+        if let Some(v) = math::lower(self, n, &args)? {
+            return Ok(v);
+        }
+        Err(Error::not_supported(format!("the op type {} has no WebNN lowering", n.op_type)))
+    }
+}
+
+/// One op result as the node's single output.
+pub(crate) fn one(o: Operand) -> Result<Option<Vec<Value>>> {
+    Ok(Some(vec![Value::Op(o)]))
+}
+
+/// A serialized `TensorProto` (the `.pb` files of ONNX's test data) as a host tensor.
+pub fn read_tensor_pb(bytes: &[u8]) -> Result<Host> {
+    let t = crate::proto::TensorProto::decode(bytes).map_err(|e| Error::data_error(format!("not an ONNX tensor: {e}")))?;
+    host::decode(&t, None)
+}
+
+/// The original model with the imported graph's boundaries, for running it unchanged on
+/// another runtime (ONNX Runtime, as the reference of the importer's tests). Inputs and
+/// outputs keep their ONNX names.
+pub fn reference_model(model: &ModelProto, imported: &Graph) -> crate::OnnxModel {
+    let boundary = |(name, o): &(String, Operand)| crate::Boundary {
+        name: name.clone(),
+        onnx_name: name.clone(),
+        desc: imported.desc(*o).clone(),
+    };
+    crate::OnnxModel {
+        model: model.clone(),
+        inputs: imported.inputs.iter().map(boundary).collect(),
+        outputs: imported.outputs.iter().map(boundary).collect(),
+        external_data: Vec::new(),
+    }
+}
