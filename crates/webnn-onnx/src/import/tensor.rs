@@ -270,7 +270,9 @@ fn slice(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
         return Err(Error::type_error("starts, ends, axes and steps differ in length"));
     }
     let mut begin = vec![0u32; rank];
+    // Elements taken per axis, and the span of the input they lie in (WebNN's `sizes`).
     let mut size = shape.clone();
+    let mut span = shape.clone();
     let mut stride = vec![1u32; rank];
     let mut reversed = Vec::new();
     for k in 0..starts.len() {
@@ -298,6 +300,7 @@ fn slice(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
         begin[ax] = first as u32;
         size[ax] = count as u32;
         stride[ax] = step.unsigned_abs() as u32;
+        span[ax] = ((count - 1) * step.abs() + 1) as u32;
     }
     if let Value::Host(h) = a.req(0)? {
         return Ok(Some(vec![Value::Host(slice_host(h, &begin, &size, &stride, &reversed))]));
@@ -307,7 +310,7 @@ fn slice(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
         x = cx.b.reverse(x, webnn_core::ops::ReverseOptions { label: cx.label.clone(), axes: Some(reversed) })?;
     }
     let strides = stride.iter().any(|&s| s != 1).then_some(stride);
-    one(cx.b.slice(x, begin, size, SliceOptions { label: cx.label.clone(), strides })?)
+    one(cx.b.slice(x, begin, span, SliceOptions { label: cx.label.clone(), strides })?)
 }
 
 /// A strided slice of a known tensor; `reversed` axes are read from their end.

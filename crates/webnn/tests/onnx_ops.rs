@@ -1,0 +1,348 @@
+//! The ONNX importer op by op: one-node models written here, each imported, run on the fast
+//! CPU backend and compared with ONNX Runtime running the model itself. The cases are the
+//! attribute combinations exports use and where ONNX and WebNN differ (auto_pad, ceil_mode,
+//! count_include_pad, 1-D convolutions and pools, negative slice steps, opset-11 softmax on
+//! a matrix view, truncating casts, per-axis quantization...).
+#![cfg(feature = "ort")]
+
+use webnn::onnx::{self, ImportOptions};
+use webnn::{DataType, OperandDescriptor};
+use webnn_core::{Backend, HostTensor};
+use webnn_onnx::proto::{
+    attribute_proto::AttributeType, tensor_proto, tensor_shape_proto::dimension, tensor_shape_proto::Dimension, type_proto,
+    AttributeProto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto,
+    ValueInfoProto,
+};
+use webnn_ort::OrtBackend;
+
+const F: i32 = tensor_proto::DataType::Float as i32;
+const I64: i32 = tensor_proto::DataType::Int64 as i32;
+
+fn ai(name: &str, v: i64) -> AttributeProto {
+    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Int as i32), i: Some(v), ..Default::default() }
+}
+fn af(name: &str, v: f32) -> AttributeProto {
+    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Float as i32), f: Some(v), ..Default::default() }
+}
+fn aints(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Ints as i32), ints: v.to_vec(), ..Default::default() }
+}
+fn astr(name: &str, v: &str) -> AttributeProto {
+    AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::String as i32), s: Some(v.as_bytes().to_vec()), ..Default::default() }
+}
+
+fn node(op: &str, ins: &[&str], outs: &[&str], attribute: Vec<AttributeProto>) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(format!("{op}_{}", outs[0])),
+        input: ins.iter().map(|s| s.to_string()).collect(),
+        output: outs.iter().map(|s| s.to_string()).collect(),
+        attribute,
+        ..Default::default()
+    }
+}
+
+fn value_info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    let dim = dims.iter().map(|&d| Dimension { value: Some(dimension::Value::DimValue(d)), ..Default::default() }).collect();
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor { elem_type: Some(elem), shape: Some(TensorShapeProto { dim }) })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn floats_init(name: &str, dims: &[i64], v: &[f32]) -> TensorProto {
+    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(F), float_data: v.to_vec(), ..Default::default() }
+}
+fn ints_init(name: &str, dims: &[i64], v: &[i64]) -> TensorProto {
+    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(I64), int64_data: v.to_vec(), ..Default::default() }
+}
+fn typed_init(name: &str, elem: i32, dims: &[i64], v: &[i32]) -> TensorProto {
+    TensorProto { name: Some(name.into()), dims: dims.to_vec(), data_type: Some(elem), int32_data: v.to_vec(), ..Default::default() }
+}
+
+/// Values spread over [-2, 2) without a pattern.
+fn spread(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(747_796_405).max(1);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            4.0 * (s as f32 / u32::MAX as f32) - 2.0
+        })
+        .collect()
+}
+
+struct Case {
+    name: &'static str,
+    opset: i64,
+    inputs: Vec<(&'static str, Vec<i64>)>,
+    inits: Vec<TensorProto>,
+    nodes: Vec<NodeProto>,
+    outputs: Vec<&'static str>,
+}
+
+fn case(name: &'static str, opset: i64, inputs: Vec<(&'static str, Vec<i64>)>, inits: Vec<TensorProto>, nodes: Vec<NodeProto>) -> Case {
+    let last = nodes.last().map(|n| n.output[0].clone()).unwrap_or_default();
+    Case { name, opset, inputs, inits, nodes, outputs: vec![Box::leak(last.into_boxed_str())] }
+}
+
+fn model(c: &Case) -> ModelProto {
+    ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(c.opset) }],
+        graph: Some(GraphProto {
+            name: Some(c.name.into()),
+            node: c.nodes.clone(),
+            input: c.inputs.iter().map(|(n, d)| value_info(n, F, d)).collect(),
+            initializer: c.inits.clone(),
+            output: c.outputs.iter().map(|n| ValueInfoProto { name: Some(n.to_string()), ..Default::default() }).collect(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Imports, runs on the fast backend and on ONNX Runtime, and returns the largest
+/// difference (floats) or an error (integer outputs that differ at all).
+fn check(c: &Case) -> Result<f64, String> {
+    let m = model(c);
+    let imported = onnx::import_model(&m, &ImportOptions::default()).map_err(|e| e.to_string())?;
+    let g = imported.graph;
+    let feeds: Vec<(String, HostTensor)> = g
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, (n, o))| {
+            let d: &OperandDescriptor = g.desc(*o);
+            let v = spread(d.max_elements() as usize, 11 + i as u32);
+            (n.clone(), HostTensor { desc: d.clone(), bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() })
+        })
+        .collect();
+    let refs: Vec<(&str, &HostTensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let ours = webnn::FastBackend::new(1).compile(&g).map_err(|e| e.to_string())?.dispatch(&refs).map_err(|e| e.to_string())?;
+    let ort = OrtBackend::new().unwrap().standard_onnx();
+    let theirs = ort.compile_model(&onnx::reference_model(&m, &g)).map_err(|e| e.to_string())?.dispatch(&refs).map_err(|e| e.to_string())?;
+    let mut worst = 0f64;
+    for ((name, a), (_, b)) in ours.iter().zip(&theirs) {
+        if a.desc != b.desc {
+            return Err(format!("output {name}: {} here, {} from ONNX Runtime", a.desc, b.desc));
+        }
+        let dt = a.desc.data_type;
+        let shape: Vec<usize> = a.desc.max_shape().iter().map(|&d| d as usize).collect();
+        let (x, y) = (
+            onnx::Host { dt, shape: shape.clone(), data: a.bytes.clone().into() }.floats(),
+            onnx::Host { dt, shape, data: b.bytes.clone().into() }.floats(),
+        );
+        let d = x.iter().zip(&y).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+        if dt != DataType::Float32 && d != 0.0 {
+            return Err(format!("output {name} ({dt}) differs: {x:?} against {y:?}"));
+        }
+        worst = worst.max(d);
+    }
+    Ok(worst)
+}
+
+fn cases() -> Vec<Case> {
+    let w = |name: &str, dims: &[i64], seed: u32| floats_init(name, dims, &spread(dims.iter().product::<i64>() as usize, seed));
+    vec![
+        case("conv same_upper stride 2 with bias", 13, vec![("x", vec![1, 3, 9, 9])], vec![w("w", &[4, 3, 3, 3], 1), w("b", &[4], 2)],
+            vec![node("Conv", &["x", "w", "b"], &["y"], vec![astr("auto_pad", "SAME_UPPER"), aints("strides", &[2, 2])])]),
+        case("conv same_lower stride 2", 13, vec![("x", vec![1, 2, 8, 8])], vec![w("w", &[2, 2, 4, 4], 3)],
+            vec![node("Conv", &["x", "w"], &["y"], vec![astr("auto_pad", "SAME_LOWER"), aints("strides", &[2, 2])])]),
+        case("conv dilated", 13, vec![("x", vec![1, 2, 9, 8])], vec![w("w", &[3, 2, 3, 2], 22)],
+            vec![node("Conv", &["x", "w"], &["y"], vec![aints("dilations", &[2, 3]), aints("pads", &[1, 0, 2, 3])])]),
+        case("conv 1-D padded dilated", 13, vec![("x", vec![2, 3, 20])], vec![w("w", &[5, 3, 4], 4)],
+            vec![node("Conv", &["x", "w"], &["y"], vec![aints("pads", &[2, 1]), aints("dilations", &[2]), aints("strides", &[3])])]),
+        case("conv depthwise asymmetric pads", 13, vec![("x", vec![1, 4, 7, 6])], vec![w("w", &[4, 1, 3, 3], 5)],
+            vec![node("Conv", &["x", "w"], &["y"], vec![ai("group", 4), aints("pads", &[0, 1, 1, 2])])]),
+        case("convTranspose stride 2 output_padding", 13, vec![("x", vec![1, 3, 5, 5])], vec![w("w", &[3, 2, 3, 3], 6), w("b", &[2], 7)],
+            vec![node("ConvTranspose", &["x", "w", "b"], &["y"], vec![aints("strides", &[2, 2]), aints("pads", &[1, 1, 1, 1]), aints("output_padding", &[1, 1])])]),
+        case("convTranspose same_upper", 13, vec![("x", vec![1, 2, 4, 5])], vec![w("w", &[2, 3, 3, 3], 8)],
+            vec![node("ConvTranspose", &["x", "w"], &["y"], vec![astr("auto_pad", "SAME_UPPER"), aints("strides", &[2, 2])])]),
+        case("convTranspose output_shape groups", 13, vec![("x", vec![1, 4, 3, 3])], vec![w("w", &[4, 1, 2, 2], 9)],
+            vec![node("ConvTranspose", &["x", "w"], &["y"], vec![ai("group", 2), aints("strides", &[2, 2]), aints("output_shape", &[5, 6])])]),
+        case("maxPool ceil_mode", 13, vec![("x", vec![1, 2, 8, 8])], vec![],
+            vec![node("MaxPool", &["x"], &["y"], vec![aints("kernel_shape", &[3, 3]), aints("strides", &[2, 2]), ai("ceil_mode", 1)])]),
+        case("maxPool 1-D same_upper", 13, vec![("x", vec![1, 3, 11])], vec![],
+            vec![node("MaxPool", &["x"], &["y"], vec![aints("kernel_shape", &[3]), aints("strides", &[2]), astr("auto_pad", "SAME_UPPER")])]),
+        case("averagePool count_include_pad", 13, vec![("x", vec![1, 2, 6, 6])], vec![],
+            vec![node("AveragePool", &["x"], &["y"], vec![aints("kernel_shape", &[3, 3]), aints("pads", &[1, 1, 1, 1]), ai("count_include_pad", 1)])]),
+        case("averagePool excluding pads, ceil", 13, vec![("x", vec![1, 2, 7, 7])], vec![],
+            vec![node("AveragePool", &["x"], &["y"], vec![aints("kernel_shape", &[2, 2]), aints("strides", &[2, 2]), aints("pads", &[1, 1, 0, 0]), ai("ceil_mode", 1)])]),
+        case("lpPool p=2", 13, vec![("x", vec![1, 2, 6, 6])], vec![],
+            vec![node("LpPool", &["x"], &["y"], vec![aints("kernel_shape", &[2, 2]), aints("strides", &[2, 2])])]),
+        case("globalAveragePool", 13, vec![("x", vec![2, 3, 5, 4])], vec![], vec![node("GlobalAveragePool", &["x"], &["y"], vec![])]),
+        case("globalMaxPool", 13, vec![("x", vec![2, 3, 5, 4])], vec![], vec![node("GlobalMaxPool", &["x"], &["y"], vec![])]),
+        case("batchNormalization", 15, vec![("x", vec![2, 3, 4, 4])],
+            vec![w("s", &[3], 10), w("b", &[3], 11), w("m", &[3], 12), floats_init("v", &[3], &[0.5, 1.5, 2.0])],
+            vec![node("BatchNormalization", &["x", "s", "b", "m", "v"], &["y"], vec![af("epsilon", 1e-3)])]),
+        case("instanceNormalization 3-D", 13, vec![("x", vec![2, 3, 10])], vec![w("s", &[3], 13), w("b", &[3], 14)],
+            vec![node("InstanceNormalization", &["x", "s", "b"], &["y"], vec![])]),
+        case("layerNormalization", 17, vec![("x", vec![2, 5, 8])], vec![w("s", &[8], 15), w("b", &[8], 16)],
+            vec![node("LayerNormalization", &["x", "s", "b"], &["y"], vec![ai("axis", -1), af("epsilon", 1e-5)])]),
+        case("gemm transB alpha beta", 13, vec![("a", vec![3, 5])], vec![w("b", &[4, 5], 17), w("c", &[4], 18)],
+            vec![node("Gemm", &["a", "b", "c"], &["y"], vec![ai("transB", 1), af("alpha", 0.5), af("beta", 2.0)])]),
+        case("matMul batched", 13, vec![("a", vec![2, 3, 5])], vec![w("b", &[5, 4], 19)], vec![node("MatMul", &["a", "b"], &["y"], vec![])]),
+        case("matMul 1-D", 13, vec![("a", vec![5])], vec![w("b", &[2, 5, 4], 20)], vec![node("MatMul", &["a", "b"], &["y"], vec![])]),
+        case("softmax opset 11 on a matrix view", 11, vec![("x", vec![2, 3, 4])], vec![], vec![node("Softmax", &["x"], &["y"], vec![ai("axis", 1)])]),
+        case("softmax opset 13 axis 1", 13, vec![("x", vec![2, 3, 4])], vec![], vec![node("Softmax", &["x"], &["y"], vec![ai("axis", 1)])]),
+        case("logSoftmax", 13, vec![("x", vec![2, 7])], vec![], vec![node("LogSoftmax", &["x"], &["y"], vec![])]),
+        case("resize nearest asymmetric floor x2", 13, vec![("x", vec![1, 2, 3, 4])], vec![floats_init("sc", &[4], &[1.0, 1.0, 2.0, 2.0])],
+            vec![node("Resize", &["x", "", "sc"], &["y"], vec![astr("mode", "nearest"), astr("coordinate_transformation_mode", "asymmetric"), astr("nearest_mode", "floor")])]),
+        case("resize linear half_pixel sizes", 13, vec![("x", vec![1, 2, 4, 5])], vec![ints_init("sz", &[4], &[1, 2, 7, 3])],
+            vec![node("Resize", &["x", "", "", "sz"], &["y"], vec![astr("mode", "linear")])]),
+        case("slice negative step", 13, vec![("x", vec![4, 6])],
+            vec![ints_init("st", &[2], &[-1, 5]), ints_init("en", &[2], &[-10, 0]), ints_init("ax", &[2], &[0, 1]), ints_init("sp", &[2], &[-1, -2])],
+            vec![node("Slice", &["x", "st", "en", "ax", "sp"], &["y"], vec![])]),
+        case("slice step 2, clamped ends", 13, vec![("x", vec![3, 9])],
+            vec![ints_init("st", &[1], &[1]), ints_init("en", &[1], &[i64::MAX]), ints_init("ax", &[1], &[-1]), ints_init("sp", &[1], &[2])],
+            vec![node("Slice", &["x", "st", "en", "ax", "sp"], &["y"], vec![])]),
+        case("pad reflect", 13, vec![("x", vec![1, 2, 4, 4])], vec![ints_init("p", &[8], &[0, 0, 1, 2, 0, 0, 2, 1])],
+            vec![node("Pad", &["x", "p"], &["y"], vec![astr("mode", "reflect")])]),
+        case("pad negative and constant", 13, vec![("x", vec![3, 5])], vec![ints_init("p", &[4], &[1, -1, -1, 2]), floats_init("v", &[], &[0.5])],
+            vec![node("Pad", &["x", "p", "v"], &["y"], vec![])]),
+        case("gather negative indices", 13, vec![("x", vec![3, 5, 2])], vec![ints_init("i", &[2, 2], &[-1, 0, 4, -5])],
+            vec![node("Gather", &["x", "i"], &["y"], vec![ai("axis", 1)])]),
+        case("split sizes", 13, vec![("x", vec![2, 7])], vec![ints_init("s", &[2], &[3, 4])],
+            vec![node("Split", &["x", "s"], &["y0", "y1"], vec![ai("axis", 1)]), node("Concat", &["y1", "y0"], &["y"], vec![ai("axis", 1)])]),
+        case("reshape from shape arithmetic", 13, vec![("x", vec![2, 3, 4])], vec![ints_init("m1", &[1], &[-1]), ints_init("z", &[1], &[0]), ints_init("o", &[1], &[1])],
+            vec![
+                node("Shape", &["x"], &["s"], vec![]),
+                node("Slice", &["s", "z", "o"], &["lead"], vec![]),
+                node("Concat", &["lead", "m1"], &["shape"], vec![ai("axis", 0)]),
+                node("Reshape", &["x", "shape"], &["y"], vec![]),
+            ]),
+        case("flatten, unsqueeze, squeeze", 13, vec![("x", vec![2, 3, 4])], vec![ints_init("a", &[1], &[1])],
+            vec![
+                node("Flatten", &["x"], &["f"], vec![ai("axis", 2)]),
+                node("Unsqueeze", &["f", "a"], &["u"], vec![]),
+                node("Squeeze", &["u", "a"], &["y"], vec![]),
+            ]),
+        case("transpose default", 13, vec![("x", vec![2, 3, 4])], vec![], vec![node("Transpose", &["x"], &["y"], vec![])]),
+        case("expand bidirectional", 13, vec![("x", vec![3, 1])], vec![ints_init("s", &[3], &[2, 1, 4])], vec![node("Expand", &["x", "s"], &["y"], vec![])]),
+        case("tile", 13, vec![("x", vec![2, 3])], vec![ints_init("r", &[2], &[2, 3])], vec![node("Tile", &["x", "r"], &["y"], vec![])]),
+        case("clip min only", 13, vec![("x", vec![10])], vec![floats_init("lo", &[], &[-0.5])], vec![node("Clip", &["x", "lo"], &["y"], vec![])]),
+        case("clip opset 10 attributes", 10, vec![("x", vec![10])], vec![], vec![node("Clip", &["x"], &["y"], vec![af("min", -1.0), af("max", 0.5)])]),
+        case("lrn", 13, vec![("x", vec![1, 5, 3, 3])], vec![],
+            vec![node("LRN", &["x"], &["y"], vec![ai("size", 3), af("alpha", 0.1), af("beta", 0.75), af("bias", 2.0)])]),
+        case("activations", 20, vec![("x", vec![2, 8])], vec![],
+            vec![
+                node("Elu", &["x"], &["a"], vec![af("alpha", 0.7)]),
+                node("Selu", &["a"], &["b"], vec![]),
+                node("LeakyRelu", &["b"], &["c"], vec![af("alpha", 0.2)]),
+                node("HardSigmoid", &["c"], &["d"], vec![af("alpha", 0.3)]),
+                node("HardSwish", &["d"], &["e"], vec![]),
+                node("Softplus", &["e"], &["f"], vec![]),
+                node("Gelu", &["f"], &["g"], vec![astr("approximate", "tanh")]),
+                node("Erf", &["g"], &["y"], vec![]),
+            ]),
+        case("reductions", 18, vec![("x", vec![2, 3, 4])], vec![ints_init("ax", &[2], &[0, -1])],
+            vec![
+                node("ReduceMean", &["x", "ax"], &["m"], vec![ai("keepdims", 0)]),
+                node("ReduceL2", &["x", "ax"], &["l"], vec![ai("keepdims", 0)]),
+                node("ReduceLogSumExp", &["x"], &["e"], vec![ai("keepdims", 1)]),
+                node("Add", &["m", "l"], &["s"], vec![]),
+                node("Mul", &["s", "e"], &["y"], vec![]),
+            ]),
+        case("reduceSum opset 13 axes input, reduceMax opset 13 axes attribute", 13, vec![("x", vec![2, 3, 4])], vec![ints_init("ax", &[1], &[1])],
+            vec![node("ReduceSum", &["x", "ax"], &["s"], vec![]), node("ReduceMax", &["s"], &["y"], vec![aints("axes", &[2]), ai("keepdims", 0)])]),
+        case("argMax", 13, vec![("x", vec![3, 5])], vec![], vec![node("ArgMax", &["x"], &["y"], vec![ai("axis", 1), ai("keepdims", 0)])]),
+        case("where greater", 13, vec![("x", vec![2, 4]), ("z", vec![4])], vec![],
+            vec![node("Greater", &["x", "z"], &["c"], vec![]), node("Where", &["c", "x", "z"], &["y"], vec![])]),
+        case("cast truncates toward zero", 13, vec![("x", vec![12])], vec![floats_init("k", &[], &[3.0])],
+            vec![node("Mul", &["x", "k"], &["s"], vec![]), node("Cast", &["s"], &["y"], vec![ai("to", tensor_proto::DataType::Int32 as i64)])]),
+        case("cast to bool", 13, vec![("x", vec![6])], vec![], vec![node("Floor", &["x"], &["f"], vec![]), node("Cast", &["f"], &["b"], vec![ai("to", tensor_proto::DataType::Bool as i64)]),
+                node("Cast", &["b"], &["y"], vec![ai("to", F as i64)])]),
+        case("quantize, dequantize per axis", 13, vec![("x", vec![1, 3, 2, 2])],
+            vec![floats_init("s", &[3], &[0.02, 0.05, 0.1]), typed_init("z", tensor_proto::DataType::Uint8 as i32, &[3], &[128, 100, 3])],
+            vec![node("QuantizeLinear", &["x", "s", "z"], &["q"], vec![]), node("DequantizeLinear", &["q", "s", "z"], &["y"], vec![])]),
+        case("prelu, variadic max, mean, sum", 13, vec![("x", vec![1, 3, 2, 2]), ("z", vec![1, 3, 2, 2])], vec![w("sl", &[3, 1, 1], 21)],
+            vec![
+                node("PRelu", &["x", "sl"], &["p"], vec![]),
+                node("Max", &["p", "z", "x"], &["m"], vec![]),
+                node("Mean", &["m", "z"], &["n"], vec![]),
+                node("Sum", &["n", "x", "p"], &["y"], vec![]),
+            ]),
+        case("isInf negative only, not", 13, vec![("x", vec![6])], vec![floats_init("big", &[], &[1e38])],
+            vec![node("Mul", &["x", "big"], &["a"], vec![]), node("Mul", &["a", "big"], &["b"], vec![]), node("IsInf", &["b"], &["i"], vec![ai("detect_positive", 0)]), node("Not", &["i"], &["n"], vec![]), node("Cast", &["n"], &["y"], vec![ai("to", F as i64)])]),
+    ]
+}
+
+#[test]
+fn single_op_models_match_onnx_runtime() {
+    let mut failures = Vec::new();
+    for c in cases() {
+        match check(&c) {
+            Ok(d) if d <= 2e-5 => println!("{:48} max |diff| {d:.1e}", c.name),
+            Ok(d) => failures.push(format!("{}: differs from ONNX Runtime by {d}", c.name)),
+            Err(e) => failures.push(format!("{}: {e}", c.name)),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn errors_name_the_node_its_op_and_opset() {
+    let unknown = case("unknown op", 13, vec![("x", vec![2])], vec![], vec![node("NonZero", &["x"], &["y"], vec![])]);
+    let e = onnx::import_model(&model(&unknown), &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.kind, webnn::ErrorKind::NotSupportedError);
+    assert!(e.to_string().contains("ONNX node 'NonZero_y' (NonZero, opset 13): the op type NonZero has no WebNN lowering"), "{e}");
+
+    let runtime_shape = case("runtime shape", 13, vec![("x", vec![2, 3]), ("s", vec![2])], vec![],
+        vec![node("Cast", &["s"], &["si"], vec![ai("to", I64 as i64)]), node("Reshape", &["x", "si"], &["y"], vec![])]);
+    let e = onnx::import_model(&model(&runtime_shape), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("(Reshape, opset 13): the shape (input 1) is computed at run time"), "{e}");
+
+    let bad_resize = case("cubic", 13, vec![("x", vec![1, 1, 2, 2])], vec![floats_init("sc", &[4], &[1.0, 1.0, 2.0, 2.0])],
+        vec![node("Resize", &["x", "", "sc"], &["y"], vec![astr("mode", "cubic")])]);
+    let e = onnx::import_model(&model(&bad_resize), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("mode 'cubic'"), "{e}");
+
+    // A WebNN validation failure keeps the builder's TypeError, prefixed with the node.
+    let mismatch = case("mismatch", 13, vec![("a", vec![2, 3]), ("b", vec![4, 5])], vec![], vec![node("MatMul", &["a", "b"], &["y"], vec![])]);
+    let e = onnx::import_model(&model(&mismatch), &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.kind, webnn::ErrorKind::TypeError);
+    assert!(e.to_string().contains("ONNX node 'MatMul_y' (MatMul, opset 13)"), "{e}");
+
+    let old = case("old opset", 5, vec![("x", vec![2])], vec![], vec![node("Relu", &["x"], &["y"], vec![])]);
+    let e = onnx::import_model(&model(&old), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("opset 5"), "{e}");
+
+    // Bytes that are not a model, and a dim_param nobody sized.
+    assert_eq!(onnx::import(b"\xff\xff\xff", &ImportOptions::default()).unwrap_err().kind, webnn::ErrorKind::DataError);
+    let mut named = model(&case("named dim", 13, vec![("x", vec![2])], vec![], vec![node("Relu", &["x"], &["y"], vec![])]));
+    let vi = &mut named.graph.as_mut().unwrap().input[0];
+    if let Some(type_proto::Value::TensorType(t)) = vi.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.shape.as_mut().unwrap().dim[0].value = Some(dimension::Value::DimParam("batch".into()));
+    }
+    let e = onnx::import_model(&named, &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("dim_param 'batch'"), "{e}");
+    let bounded = onnx::import_model(&named, &ImportOptions::default().with_dims("batch<=8").unwrap()).unwrap();
+    assert!(bounded.graph.is_dynamic());
+    let fixed = onnx::import_model(&named, &ImportOptions::default().with_dims("batch=3").unwrap()).unwrap();
+    assert_eq!(fixed.graph.input_desc("x").unwrap(), &OperandDescriptor::new(DataType::Float32, &[3]));
+}
+
+/// MobileNetV2 (random weights) exported by this project, imported again: the same graph
+/// up to float rounding, on the fast backend.
+#[test]
+fn exported_mobilenet_imports_back() {
+    let original = webnn_models::mobilenet_v2(3).unwrap();
+    let bytes = webnn_onnx::convert(&original).unwrap().to_self_contained_bytes();
+    let imported = onnx::import(&bytes, &ImportOptions::default()).unwrap().graph;
+    let image = webnn_models::sample_image(5);
+    let fast = webnn::FastBackend::new(1);
+    let a = fast.compile(&original).unwrap().dispatch(&[("input", &image)]).unwrap();
+    let input_name = imported.inputs[0].0.clone();
+    let b = fast.compile(&imported).unwrap().dispatch(&[(input_name.as_str(), &image)]).unwrap();
+    let f = |t: &HostTensor| t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+    let (x, y) = (f(&a[0].1), f(&b[0].1));
+    let d = x.iter().zip(&y).map(|(p, q)| (p - q).abs()).fold(0.0, f32::max);
+    println!("MobileNetV2 round trip: {} WebNN ops -> ONNX -> {} WebNN ops, max |diff| {d:.1e}", original.nodes.len(), imported.nodes.len());
+    assert!(d < 1e-4, "{d}");
+}
