@@ -91,6 +91,13 @@ fn case(name: &'static str, opset: i64, inputs: Vec<(&'static str, Vec<i64>)>, i
     Case { name, opset, inputs, inits, nodes, outputs: vec![Box::leak(last.into_boxed_str())] }
 }
 
+impl Case {
+    fn with_outputs(mut self, outputs: &[&'static str]) -> Case {
+        self.outputs = outputs.to_vec();
+        self
+    }
+}
+
 fn model(c: &Case) -> ModelProto {
     ModelProto {
         ir_version: Some(8),
@@ -145,6 +152,16 @@ fn check(c: &Case) -> Result<f64, String> {
         worst = worst.max(d);
     }
     Ok(worst)
+}
+
+/// LSTM peepholes for the input and forget gates; the output gate's are zero, the only ones
+/// ONNX and WebNN read alike (see the importer's rnn.rs).
+fn input_forget_peepholes() -> TensorProto {
+    let mut p = spread(30, 27);
+    for d in 0..2 {
+        p[d * 15 + 5..d * 15 + 10].fill(0.0);
+    }
+    floats_init("P", &[2, 15], &p)
 }
 
 fn cases() -> Vec<Case> {
@@ -270,6 +287,50 @@ fn cases() -> Vec<Case> {
             ]),
         case("isInf negative only, not", 13, vec![("x", vec![6])], vec![floats_init("big", &[], &[1e38])],
             vec![node("Mul", &["x", "big"], &["a"], vec![]), node("Mul", &["a", "big"], &["b"], vec![]), node("IsInf", &["b"], &["i"], vec![ai("detect_positive", 0)]), node("Not", &["i"], &["n"], vec![]), node("Cast", &["n"], &["y"], vec![ai("to", F as i64)])]),
+        {
+            let mut c = case("lstm bidirectional, bias, initial state, peepholes", 13, vec![("x", vec![4, 2, 3]), ("h0", vec![2, 2, 5])],
+                vec![w("W", &[2, 20, 3], 23), w("R", &[2, 20, 5], 24), w("B", &[2, 40], 25), w("c0", &[2, 2, 5], 26), input_forget_peepholes()],
+                vec![node("LSTM", &["x", "W", "R", "B", "", "h0", "c0", "P"], &["Y", "Y_h", "Y_c"], vec![ai("hidden_size", 5), astr("direction", "bidirectional")])]);
+            c.outputs = vec!["Y", "Y_h", "Y_c"];
+            c
+        },
+        case("lstm forward, last state only", 13, vec![("x", vec![3, 1, 4])], vec![w("W", &[1, 8, 4], 28), w("R", &[1, 8, 2], 29)],
+            vec![node("LSTM", &["x", "W", "R"], &["", "y"], vec![ai("hidden_size", 2)])]).with_outputs(&["y"]),
+        {
+            let mut c = case("gru reverse, linear_before_reset", 13, vec![("x", vec![5, 2, 3])],
+                vec![w("W", &[1, 12, 3], 30), w("R", &[1, 12, 4], 31), w("B", &[1, 24], 32)],
+                vec![node("GRU", &["x", "W", "R", "B"], &["Y", "Y_h"], vec![ai("hidden_size", 4), astr("direction", "reverse"), ai("linear_before_reset", 1)])]);
+            c.outputs = vec!["Y", "Y_h"];
+            c
+        },
+        case("gru reset before the product", 13, vec![("x", vec![2, 1, 3])], vec![w("W", &[1, 9, 3], 33), w("R", &[1, 9, 3], 34), w("B", &[1, 18], 35)],
+            vec![node("GRU", &["x", "W", "R", "B"], &["Y"], vec![ai("hidden_size", 3)])]),
+        case("gatherElements", 13, vec![("x", vec![3, 4])], vec![ints_init("i", &[2, 4], &[0, 2, -1, 1, 2, 0, 1, -3])],
+            vec![node("GatherElements", &["x", "i"], &["y"], vec![ai("axis", 0)])]),
+        case("gatherND", 13, vec![("x", vec![2, 3, 4])], vec![ints_init("i", &[2, 2], &[1, 2, 0, 1])], vec![node("GatherND", &["x", "i"], &["y"], vec![])]),
+        case("scatterElements", 13, vec![("x", vec![3, 3]), ("u", vec![2, 3])], vec![ints_init("i", &[2, 3], &[1, 0, 2, 0, 2, 1])],
+            vec![node("ScatterElements", &["x", "i", "u"], &["y"], vec![ai("axis", 0)])]),
+        case("scatterND", 13, vec![("x", vec![4, 3]), ("u", vec![2, 3])], vec![ints_init("i", &[2, 1], &[3, 1])], vec![node("ScatterND", &["x", "i", "u"], &["y"], vec![])]),
+        case("cumSum exclusive reverse", 13, vec![("x", vec![2, 5])], vec![ints_init("a", &[], &[1])],
+            vec![node("CumSum", &["x", "a"], &["y"], vec![ai("exclusive", 1), ai("reverse", 1)])]),
+        case("trilu lower k=1", 14, vec![("x", vec![2, 4, 5])], vec![ints_init("k", &[], &[1])], vec![node("Trilu", &["x", "k"], &["y"], vec![ai("upper", 0)])]),
+        case("depthToSpace DCR", 13, vec![("x", vec![1, 8, 2, 3])], vec![], vec![node("DepthToSpace", &["x"], &["y"], vec![ai("blocksize", 2)])]),
+        case("depthToSpace CRD", 13, vec![("x", vec![1, 8, 2, 3])], vec![], vec![node("DepthToSpace", &["x"], &["y"], vec![ai("blocksize", 2), astr("mode", "CRD")])]),
+        case("spaceToDepth", 13, vec![("x", vec![1, 2, 4, 6])], vec![], vec![node("SpaceToDepth", &["x"], &["y"], vec![ai("blocksize", 2)])]),
+        case("mish, celu, thresholdedRelu", 18, vec![("x", vec![12])], vec![],
+            vec![node("Mish", &["x"], &["a"], vec![]), node("Celu", &["a"], &["b"], vec![af("alpha", 0.5)]), node("ThresholdedRelu", &["b"], &["y"], vec![af("alpha", 0.1)])]),
+        {
+            // The branch taken depends on a size known at import.
+            let then_g = GraphProto { name: Some("then".into()), node: vec![node("Relu", &["x"], &["t"], vec![])], output: vec![ValueInfoProto { name: Some("t".into()), ..Default::default() }], ..Default::default() };
+            let else_g = GraphProto { name: Some("else".into()), node: vec![node("Neg", &["x"], &["e"], vec![])], output: vec![ValueInfoProto { name: Some("e".into()), ..Default::default() }], ..Default::default() };
+            let graph_attr = |name: &str, g: GraphProto| AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Graph as i32), g: Some(g), ..Default::default() };
+            case("if on a shape", 13, vec![("x", vec![3, 4])], vec![ints_init("four", &[], &[4])],
+                vec![
+                    node("Size", &["x"], &["n"], vec![]),
+                    node("Greater", &["n", "four"], &["c"], vec![]),
+                    node("If", &["c"], &["y"], vec![graph_attr("then_branch", then_g), graph_attr("else_branch", else_g)]),
+                ])
+        },
     ]
 }
 
@@ -308,6 +369,11 @@ fn errors_name_the_node_its_op_and_opset() {
     let e = onnx::import_model(&model(&mismatch), &ImportOptions::default()).unwrap_err();
     assert_eq!(e.kind, webnn::ErrorKind::TypeError);
     assert!(e.to_string().contains("ONNX node 'MatMul_y' (MatMul, opset 13)"), "{e}");
+
+    let peep = case("peephole", 13, vec![("x", vec![2, 1, 3])], vec![floats_init("W", &[1, 8, 3], &spread(24, 1)), floats_init("R", &[1, 8, 2], &spread(16, 2)), floats_init("P", &[1, 6], &[0.1; 6])],
+        vec![node("LSTM", &["x", "W", "R", "", "", "", "", "P"], &["y"], vec![ai("hidden_size", 2)])]);
+    let e = onnx::import_model(&model(&peep), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("output-gate peephole"), "{e}");
 
     let old = case("old opset", 5, vec![("x", vec![2])], vec![], vec![node("Relu", &["x"], &["y"], vec![])]);
     let e = onnx::import_model(&model(&old), &ImportOptions::default()).unwrap_err();

@@ -114,6 +114,31 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
             let e = cx.b.elu(x, EluOptions { label: label.clone(), alpha })?;
             one(cx.b.linear(e, LinearOptions { label, alpha: gamma, beta: 0.0 })?)
         }
+        "Mish" => {
+            // x tanh(softplus(x))
+            let x = a.op(cx, 0)?;
+            let o = cx.o();
+            let s = cx.b.softplus(x, o.clone())?;
+            let t = cx.b.tanh(s, o.clone())?;
+            one(cx.b.mul(x, t, o)?)
+        }
+        "Celu" => {
+            // max(0, x) + min(0, alpha (exp(x / alpha) - 1)): elu of x / alpha, scaled.
+            let x = a.op(cx, 0)?;
+            let alpha = n.f("alpha", 1.0) as f64;
+            let scaled = cx.b.linear(x, LinearOptions { label: label.clone(), alpha: 1.0 / alpha, beta: 0.0 })?;
+            let e = cx.b.elu(scaled, EluOptions { label: label.clone(), alpha: 1.0 })?;
+            one(cx.b.linear(e, LinearOptions { label, alpha, beta: 0.0 })?)
+        }
+        "ThresholdedRelu" => {
+            let x = a.op(cx, 0)?;
+            let dt = cx.b.desc(x)?.data_type;
+            let t = cx.scalar(dt, n.f("alpha", 1.0) as f64)?;
+            let zero = cx.scalar(dt, 0.0)?;
+            let o = cx.o();
+            let above = cx.b.greater(x, t, o.clone())?;
+            one(cx.b.where_(above, x, zero, o)?)
+        }
         "LeakyRelu" => {
             let x = a.op(cx, 0)?;
             one(cx.b.leaky_relu(x, LeakyReluOptions { label, alpha: n.f("alpha", 0.01) as f64 })?)

@@ -12,6 +12,7 @@ mod inspect;
 mod math;
 mod nn;
 mod node;
+mod rnn;
 mod tensor;
 
 pub use host::Host;
@@ -133,7 +134,7 @@ fn default_opset(model: &ModelProto) -> Result<i64> {
 pub fn import_model(model: &ModelProto, options: &ImportOptions) -> Result<Imported> {
     let opset = default_opset(model)?;
     let graph = model.graph.as_ref().ok_or_else(|| Error::data_error("the model has no graph"))?;
-    let mut cx = Cx::new();
+    let mut cx = Cx::new(options.dir.clone());
     for t in &graph.initializer {
         let name = t.name.clone().unwrap_or_default();
         let host = host::decode(t, options.dir.as_deref())?;
@@ -149,16 +150,7 @@ pub fn import_model(model: &ModelProto, options: &ImportOptions) -> Result<Impor
         let o = cx.b.input(&name, desc)?;
         cx.values.insert(name, Value::Op(o));
     }
-    for (index, n) in graph.node.iter().enumerate() {
-        let node = OnnxNode::new(n, index, opset);
-        cx.label = node.label();
-        let outputs = cx.lower(&node).map_err(|e| node.error(e))?;
-        for (name, v) in node.outputs.iter().zip(outputs) {
-            if !name.is_empty() {
-                cx.values.insert(name.clone(), v);
-            }
-        }
-    }
+    cx.nodes(&graph.node, opset)?;
     let mut outputs = Vec::new();
     for vi in &graph.output {
         let name = vi.name.clone().unwrap_or_default();
@@ -229,13 +221,16 @@ pub(crate) struct Cx {
     values: HashMap<String, Value>,
     /// Host tensors already made constants, by the address of their data (shared by clones).
     constants: HashMap<(usize, usize, DataType), Operand>,
+    /// Where external data lives (for subgraphs' initializers).
+    dir: Option<PathBuf>,
     /// The current node's label, given to every WebNN op it becomes.
     pub label: String,
 }
 
 impl Cx {
-    fn new() -> Cx {
+    fn new(dir: Option<PathBuf>) -> Cx {
         Cx {
+            dir,
             b: GraphBuilder::new(),
             values: HashMap::new(),
             constants: HashMap::new(),
@@ -307,6 +302,52 @@ impl Cx {
         self.operand(&Value::Host(Host::from_floats(dt, vec![], &[v])))
     }
 
+    /// Lowers a graph's nodes in order (ONNX lists them topologically).
+    fn nodes(&mut self, nodes: &[crate::proto::NodeProto], opset: i64) -> Result<()> {
+        for (index, n) in nodes.iter().enumerate() {
+            let node = OnnxNode::new(n, index, opset);
+            self.label = node.label();
+            let outputs = match node.op_type.as_str() {
+                "If" if node.domain.is_empty() => self.inline_if(&node, n),
+                _ => self.lower(&node),
+            };
+            let outputs = outputs.map_err(|e| node.error(e))?;
+            for (name, v) in node.outputs.iter().zip(outputs) {
+                if !name.is_empty() {
+                    self.values.insert(name.clone(), v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `If` on a condition known at import (exports branch on shapes and on sizes fixed at
+    /// import): the chosen branch's nodes join the graph; its outer-scope names resolve as
+    /// the main graph's do.
+    fn inline_if(&mut self, node: &OnnxNode, n: &crate::proto::NodeProto) -> Result<Vec<Value>> {
+        let cond = match self.value(node.inputs.first().map(String::as_str).unwrap_or(""))? {
+            Value::Host(h) => h.ints().first().copied().unwrap_or(0) != 0,
+            Value::Op(_) => {
+                return Err(Error::not_supported(
+                    "the condition is computed at run time; WebNN graphs have no control flow, so it must be known at import",
+                ))
+            }
+        };
+        let branch = if cond { "then_branch" } else { "else_branch" };
+        let g = n
+            .attribute
+            .iter()
+            .find(|a| a.name.as_deref() == Some(branch))
+            .and_then(|a| a.g.as_ref())
+            .ok_or_else(|| Error::type_error(format!("the {branch} graph is missing")))?;
+        for t in &g.initializer {
+            let host = host::decode(t, self.dir.as_deref())?;
+            self.values.insert(t.name.clone().unwrap_or_default(), Value::Host(host));
+        }
+        self.nodes(&g.node, node.opset)?;
+        g.output.iter().map(|o| self.value(o.name.as_deref().unwrap_or(""))).collect()
+    }
+
     fn lower(&mut self, n: &OnnxNode) -> Result<Vec<Value>> {
         let inputs: Vec<Option<Value>> = n
             .inputs
@@ -330,6 +371,9 @@ impl Cx {
             return Ok(v);
         }
         if let Some(v) = math::lower(self, n, &args)? {
+            return Ok(v);
+        }
+        if let Some(v) = rnn::lower(self, n, &args)? {
             return Ok(v);
         }
         Err(Error::not_supported(format!("the op type {} has no WebNN lowering", n.op_type)))

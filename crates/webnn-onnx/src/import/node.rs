@@ -78,6 +78,10 @@ impl<'a> OnnxNode<'a> {
         self.attr(name).map(|a| a.floats.clone())
     }
 
+    pub fn strings(&self, name: &str) -> Option<Vec<String>> {
+        self.attr(name).map(|a| a.strings.iter().map(|s| String::from_utf8_lossy(s).into_owned()).collect())
+    }
+
     pub fn s(&self, name: &str, default: &str) -> String {
         self.attr(name)
             .and_then(|a| a.s.as_ref())

@@ -134,6 +134,82 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
             let to = a.dt(cx, 1)?;
             cast(cx, a.req(0)?, to, false)
         }
+        "GatherElements" => {
+            let shape = cx.shape(a.req(0)?)?;
+            let ax = axis(n.i("axis", 0), shape.len())?;
+            let x = a.op(cx, 0)?;
+            let idx = indices(cx, a.req(1)?, shape[ax] as i64)?;
+            one(cx.b.gather_elements(x, idx, GatherOptions { label: cx.label.clone(), axis: ax as u32 })?)
+        }
+        "GatherND" => {
+            if n.i("batch_dims", 0) != 0 {
+                return Err(n.unsupported("batch_dims"));
+            }
+            let (x, idx) = (a.op(cx, 0)?, a.op(cx, 1)?);
+            let o = cx.o();
+            one(cx.b.gather_nd(x, idx, o)?)
+        }
+        "ScatterElements" | "ScatterND" => {
+            if n.s("reduction", "none") != "none" {
+                return Err(n.unsupported(format!("reduction '{}'", n.s("reduction", "none"))));
+            }
+            let (x, idx, upd) = (a.op(cx, 0)?, a.op(cx, 1)?, a.op(cx, 2)?);
+            if n.op_type == "ScatterND" {
+                let o = cx.o();
+                return one(cx.b.scatter_nd(x, idx, upd, o)?);
+            }
+            let rank = cx.rank(a.req(0)?)?;
+            let ax = axis(n.i("axis", 0), rank)? as u32;
+            one(cx.b.scatter_elements(x, idx, upd, webnn_core::ops::ScatterOptions { label: cx.label.clone(), axis: ax })?)
+        }
+        "CumSum" => {
+            let rank = cx.rank(a.req(0)?)?;
+            let ax = a.ints(1, "the axis")?.and_then(|v| v.first().copied()).ok_or_else(|| Error::type_error("the axis is required"))?;
+            let x = a.op(cx, 0)?;
+            let options = webnn_core::ops::CumulativeSumOptions {
+                label: cx.label.clone(),
+                exclusive: n.i("exclusive", 0) != 0,
+                reversed: n.i("reverse", 0) != 0,
+            };
+            one(cx.b.cumulative_sum(x, axis(ax, rank)? as u32, options)?)
+        }
+        "Trilu" => {
+            let k = a.ints(1, "k")?.and_then(|v| v.first().copied()).unwrap_or(0);
+            let x = a.op(cx, 0)?;
+            let diagonal = i32::try_from(k).map_err(|_| Error::type_error(format!("k {k} is out of range")))?;
+            one(cx.b.triangular(x, webnn_core::ops::TriangularOptions { label: cx.label.clone(), upper: n.i("upper", 1) != 0, diagonal })?)
+        }
+        "DepthToSpace" | "SpaceToDepth" => {
+            let s = cx.shape(a.req(0)?)?;
+            let b = n.i("blocksize", 0);
+            if s.len() != 4 || b < 1 {
+                return Err(Error::type_error("a 4-D input and a positive blocksize are required"));
+            }
+            let b = b as u32;
+            let [nb, c, h, w] = [s[0], s[1], s[2], s[3]];
+            let (first, perm, last): (Vec<u32>, Vec<u32>, Vec<u32>) = if n.op_type == "SpaceToDepth" {
+                if h % b != 0 || w % b != 0 {
+                    return Err(Error::type_error(format!("the blocksize {b} does not divide {h}x{w}")));
+                }
+                (vec![nb, c, h / b, b, w / b, b], vec![0, 3, 5, 1, 2, 4], vec![nb, c * b * b, h / b, w / b])
+            } else {
+                if c % (b * b) != 0 {
+                    return Err(Error::type_error(format!("the blocksize {b} squared does not divide {c} channels")));
+                }
+                let out = vec![nb, c / (b * b), h * b, w * b];
+                match n.s("mode", "DCR").as_str() {
+                    "DCR" => (vec![nb, b, b, c / (b * b), h, w], vec![0, 3, 4, 1, 5, 2], out),
+                    "CRD" => (vec![nb, c / (b * b), b, b, h, w], vec![0, 1, 4, 2, 5, 3], out),
+                    other => return Err(n.unsupported(format!("mode '{other}'"))),
+                }
+            };
+            let x = a.op(cx, 0)?;
+            let dims = |v: Vec<u32>| v.into_iter().map(Dim::Static).collect::<Vec<_>>();
+            let o = cx.o();
+            let t = cx.b.reshape(x, dims(first), o.clone())?;
+            let t = cx.b.transpose(t, TransposeOptions { label: cx.label.clone(), permutation: Some(perm) })?;
+            one(cx.b.reshape(t, dims(last), o)?)
+        }
         "Where" => {
             let (c, t, f) = (a.op(cx, 0)?, a.op(cx, 1)?, a.op(cx, 2)?);
             let o = cx.o();
