@@ -28,6 +28,10 @@ bin="$CARGO_TARGET_DIR/debug"
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
 cargo check -q -p webnn-gemm -p webnn-fast --target aarch64-apple-darwin   # the NEON kernels (aarch64)
 "$bin/webnn-wpt" --backend fast   # WPT on the fast CPU backend (webnn-fast)
+# The ONNX tool from the shell on a package's model (its outputs are checked by onnx_import.rs).
+onnx_models="${WEBNN_ONNX_DIR:-$HOME/.cache/webnn-rs/onnx}"
+"$bin/webnn-onnx" inspect "$onnx_models/magika/models/standard_v3_3/model.onnx" --dims unk__214=1 | tail -n 1
+"$bin/webnn-onnx" run "$onnx_models/rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx" --dims x=1x3x48x192
 
 section "browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver

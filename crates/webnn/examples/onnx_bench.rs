@@ -1,0 +1,87 @@
+//! Imported ONNX models on the fast CPU backend against ONNX Runtime running the same files,
+//! both on one thread, in the same process: median latency and the ratio.
+//!
+//!   bash scripts/onnx-setup.sh
+//!   cargo run --release -p webnn --features ort --example onnx_bench
+//!
+//! The models are the PyPI packages' (magika, RapidOCR); inputs are deterministic values.
+//! `PROFILE=<part of a model's name>` prints that model's slowest fast-backend steps first.
+
+use std::path::PathBuf;
+use std::time::Instant;
+use webnn::onnx::{self, ImportOptions};
+use webnn_core::{Backend, Executable, HostTensor};
+
+fn median_ms(exe: &mut dyn Executable, feeds: &[(&str, &HostTensor)], runs: usize) -> f64 {
+    exe.dispatch(feeds).expect("warm-up run");
+    let mut t: Vec<f64> = (0..runs)
+        .map(|_| {
+            let s = Instant::now();
+            exe.dispatch(feeds).expect("run");
+            s.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[runs / 2]
+}
+
+fn main() {
+    let dir = std::env::var_os("WEBNN_ONNX_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/webnn-rs/onnx"));
+    let models = [
+        ("magika content type", "magika/models/standard_v3_3/model.onnx", "unk__214=1", 30),
+        ("PP-OCRv4 detection 320x320", "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx", "x=1x3x320x320", 10),
+        ("PP-OCRv4 recognition 48x320", "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx", "x=1x3x48x320", 10),
+        ("PP-OCR direction 48x192", "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx", "x=1x3x48x192", 30),
+    ];
+    println!("| model | WebNN ops | fast cpu, 1 thread | ONNX Runtime 1 thread | ratio |");
+    println!("|---|---|---|---|---|");
+    for (name, file, dims, runs) in models {
+        let path = dir.join(file);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run scripts/onnx-setup.sh)", path.display()));
+        let model = onnx::decode_model(&bytes).expect("model");
+        let options = ImportOptions::default().with_dims(dims).expect("dims");
+        let graph = onnx::import_model(&model, &options).expect("import").graph;
+        let feeds: Vec<(String, HostTensor)> = graph
+            .inputs
+            .iter()
+            .map(|(n, o)| {
+                let d = graph.desc(*o);
+                let count = d.max_elements() as usize;
+                let bytes = match d.data_type {
+                    webnn::DataType::Int32 => (0..count).flat_map(|i| ((i * 31 % 257) as i32).to_le_bytes()).collect(),
+                    _ => (0..count).flat_map(|i| ((i * 7919 % 1000) as f32 / 500.0 - 1.0).to_le_bytes()).collect(),
+                };
+                (n.clone(), HostTensor { desc: d.clone(), bytes })
+            })
+            .collect();
+        let refs: Vec<(&str, &HostTensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        if std::env::var("PROFILE").is_ok_and(|p| name.contains(&p)) {
+            profile(&graph, &feeds);
+        }
+        let mut fast = webnn::FastBackend::new(1).compile(&graph).expect("compile");
+        let ort = webnn_ort::OrtBackend::new().expect("ONNX Runtime").standard_onnx().with_threads(1);
+        let mut original = ort.compile_model(&onnx::reference_model(&model, &graph)).expect("session");
+        let ours = median_ms(fast.as_mut(), &refs, runs);
+        let theirs = median_ms(original.as_mut(), &refs, runs);
+        println!("| {name} | {} | {ours:.2} ms | {theirs:.2} ms | {:.2}x |", graph.nodes.len(), ours / theirs);
+    }
+}
+
+/// The fast backend's slowest steps on one model, with the step counts.
+fn profile(graph: &webnn_core::Graph, feeds: &[(String, HostTensor)]) {
+    let compiled = webnn::FastBackend::new(1).compile_graph(graph).expect("compile");
+    let inputs = feeds
+        .iter()
+        .map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).expect("input")))
+        .collect();
+    let mut steps = compiled.profile(&inputs, 5).expect("profile");
+    let (fast, reference) = compiled.step_counts();
+    let total: f64 = steps.iter().map(|(_, t)| t).sum();
+    steps.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("{fast} fast steps + {reference} reference steps, {:.2} ms in all; the slowest:", total * 1e3);
+    for (name, t) in steps.iter().take(12) {
+        println!("  {:8.1} us {:5.1}%  {name}", t * 1e6, 100.0 * t / total);
+    }
+}
