@@ -352,49 +352,80 @@ impl ChainStep {
     }
 
     /// One link over a block of running values (elements `at..` of the tensors), each
-    /// result rounded to float32 as the op alone would store it.
+    /// result rounded to float32 as the op alone would store it. The op is matched once per
+    /// block, not per element: each arm below is its own loop, where `apply` on a variant
+    /// known at compile time inlines to its arithmetic and the plain ones vectorize.
     fn apply(&self, l: &Link, v: &mut [f64], inputs: &[&[f32]], at: usize) {
-        let round = |x: f64| x as f32 as f64;
         match *l {
             // gelu and erf by the faster approximations (module approx), within a few ULP.
-            Link::Unary(FloatUnary::Gelu) => v.iter_mut().for_each(|x| *x = round(crate::approx::gelu(*x))),
-            Link::Unary(FloatUnary::Erf) => v.iter_mut().for_each(|x| *x = round(crate::approx::erf(*x))),
-            Link::Unary(f) => v.iter_mut().for_each(|x| *x = round(f.apply(*x))),
-            Link::FakeQuant(q) => v.iter_mut().for_each(|x| *x = round(q.apply(*x))),
-            Link::Binary {
-                op,
-                other: Other::Scalar(s),
-                swapped,
-            } => v.iter_mut().for_each(|x| {
-                *x = round(if swapped {
-                    op.apply(s, *x)
-                } else {
-                    op.apply(*x, s)
-                })
-            }),
-            Link::Binary {
-                op,
-                other: Other::Row(i, period),
-                swapped,
-            } => {
-                for (k, x) in v.iter_mut().enumerate() {
-                    let o = inputs[i][(at + k) % period] as f64;
-                    *x = round(if swapped { op.apply(o, *x) } else { op.apply(*x, o) });
+            Link::Unary(FloatUnary::Gelu) => unary(v, crate::approx::gelu),
+            Link::Unary(FloatUnary::Erf) => unary(v, crate::approx::erf),
+            Link::Unary(f) => {
+                use FloatUnary as U;
+                match f {
+                    U::Relu => unary(v, |x| U::Relu.apply(x)),
+                    U::Neg => unary(v, |x| U::Neg.apply(x)),
+                    U::Abs => unary(v, |x| U::Abs.apply(x)),
+                    U::Identity => unary(v, |x| U::Identity.apply(x)),
+                    U::Clamp { lo, hi } => unary(v, |x| U::Clamp { lo, hi }.apply(x)),
+                    U::Linear { alpha, beta } => unary(v, |x| U::Linear { alpha, beta }.apply(x)),
+                    U::LeakyRelu { alpha } => unary(v, |x| U::LeakyRelu { alpha }.apply(x)),
+                    U::HardSigmoid { alpha, beta } => unary(v, |x| U::HardSigmoid { alpha, beta }.apply(x)),
+                    U::HardSwish => unary(v, |x| U::HardSwish.apply(x)),
+                    other => unary(v, |x| other.apply(x)),
                 }
             }
-            Link::Binary {
-                op,
-                other: Other::Input(i),
-                swapped,
-            } => {
-                for (x, &o) in v.iter_mut().zip(&inputs[i][at..]) {
-                    let o = o as f64;
-                    *x = round(if swapped {
-                        op.apply(o, *x)
-                    } else {
-                        op.apply(*x, o)
-                    });
+            Link::FakeQuant(q) => unary(v, |x| q.apply(x)),
+            Link::Binary { op, other, swapped } => {
+                let other = match other {
+                    Other::Scalar(s) => Operand2::Scalar(s),
+                    Other::Input(i) => Operand2::Full(&inputs[i][at..at + v.len()]),
+                    Other::Row(i, period) => Operand2::Row(inputs[i], period, at),
+                };
+                use FloatBinary as B;
+                match (op, swapped) {
+                    (B::Add, _) => binary(v, other, |x, o| x + o),
+                    (B::Mul, _) => binary(v, other, |x, o| x * o),
+                    (B::Sub, false) => binary(v, other, |x, o| x - o),
+                    (B::Sub, true) => binary(v, other, |x, o| o - x),
+                    (B::Div, false) => binary(v, other, |x, o| x / o),
+                    (B::Div, true) => binary(v, other, |x, o| o / x),
+                    (op, false) => binary(v, other, |x, o| op.apply(x, o)),
+                    (op, true) => binary(v, other, |x, o| op.apply(o, x)),
                 }
+            }
+        }
+    }
+}
+
+/// A binary link's other operand over one block.
+#[derive(Clone, Copy)]
+enum Operand2<'a> {
+    Scalar(f64),
+    /// The block's own elements of a full-size tensor.
+    Full(&'a [f32]),
+    /// A broadcast row: the tensor, its period and the block's first element.
+    Row(&'a [f32], usize, usize),
+}
+
+#[inline(always)]
+fn round(x: f64) -> f64 {
+    x as f32 as f64
+}
+
+#[inline(always)]
+fn unary(v: &mut [f64], f: impl Fn(f64) -> f64) {
+    v.iter_mut().for_each(|x| *x = round(f(*x)));
+}
+
+#[inline(always)]
+fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
+    match other {
+        Operand2::Scalar(s) => v.iter_mut().for_each(|x| *x = round(f(*x, s))),
+        Operand2::Full(o) => v.iter_mut().zip(o).for_each(|(x, &o)| *x = round(f(*x, o as f64))),
+        Operand2::Row(row, period, at) => {
+            for (k, x) in v.iter_mut().enumerate() {
+                *x = round(f(*x, row[(at + k) % period] as f64));
             }
         }
     }
