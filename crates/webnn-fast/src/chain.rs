@@ -28,6 +28,13 @@ enum Other {
     /// Broadcast along the leading dimensions: a slot holding the running value's last
     /// dimensions (a bias row, a mask), element `k` of the value reading `k % period`.
     Row(usize, usize),
+    /// Broadcast along leading and trailing dimensions (a per-channel scale [C, 1, 1] of an
+    /// NCHW value): element `k` reads `(k / inner) % period`. Planned as `Channel` and made
+    /// a `Row` (NHWC storage, channels last) or this once the chain's layout is known.
+    Repeat(usize, usize, usize),
+    /// A [.., C, 1, 1] operand of a 4-D value, before the chain's layout is chosen: the
+    /// slot, C, and H * W.
+    Channel(usize, usize, usize),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -187,9 +194,14 @@ fn one_link(
         return None;
     }
     if !p.same_shape(other, value) {
-        let period = row_period(p, other, value)?;
+        if let Some(period) = row_period(p, other, value) {
+            let i = slot_of(inputs, other);
+            return Some(Link::Binary { op, other: Other::Row(i, period), swapped });
+        }
+        let (period, inner, channel) = repeat_of(p, other, value)?;
         let i = slot_of(inputs, other);
-        return Some(Link::Binary { op, other: Other::Row(i, period), swapped });
+        let other = if channel { Other::Channel(i, period, inner) } else { Other::Repeat(i, period, inner) };
+        return Some(Link::Binary { op, other, swapped });
     }
     let i = slot_of(inputs, other);
     Some(Link::Binary {
@@ -219,6 +231,32 @@ fn row_period(p: &Planner, other: Operand, value: Operand) -> Option<usize> {
     let (o, v) = (p.shape(other), p.shape(value));
     let o = &o[o.iter().position(|&d| d != 1).unwrap_or(o.len())..];
     (o.len() <= v.len() && v[v.len() - o.len()..] == *o).then(|| o.iter().product())
+}
+
+/// For `other` broadcast over leading and trailing dimensions of `value` (its dimensions
+/// other than 1 are one block of `value`'s, aligned to the end as broadcasting aligns them):
+/// the block's element count, the count of the dimensions after it, and whether it is the
+/// channel axis of a 4-D value (whose bytes read the same in NCHW and NHWC).
+fn repeat_of(p: &Planner, other: Operand, value: Operand) -> Option<(usize, usize, bool)> {
+    if !p.orig.desc(other).is_static() || !p.orig.desc(value).is_static() {
+        return None;
+    }
+    let (o, v) = (p.shape(other), p.shape(value));
+    if o.len() > v.len() {
+        return None;
+    }
+    let mut padded = vec![1; v.len() - o.len()];
+    padded.extend(&o);
+    let first = padded.iter().position(|&d| d != 1)?;
+    let end = padded.iter().rposition(|&d| d != 1)? + 1;
+    if padded[first..end] != v[first..end] || end == v.len() {
+        return None;
+    }
+    let channel = v.len() == 4 && first == 1 && end == 2;
+    if p.is_nhwc(other) && !channel {
+        return None;
+    }
+    Some((v[first..end].iter().product(), v[end..].iter().product(), channel))
 }
 
 /// A chain of at least two links starting at node `n`, or `None`.
@@ -273,19 +311,38 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     // in its logical layout.
     // A broadcast row indexes the logical layout: then every operand is read in it.
     let mut periods = vec![None; inputs.len()];
+    let mut channels = vec![false; inputs.len()];
+    let mut rows = false;
     for l in &links {
-        if let Link::Binary { other: Other::Row(i, period), .. } = l {
-            periods[*i] = Some(*period);
+        match l {
+            Link::Binary { other: Other::Row(i, period) | Other::Repeat(i, period, _), .. } => {
+                periods[*i] = Some(*period);
+                rows = true;
+            }
+            Link::Binary { other: Other::Channel(i, period, _), .. } => {
+                periods[*i] = Some(*period);
+                channels[*i] = true;
+            }
+            _ => {}
         }
     }
-    let rows = periods.iter().any(Option::is_some);
     let flag = p.is_nhwc(inputs[0]);
-    let agree = !rows && inputs.iter().all(|&o| p.is_nhwc(o) == flag);
+    let agree = !rows && inputs.iter().zip(&channels).all(|(&o, &c)| c || p.is_nhwc(o) == flag);
+    let nhwc = agree && flag;
+    // A per-channel operand is a row when channels are last, a repeat when they are not.
+    for l in &mut links {
+        if let Link::Binary { other, .. } = l {
+            if let Other::Channel(i, period, inner) = *other {
+                *other = if nhwc { Other::Row(i, period) } else { Other::Repeat(i, period, inner) };
+            }
+        }
+    }
     let slots = inputs
         .iter()
-        .map(|&o| if agree { o.index() } else { p.logical(o) })
+        .zip(&channels)
+        .map(|(&o, &c)| if agree || c { o.index() } else { p.logical(o) })
         .collect();
-    p.set_nhwc(value, agree && flag);
+    p.set_nhwc(value, nhwc);
     Some(Step::Chain(Box::new(ChainStep {
         inputs: slots,
         periods,
@@ -381,6 +438,8 @@ impl ChainStep {
                     Other::Scalar(s) => Operand2::Scalar(s),
                     Other::Input(i) => Operand2::Full(&inputs[i][at..at + v.len()]),
                     Other::Row(i, period) => Operand2::Row(inputs[i], period, at),
+                    Other::Repeat(i, period, inner) => Operand2::Repeat(inputs[i], period, inner, at),
+                    Other::Channel(..) => unreachable!("resolved when the chain is planned"),
                 };
                 use FloatBinary as B;
                 match (op, swapped) {
@@ -406,6 +465,8 @@ enum Operand2<'a> {
     Full(&'a [f32]),
     /// A broadcast row: the tensor, its period and the block's first element.
     Row(&'a [f32], usize, usize),
+    /// A repeat: the tensor, its period, the run each element repeats for, the first element.
+    Repeat(&'a [f32], usize, usize, usize),
 }
 
 #[inline(always)]
@@ -426,6 +487,11 @@ fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
         Operand2::Row(row, period, at) => {
             for (k, x) in v.iter_mut().enumerate() {
                 *x = round(f(*x, row[(at + k) % period] as f64));
+            }
+        }
+        Operand2::Repeat(row, period, inner, at) => {
+            for (k, x) in v.iter_mut().enumerate() {
+                *x = round(f(*x, row[((at + k) / inner) % period] as f64));
             }
         }
     }

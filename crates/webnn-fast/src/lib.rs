@@ -29,6 +29,7 @@
 
 mod approx;
 mod attention;
+mod bnfold;
 mod buffers;
 mod cache;
 mod chain;
@@ -185,7 +186,9 @@ impl FastGraph {
         let widened = widen_float16(graph)?;
         let graph = widened.as_ref().unwrap_or(graph);
         let folded = fold::fold_constants(graph)?;
-        let plan = plan::Planner::new(folded.as_ref().unwrap_or(graph), isa).build()?;
+        let graph = folded.as_ref().unwrap_or(graph);
+        let normalized = bnfold::fold_batch_norms(graph)?;
+        let plan = plan::Planner::new(normalized.as_ref().unwrap_or(graph), isa).build()?;
         let mut last = vec![usize::MAX; plan.graph.operands.len()];
         for (i, step) in plan.steps.iter().enumerate() {
             for slot in step.reads(&plan.graph) {

@@ -183,7 +183,7 @@ fn fake_quantization_pairs_join_chains_exactly() {
 }
 
 /// A bias row and a mask broadcast along the leading dimensions join a chain (either side of
-/// the op), read in the logical layout, equal to the ops one by one.
+/// the op), read in the logical layout, equal to the ops one by one; so does a column.
 #[test]
 fn broadcast_rows_join_chains() {
     let mut g = G::new(31);
@@ -197,13 +197,45 @@ fn broadcast_rows_join_chains() {
     let graph = g.build(&[("y", v)]);
     assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
     assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 3"), "{:?}", steps(&graph, &g));
-    // A row that is not the value's trailing dimensions stays out.
+    // A column (broadcast along the trailing dimension too) joins as a repeat.
     let mut g = G::new(32);
     let x = g.input("x", &[4, 16, 24]);
     let column = g.constant(&[16, 1]);
     let v = g.b.add(x, column, none()).unwrap();
     let v = g.b.tanh(v, none()).unwrap();
     let graph = g.build(&[("y", v)]);
+    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "the column add joins the chain");
+    // One that matches no block of the value's dimensions stays out.
+    let mut g = G::new(33);
+    let x = g.input("x", &[4, 16, 24]);
+    let odd = g.constant(&[4, 1, 24]);
+    let v = g.b.add(x, odd, none()).unwrap();
+    let v = g.b.tanh(v, none()).unwrap();
+    let graph = g.build(&[("y", v)]);
     let (_, reference) = check(&graph, &g.inputs, 0.0);
-    assert_eq!(reference, 1, "the column add runs on the reference kernel");
+    assert_eq!(reference, 1, "the [4, 1, 24] add runs on the reference kernel");
+}
+
+#[test]
+fn per_channel_operands_join_chains_in_either_layout() {
+    // Squeeze-excite style: a [C, 1, 1] scale and a [1, C, 1, 1] shift, after a plain input
+    // (NCHW storage: a repeat) and after a convolution (NHWC storage: a row of channels).
+    let mut g = G::new(5);
+    let x = g.input("x", &[2, 6, 5, 7]);
+    let scale = g.constant(&[6, 1, 1]);
+    let shift = g.input("shift", &[1, 6, 1, 1]);
+    let none = OpOptions::default;
+    let a = g.b.mul(x, scale, none()).unwrap();
+    let a = g.b.add(shift, a, none()).unwrap();
+    let a = g.b.tanh(a, none()).unwrap();
+    let w = g.constant(&[6, 6, 3, 3]);
+    let conv = g.b.conv2d(x, w, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let s = g.b.sigmoid(conv, none()).unwrap();
+    let c = g.b.mul(s, scale, none()).unwrap();
+    let c = g.b.sub(c, shift, none()).unwrap();
+    let graph = g.build(&[("a", a), ("c", c)]);
+    let (_, reference) = check(&graph, &g.inputs, 1e-5);
+    assert_eq!(reference, 0);
+    let s = steps(&graph, &g);
+    assert_eq!(s.iter().filter(|d| d.starts_with("element-wise chain of 3")).count(), 2, "{s:?}");
 }

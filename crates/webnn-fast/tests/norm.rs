@@ -33,7 +33,7 @@ fn batch_normalization_matches_the_reference() {
             let mut g = G::new(4);
             let x = source(&mut g, shape, shape[1], InputLayout::Nchw, conv);
             let c = shape[axis as usize];
-            let mut param = |g: &mut G, name: &str| match params_as_inputs {
+            let param = |g: &mut G, name: &str| match params_as_inputs {
                 true => g.input(name, &[c]),
                 false => g.constant(&[c]),
             };
@@ -83,5 +83,40 @@ fn instance_normalization_matches_the_reference() {
                 assert!(fast > usize::from(conv), "{layout:?} conv {conv}");
             }
         }
+    }
+}
+
+/// A batch normalization with constant statistics after a convolution with constant weights
+/// folds into it: the plan has no normalization step, and the result stays within float32
+/// rounding of the reference's two ops.
+#[test]
+fn batch_normalization_folds_into_the_convolution_before_it() {
+    for (with_bias, layout) in [(false, InputLayout::Nchw), (true, InputLayout::Nhwc)] {
+        let mut g = G::new(9);
+        let shape: &[u32] = if layout == InputLayout::Nchw { &[1, 4, 6, 5] } else { &[1, 6, 5, 4] };
+        let x = g.input("x", shape);
+        let filter = g.constant(&[8, 4, 3, 3]);
+        let bias = with_bias.then(|| g.constant(&[8]));
+        let options = Conv2dOptions { input_layout: layout, bias, padding: Some(vec![1; 4]), ..Default::default() };
+        let y = g.b.conv2d(x, filter, options).unwrap();
+        let alone = g.b.relu(y, OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", alone)]);
+        let conv_steps = check(&graph, &g.inputs, 1e-4);
+        let mut g = G::new(9);
+        let x = g.input("x", shape);
+        let filter = g.constant(&[8, 4, 3, 3]);
+        let bias = with_bias.then(|| g.constant(&[8]));
+        let options = Conv2dOptions { input_layout: layout, bias, padding: Some(vec![1; 4]), ..Default::default() };
+        let y = g.b.conv2d(x, filter, options).unwrap();
+        let (mean, scale, beta) = (g.constant(&[8]), g.constant(&[8]), g.constant(&[8]));
+        let v = g.constant(&[8]);
+        let v = g.b.abs(v, OpOptions::default()).unwrap();
+        let axis = if layout == InputLayout::Nchw { 1 } else { 3 };
+        let options = BatchNormalizationOptions { axis, scale: Some(scale), bias: Some(beta), epsilon: 1e-3, ..Default::default() };
+        let y = g.b.batch_normalization(y, mean, v, options).unwrap();
+        let y = g.b.relu(y, OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        let (fast, reference) = check(&graph, &g.inputs, 1e-4);
+        assert_eq!((fast, reference), conv_steps, "{layout:?}: the steps of the convolution alone");
     }
 }

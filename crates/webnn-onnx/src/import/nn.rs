@@ -13,8 +13,16 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
         "ConvTranspose" => conv(cx, n, a, true),
         "MaxPool" | "AveragePool" | "LpPool" => pool(cx, n, a),
         "GlobalAveragePool" | "GlobalMaxPool" | "GlobalLpPool" => {
-            let rank = cx.rank(a.req(0)?)?;
+            let shape = cx.shape(a.req(0)?)?;
+            let rank = shape.len();
             let x = a.op(cx, 0)?;
+            if rank == 4 && n.op_type != "GlobalLpPool" {
+                // A pool with the whole plane as its window: backends run pools on the
+                // layout they keep (a reduction may need the logical one).
+                let options = Pool2dOptions { label: cx.label.clone(), window_dimensions: Some(vec![shape[2], shape[3]]), ..Default::default() };
+                let y = if n.op_type == "GlobalAveragePool" { cx.b.average_pool2d(x, options)? } else { cx.b.max_pool2d(x, options)? };
+                return one(y);
+            }
             let options = ReduceOptions { label: cx.label.clone(), axes: Some((2..rank as u32).collect()), keep_dimensions: true };
             let y = match n.op_type.as_str() {
                 "GlobalAveragePool" => cx.b.reduce_mean(x, options)?,
