@@ -1,4 +1,5 @@
-//! Batch normalization folded into the convolution before it, at compile: when the
+//! Batch normalization folded into the convolution (or single-group transposed convolution)
+//! before it, at compile: when the
 //! convolution's filter and bias and the normalization's statistics are constants and the
 //! normalization is the convolution's only reader, y = (conv(x, W) + b - mean) * s + beta
 //! with s = gamma / sqrt(var + eps) is conv(x, W * s) + ((b - mean) * s + beta): one
@@ -9,7 +10,7 @@
 
 use std::sync::Arc;
 use webnn_core::graph::Source;
-use webnn_core::ops::{BatchNormalization, Conv2d, Op};
+use webnn_core::ops::{BatchNormalization, Conv2d, ConvTranspose2d, Op};
 use webnn_core::{DataType, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
 
 /// A foldable pair: the convolution's node, the normalization's node, the new filter and bias.
@@ -33,9 +34,17 @@ fn pair(graph: &Graph, readers: &[usize], n: usize) -> Option<Pair> {
         return None;
     };
     let Source::Node { node: c, .. } = graph.info(*input).source else { return None };
-    let Op::Conv2d(Conv2d { filter, options: co, .. }) = &graph.nodes[c].op else { return None };
+    // The filter, the bias, the layout, and the filter's output-channel axis.
+    let (filter, conv_bias, layout, o_axis) = match &graph.nodes[c].op {
+        Op::Conv2d(Conv2d { filter, options: co, .. }) => (filter, co.bias, co.input_layout, co.filter_layout.oihw_axes()[0]),
+        // A transposed convolution's filter holds output channels per group: one group only.
+        Op::ConvTranspose2d(ConvTranspose2d { filter, options: co, .. }) if co.groups == 1 => {
+            (filter, co.bias, co.input_layout, co.filter_layout.iohw_axes()[1])
+        }
+        _ => return None,
+    };
     let is_output = graph.outputs.iter().any(|(_, o)| o == input);
-    let channel_axis = co.input_layout.nchw_axes()[1] as u32;
+    let channel_axis = layout.nchw_axes()[1] as u32;
     if readers[input.index()] != 1 || is_output || bn.axis != channel_axis {
         return None;
     }
@@ -50,12 +59,11 @@ fn pair(graph: &Graph, readers: &[usize], n: usize) -> Option<Pair> {
         Some(b) => floats(graph, b)?,
         None => vec![0.0; channels],
     };
-    let b = match co.bias {
+    let b = match conv_bias {
         Some(b) => floats(graph, b)?,
         None => vec![0.0; channels],
     };
     let shape = graph.desc(*filter).static_shape()?;
-    let o_axis = co.filter_layout.oihw_axes()[0];
     if shape[o_axis] as usize != channels || [&var, &gamma, &beta, &b].iter().any(|v| v.len() != channels) {
         return None;
     }
@@ -71,7 +79,7 @@ fn pair(graph: &Graph, readers: &[usize], n: usize) -> Option<Pair> {
     Some(Pair { conv: c, norm: n, filter, bias })
 }
 
-/// `graph` with its foldable conv2d → batchNormalization pairs folded, or `None`.
+/// `graph` with its foldable convolution → batchNormalization pairs folded, or `None`.
 pub(crate) fn fold_batch_norms(graph: &Graph) -> Result<Option<Graph>> {
     let mut readers = vec![0usize; graph.operands.len()];
     for node in &graph.nodes {
@@ -105,10 +113,15 @@ pub(crate) fn fold_batch_norms(graph: &Graph) -> Result<Option<Graph>> {
             map[o.index()].ok_or_else(missing)?;
         }
         op.remap_operands(&|o: Operand| map[o.index()].unwrap_or(o));
-        if let (Some(p), Op::Conv2d(conv)) = (pairs.iter().find(|p| p.conv == n), &mut op) {
+        if let Some(p) = pairs.iter().find(|p| p.conv == n) {
             let channels = p.bias.len() as u32 / 4;
-            conv.filter = b.constant(graph.desc(graph_filter(graph, n)).clone(), p.filter.clone())?;
-            conv.options.bias = Some(b.constant(OperandDescriptor::new(DataType::Float32, &[channels]), p.bias.clone())?);
+            let filter = b.constant(graph.desc(graph_filter(graph, n)).clone(), p.filter.clone())?;
+            let bias = Some(b.constant(OperandDescriptor::new(DataType::Float32, &[channels]), p.bias.clone())?);
+            match &mut op {
+                Op::Conv2d(c) => (c.filter, c.options.bias) = (filter, bias),
+                Op::ConvTranspose2d(c) => (c.filter, c.options.bias) = (filter, bias),
+                _ => unreachable!("pairs hold convolutions"),
+            }
         }
         for (o, m) in node.outputs.iter().zip(b.add_op(op)?) {
             map[o.index()] = Some(m);
@@ -122,10 +135,11 @@ pub(crate) fn fold_batch_norms(graph: &Graph) -> Result<Option<Graph>> {
     b.build(&outputs).map(Some)
 }
 
-/// The filter operand of conv2d node `n`.
+/// The filter operand of convolution node `n`.
 fn graph_filter(graph: &Graph, n: usize) -> Operand {
     match &graph.nodes[n].op {
         Op::Conv2d(c) => c.filter,
-        _ => unreachable!("pairs hold conv2d nodes"),
+        Op::ConvTranspose2d(c) => c.filter,
+        _ => unreachable!("pairs hold convolutions"),
     }
 }

@@ -18,6 +18,7 @@ use crate::deconv;
 use crate::exec::{Post, Step};
 use crate::matmul;
 use crate::norm;
+use crate::resample;
 use crate::quantized;
 use crate::reduce;
 use crate::rows;
@@ -234,6 +235,7 @@ impl<'g> Planner<'g> {
             Op::Concat(a) => copy::plan(self, n, a),
             Op::ConvTranspose2d(a) => deconv::plan(self, n, a),
             Op::Pad(a) => copy::plan_pad(self, n, a),
+            Op::Resample2d(a) => resample::plan(self, n, a),
             Op::Transpose(a) => copy::plan_transpose(self, n, a),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
@@ -308,7 +310,6 @@ impl<'g> Planner<'g> {
             | Op::ReduceSum(_)
             | Op::ReduceSumSquare(_)
             | Op::L2Pool2d(_)
-            | Op::Resample2d(_)
             | Op::Gru(_)
             | Op::GruCell(_)
             | Op::Lstm(_)

@@ -120,3 +120,29 @@ fn batch_normalization_folds_into_the_convolution_before_it() {
         assert_eq!((fast, reference), conv_steps, "{layout:?}: the steps of the convolution alone");
     }
 }
+
+/// The same after a single-group transposed convolution (the upsampling of a detection head).
+#[test]
+fn batch_normalization_folds_into_a_transposed_convolution() {
+    let build = |g: &mut G, with_norm: bool| {
+        let x = g.input("x", &[1, 4, 5, 6]);
+        let filter = g.constant(&[4, 3, 2, 2]);
+        let options = ConvTranspose2dOptions { strides: Some(vec![2, 2]), ..Default::default() };
+        let y = g.b.conv_transpose2d(x, filter, options).unwrap();
+        if !with_norm {
+            return y;
+        }
+        let (mean, scale, beta, v) = (g.constant(&[3]), g.constant(&[3]), g.constant(&[3]), g.constant(&[3]));
+        let v = g.b.abs(v, OpOptions::default()).unwrap();
+        let options = BatchNormalizationOptions { scale: Some(scale), bias: Some(beta), epsilon: 1e-3, ..Default::default() };
+        g.b.batch_normalization(y, mean, v, options).unwrap()
+    };
+    let mut g = G::new(10);
+    let alone = build(&mut g, false);
+    let graph = g.build(&[("y", alone)]);
+    let deconv_steps = check(&graph, &g.inputs, 1e-4);
+    let mut g = G::new(10);
+    let y = build(&mut g, true);
+    let graph = g.build(&[("y", y)]);
+    assert_eq!(check(&graph, &g.inputs, 1e-4), deconv_steps);
+}

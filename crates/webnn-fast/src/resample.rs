@@ -1,0 +1,134 @@
+//! resample2d (nearest neighbour and linear, float32) as a gather over precomputed taps: per
+//! resampled axis, each output index's two source indices and weight, computed with the
+//! reference kernel's half-pixel arithmetic and blended in f64 as it blends, so results are
+//! bit for bit the reference's. A value stored NHWC is resampled where it lies (its spatial
+//! axes are the storage's axes 1 and 2) and stays NHWC.
+
+use crate::exec::{Ctx, Step, Values};
+use crate::plan::Planner;
+use crate::pool::SharedMut;
+use webnn_core::ops::{InterpolationMode, Resample2d};
+use webnn_core::{Error, Result};
+
+/// Rows of output per task: enough to outweigh starting it.
+const TASK: usize = 16_384;
+
+pub(crate) struct ResampleStep {
+    input: usize,
+    out: usize,
+    /// Physical (storage-order) shapes.
+    in_shape: [usize; 4],
+    out_shape: [usize; 4],
+    /// Per physical axis, per output index: (first source, second source, weight of the
+    /// second). Axes not resampled map each index to itself.
+    taps: [Vec<(usize, usize, f64)>; 4],
+    /// The resampled physical axes, in order.
+    axes: [usize; 2],
+}
+
+/// The reference's half-pixel taps of one axis (webnn-cpu `kernels/pool.rs`).
+fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode>) -> Vec<(usize, usize, f64)> {
+    let last = in_size.saturating_sub(1);
+    (0..out_size)
+        .map(|o| {
+            let Some(mode) = mode else { return (o.min(last), o.min(last), 0.0) };
+            let coord = ((o as f64 + 0.5) * in_size as f64 / out_size as f64 - 0.5).clamp(0.0, last as f64);
+            match mode {
+                InterpolationMode::NearestNeighbor => {
+                    let i = ((coord - 0.5).ceil().max(0.0) as usize).min(last);
+                    (i, i, 0.0)
+                }
+                InterpolationMode::Linear => {
+                    let x0 = (coord.floor() as usize).min(last);
+                    let x1 = (coord.ceil() as usize).min(last);
+                    (x0, x1, coord - x0 as f64)
+                }
+            }
+        })
+        .collect()
+}
+
+fn lerp(a: f64, b: f64, t: f64) -> f64 {
+    if t == 0.0 {
+        a
+    } else {
+        a * (1.0 - t) + b * t
+    }
+}
+
+pub(crate) fn plan(p: &mut Planner, n: usize, a: &Resample2d) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(y) || !p.orig.desc(y).is_static() || !p.orig.desc(a.input).is_static() {
+        return None;
+    }
+    let (xs, ys) = (p.shape(a.input), p.shape(y));
+    let logical_axes = match &a.options.axes {
+        Some(v) if v.len() == 2 => [v[0] as usize, v[1] as usize],
+        _ => [2, 3],
+    };
+    // NHWC storage of NCHW logical axes: logical d lives at physical position perm[d].
+    let nhwc = p.is_nhwc(a.input) && logical_axes == [2, 3];
+    let (input, order) = if nhwc { (a.input.index(), [0, 2, 3, 1]) } else { (p.logical(a.input), [0, 1, 2, 3]) };
+    p.set_nhwc(y, nhwc);
+    // order[physical] = the logical axis stored there.
+    let phys = |s: &[usize]| -> [usize; 4] { [s[order[0]], s[order[1]], s[order[2]], s[order[3]]] };
+    let (in_shape, out_shape) = (phys(&xs), phys(&ys));
+    let resampled = |logical: usize| logical_axes.contains(&logical).then_some(a.options.mode);
+    let taps = [0, 1, 2, 3].map(|d| axis_taps(in_shape[d], out_shape[d], resampled(order[d])));
+    let mut axes = [0usize; 2];
+    for (k, &l) in logical_axes.iter().enumerate() {
+        axes[k] = order.iter().position(|&o| o == l)?;
+    }
+    Some(Step::Resample(Box::new(ResampleStep { input, out: y.index(), in_shape, out_shape, taps, axes })))
+}
+
+impl ResampleStep {
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        format!("resample {:?} -> {:?}", self.in_shape, self.out_shape)
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let s = self.in_shape;
+        if values.f32(self.input)?.len() != s.iter().product::<usize>() {
+            return Err(Error::operation_error("resample2d: the input's size differs from the plan's"));
+        }
+        let strides = [s[1] * s[2] * s[3], s[2] * s[3], s[3], 1];
+        let o = self.out_shape;
+        let last = o[3];
+        let rows = o[0] * o[1] * o[2];
+        let [ya, yb] = self.axes;
+        let mut y = values.alloc(rows * last);
+        {
+            let x = values.f32(self.input)?;
+            let dst = SharedMut::new(&mut y);
+            let per = (TASK / last).max(1);
+            ctx.pool.run(rows.div_ceil(per), &|t| {
+                let range = t * per..((t + 1) * per).min(rows);
+                // SAFETY: each task writes its own rows.
+                let out = unsafe { dst.range(range.start * last, range.len() * last) };
+                for (r, row) in range.zip(out.chunks_exact_mut(last)) {
+                    let idx = [r / (o[1] * o[2]), (r / o[2]) % o[1], r % o[2]];
+                    for (i3, v) in row.iter_mut().enumerate() {
+                        let at = [idx[0], idx[1], idx[2], i3];
+                        let mut base = 0;
+                        for d in 0..4 {
+                            if d != ya && d != yb {
+                                base += self.taps[d][at[d]].0 * strides[d];
+                            }
+                        }
+                        let (a0, a1, ta) = self.taps[ya][at[ya]];
+                        let (b0, b1, tb) = self.taps[yb][at[yb]];
+                        let px = |i: usize, j: usize| x[base + i * strides[ya] + j * strides[yb]] as f64;
+                        *v = lerp(lerp(px(a0, b0), px(a1, b0), ta), lerp(px(a0, b1), px(a1, b1), ta), tb) as f32;
+                    }
+                }
+            });
+        }
+        values.put(self.out, self.out_shape.to_vec(), y);
+        Ok(())
+    }
+}
