@@ -42,6 +42,7 @@ pub(crate) enum Step {
     Resample(Box<crate::resample::ResampleStep>),
     Permute(Box<crate::copy::Permute>),
     Softmax(Box<crate::lanes::SoftmaxStep>),
+    Reduce(Box<crate::reduce_lanes::ReduceStep>),
     LayerNorm(Box<crate::lanes::LayerNormStep>),
     /// `out = clamp(a op b)` element-wise over equal shapes; `kind: None` is a lone clamp of `a`.
     Binary {
@@ -117,6 +118,7 @@ impl Step {
             Step::Resample(r) => r.describe(),
             Step::Permute(t) => t.describe(),
             Step::Softmax(s) => s.describe(),
+            Step::Reduce(r) => r.describe(),
             Step::LayerNorm(l) => l.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
@@ -151,6 +153,7 @@ impl Step {
             Step::Resample(r) => r.reads(),
             Step::Permute(t) => t.reads(),
             Step::Softmax(s) => s.reads(),
+            Step::Reduce(r) => r.reads(),
             Step::LayerNorm(l) => l.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
             Step::ToNchw { src, .. } => vec![*src],
@@ -347,6 +350,7 @@ pub(crate) fn run(
             Step::Resample(r) => r.run(ctx, &mut values)?,
             Step::Permute(t) => t.run(ctx, &mut values)?,
             Step::Softmax(s) => s.run(ctx, &mut values)?,
+            Step::Reduce(r) => r.run(ctx, &mut values)?,
             Step::LayerNorm(l) => l.run(ctx, &mut values)?,
             Step::Binary {
                 kind,

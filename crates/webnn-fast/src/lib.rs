@@ -47,6 +47,7 @@ mod plan;
 mod pool;
 mod quantized;
 mod reduce;
+mod reduce_lanes;
 mod resample;
 mod rows;
 mod simd;

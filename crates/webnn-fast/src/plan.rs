@@ -19,6 +19,7 @@ use crate::exec::{Post, Step};
 use crate::matmul;
 use crate::norm;
 use crate::resample;
+use crate::reduce_lanes::{self, Fold};
 use crate::quantized;
 use crate::reduce;
 use crate::rows;
@@ -239,6 +240,13 @@ impl<'g> Planner<'g> {
             Op::Transpose(a) => copy::plan_transpose(self, n, a),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
+            Op::ReduceMean(a) => reduce_lanes::plan(self, n, Fold::Mean, a),
+            Op::ReduceSum(a) => reduce_lanes::plan(self, n, Fold::Sum, a),
+            Op::ReduceMax(a) => reduce_lanes::plan(self, n, Fold::Max, a),
+            Op::ReduceMin(a) => reduce_lanes::plan(self, n, Fold::Min, a),
+            Op::ReduceL1(a) => reduce_lanes::plan(self, n, Fold::L1, a),
+            Op::ReduceL2(a) => reduce_lanes::plan(self, n, Fold::L2, a),
+            Op::ReduceSumSquare(a) => reduce_lanes::plan(self, n, Fold::SumSquare, a),
             Op::LayerNormalization(a) => lanes::plan_layer_norm(self, n, a),
             Op::InstanceNormalization(a) => norm::plan_instance(self, n, a),
             Op::Clamp(a) => {
@@ -299,16 +307,9 @@ impl<'g> Planner<'g> {
             | Op::ArgMin(_)
             | Op::ArgMax(_)
             | Op::CumulativeSum(_)
-            | Op::ReduceL1(_)
-            | Op::ReduceL2(_)
             | Op::ReduceLogSum(_)
             | Op::ReduceLogSumExp(_)
-            | Op::ReduceMax(_)
-            | Op::ReduceMean(_)
-            | Op::ReduceMin(_)
             | Op::ReduceProduct(_)
-            | Op::ReduceSum(_)
-            | Op::ReduceSumSquare(_)
             | Op::L2Pool2d(_)
             | Op::Gru(_)
             | Op::GruCell(_)

@@ -111,19 +111,31 @@ impl ResampleStep {
                 // SAFETY: each task writes its own rows.
                 let out = unsafe { dst.range(range.start * last, range.len() * last) };
                 for (r, row) in range.zip(out.chunks_exact_mut(last)) {
-                    let idx = [r / (o[1] * o[2]), (r / o[2]) % o[1], r % o[2]];
-                    for (i3, v) in row.iter_mut().enumerate() {
-                        let at = [idx[0], idx[1], idx[2], i3];
-                        let mut base = 0;
-                        for d in 0..4 {
-                            if d != ya && d != yb {
-                                base += self.taps[d][at[d]].0 * strides[d];
-                            }
+                    let at = [r / (o[1] * o[2]), (r / o[2]) % o[1], r % o[2]];
+                    // The row's offset along the axes it fixes that are not resampled.
+                    let base: usize = (0..3).filter(|&d| d != ya && d != yb).map(|d| self.taps[d][at[d]].0 * strides[d]).sum();
+                    let (a0, a1, ta) = self.taps[ya][at[ya]];
+                    let (sa0, sa1) = (base + a0 * strides[ya], base + a1 * strides[ya]);
+                    if yb == 3 {
+                        // The last axis is resampled: its taps vary along the row.
+                        for (v, &(b0, b1, tb)) in row.iter_mut().zip(&self.taps[3]) {
+                            let px = |s: usize, j: usize| x[s + j] as f64;
+                            *v = lerp(lerp(px(sa0, b0), px(sa1, b0), ta), lerp(px(sa0, b1), px(sa1, b1), ta), tb) as f32;
                         }
-                        let (a0, a1, ta) = self.taps[ya][at[ya]];
-                        let (b0, b1, tb) = self.taps[yb][at[yb]];
-                        let px = |i: usize, j: usize| x[base + i * strides[ya] + j * strides[yb]] as f64;
-                        *v = lerp(lerp(px(a0, b0), px(a1, b0), ta), lerp(px(a0, b1), px(a1, b1), ta), tb) as f32;
+                        continue;
+                    }
+                    // Both resampled axes are fixed by the row: four source runs blended
+                    // (or, nearest, one copied), as the reference blends each element.
+                    let (b0, b1, tb) = self.taps[yb][at[yb]];
+                    let run = |s: usize, j: usize| &x[s + j * strides[yb]..s + j * strides[yb] + last];
+                    let (p00, p10, p01, p11) = (run(sa0, b0), run(sa1, b0), run(sa0, b1), run(sa1, b1));
+                    if ta == 0.0 && tb == 0.0 {
+                        row.copy_from_slice(p00);
+                        continue;
+                    }
+                    for (i, v) in row.iter_mut().enumerate() {
+                        let f = |p: &[f32]| p[i] as f64;
+                        *v = lerp(lerp(f(p00), f(p10), ta), lerp(f(p01), f(p11), ta), tb) as f32;
                     }
                 }
             });
