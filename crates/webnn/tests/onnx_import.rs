@@ -154,3 +154,47 @@ fn onnx_package_cnns_match_their_reference_outputs_and_onnx_runtime() {
         assert!(d <= 1e-3, "{stem}: differs from its reference output by {d}");
     }
 }
+
+/// Silero's voice activity detector (PyPI `silero-vad`, its If-free opset-18 export),
+/// streaming: four 512-sample chunks at 16 kHz, the LSTM state fed back, against ONNX
+/// Runtime doing the same. The model branches on its sample-rate input, which the import
+/// fixes (`ImportOptions::with_value`), so the 16 kHz branch is the graph.
+#[test]
+fn silero_vad_streams_like_onnx_runtime() {
+    let path = models().join("silero_vad/data/silero_vad_op18_ifless.onnx");
+    let bytes = std::fs::read(&path).unwrap();
+    let model = onnx::decode_model(&bytes).unwrap();
+    let sr = onnx::Host::from_ints(DataType::Int64, vec![], &[16000]);
+    let options = ImportOptions::default().with_dims("batch=1,sequence=512").unwrap().with_value("sr", sr);
+    let graph = onnx::import_model(&model, &options).unwrap().graph;
+    assert!(graph.input_desc("sr").is_none(), "sr is a constant of the graph");
+    let mut fast = webnn::FastBackend::new(1).compile(&graph).unwrap();
+    // ONNX Runtime runs the file as it is, sr an input.
+    let mut reference = onnx::reference_model(&model, &graph);
+    let sr_desc = OperandDescriptor::new(DataType::Int64, &[]);
+    reference.inputs.push(webnn_onnx::Boundary { name: "sr".into(), onnx_name: "sr".into(), desc: sr_desc.clone() });
+    let mut ort = OrtBackend::new().unwrap().standard_onnx().compile_model(&reference).unwrap();
+    let sr_tensor = HostTensor { desc: sr_desc, bytes: 16000i64.to_le_bytes().to_vec() };
+    let state_desc = graph.input_desc("state").unwrap().clone();
+    let mut state = HostTensor { desc: state_desc.clone(), bytes: vec![0; state_desc.max_byte_length().unwrap() as usize] };
+    let mut ort_state = state.clone();
+    for chunk in 0..4u32 {
+        // A tone that grows louder chunk by chunk over a little noise.
+        let noise = input(graph.input_desc("input").unwrap(), chunk + 1, -0.01, 0.01);
+        let samples: Vec<u8> = floats(&noise)
+            .iter()
+            .enumerate()
+            .flat_map(|(i, n)| (n + 0.2 * chunk as f32 * (i as f32 * 0.06).sin()).to_le_bytes())
+            .collect();
+        let audio = HostTensor { desc: noise.desc.clone(), bytes: samples };
+        let ours = fast.dispatch(&[("input", &audio), ("state", &state)]).unwrap();
+        let theirs = ort.dispatch(&[("input", &audio), ("state", &ort_state), ("sr", &sr_tensor)]).unwrap();
+        let pick = |v: &[(String, HostTensor)], n: &str| v.iter().find(|(k, _)| k == n).unwrap().1.clone();
+        let (p, q) = (floats(&pick(&ours, "output")), floats(&pick(&theirs, "output")));
+        let d = max_diff(&p, &q).max(max_diff(&floats(&pick(&ours, "stateN")), &floats(&pick(&theirs, "stateN"))));
+        println!("silero chunk {chunk}: speech probability {:.4} (ONNX Runtime {:.4}), max |diff| {d:.1e}", p[0], q[0]);
+        assert!(d <= 1e-4, "chunk {chunk}: {d}");
+        state = HostTensor { desc: state_desc.clone(), bytes: pick(&ours, "stateN").bytes };
+        ort_state = HostTensor { desc: state_desc.clone(), bytes: pick(&theirs, "stateN").bytes };
+    }
+}

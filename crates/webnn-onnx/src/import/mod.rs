@@ -50,9 +50,19 @@ pub struct ImportOptions {
     pub shapes: HashMap<String, Vec<u32>>,
     /// The directory external data files are read from (the model's own, for files).
     pub dir: Option<PathBuf>,
+    /// Inputs given a value at import, by name: they become constants, so what the model
+    /// computes from them (an `If` on a sample rate, a shape) is folded. The graph no longer
+    /// has these inputs.
+    pub values: HashMap<String, Host>,
 }
 
 impl ImportOptions {
+    /// Gives the input `name` the value `v` at import (an int64 scalar, say a sample rate).
+    pub fn with_value(mut self, name: &str, v: Host) -> ImportOptions {
+        self.values.insert(name.to_owned(), v);
+        self
+    }
+
     /// Parses `name=size` (a dim_param fixed), `name<=size` (bounded) and `input=1x3x224x224`
     /// (an input's whole shape), comma separated.
     pub fn with_dims(mut self, spec: &str) -> Result<ImportOptions> {
@@ -144,6 +154,20 @@ pub fn import_model(model: &ModelProto, options: &ImportOptions) -> Result<Impor
         let name = vi.name.clone().unwrap_or_default();
         // Inputs with an initializer of the same name are constants with a default (IR < 4).
         if cx.values.contains_key(&name) {
+            continue;
+        }
+        if let Some(v) = options.values.get(&name) {
+            // The declared type must match; its dim_params need no value.
+            let declared = input_descriptor(vi, &ImportOptions::default()).ok();
+            if declared.as_ref().is_some_and(|d| d.data_type != v.dt || d.is_static() && d.static_shape() != Some(v.dims_u32())) {
+                return Err(Error::type_error(format!(
+                    "the value given for input '{name}' is {} {:?}, the model declares {}",
+                    v.dt,
+                    v.shape,
+                    declared.map(|d| d.to_string()).unwrap_or_default()
+                )));
+            }
+            cx.values.insert(name, Value::Host(v.clone()));
             continue;
         }
         let desc = input_descriptor(vi, options)?;

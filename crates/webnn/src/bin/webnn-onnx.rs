@@ -7,7 +7,8 @@
 //!                                                  static shapes, WebNN's semantics)
 //!
 //! SPEC fixes dim_params (`batch=1`), bounds them (`seq<=2048`) or gives an input its whole
-//! shape (`x=1x3x224x224`), comma separated. Inputs not given are filled with values in
+//! shape (`x=1x3x224x224`), comma separated. `--value NAME=INTEGER` fixes an int64 scalar
+//! input at import (a sample rate the model branches on). Inputs not given are filled with values in
 //! [0, 1) (integers: 0..10). `run` prints each output's shape, its first values and its
 //! checksum, and writes `NAME.npy` files into DIR.
 
@@ -25,7 +26,7 @@ fn main() {
 }
 
 fn usage() -> String {
-    "usage: webnn-onnx inspect|run|convert MODEL [OUT] [--dims SPEC] [--backend B] [--threads N] [--input NAME=FILE.npy] [--out DIR] [--runs N]".into()
+    "usage: webnn-onnx inspect|run|convert MODEL [OUT] [--dims SPEC] [--value NAME=INTEGER] [--backend B] [--threads N] [--input NAME=FILE.npy] [--out DIR] [--runs N]".into()
 }
 
 struct Flags {
@@ -36,10 +37,12 @@ struct Flags {
     inputs: Vec<(String, PathBuf)>,
     out: Option<PathBuf>,
     runs: usize,
+    /// Inputs given an int64 scalar value at import (`--value sr=16000`).
+    values: Vec<(String, i64)>,
 }
 
 fn parse(args: Vec<String>) -> Result<Flags, String> {
-    let mut f = Flags { positional: Vec::new(), dims: String::new(), backend: "fast".into(), threads: 0, inputs: Vec::new(), out: None, runs: 1 };
+    let mut f = Flags { positional: Vec::new(), dims: String::new(), backend: "fast".into(), threads: 0, inputs: Vec::new(), out: None, runs: 1, values: Vec::new() };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -49,6 +52,11 @@ fn parse(args: Vec<String>) -> Result<Flags, String> {
             "--threads" => f.threads = value("--threads")?.parse().map_err(|_| "--threads takes a number")?,
             "--runs" => f.runs = value("--runs")?.parse().map_err(|_| "--runs takes a number")?,
             "--out" => f.out = Some(PathBuf::from(value("--out")?)),
+            "--value" => {
+                let v = value("--value")?;
+                let (n, x) = v.split_once('=').ok_or("--value takes NAME=INTEGER")?;
+                f.values.push((n.to_owned(), x.parse().map_err(|_| "--value takes NAME=INTEGER")?));
+            }
             "--input" => {
                 let v = value("--input")?;
                 let (n, p) = v.split_once('=').ok_or("--input takes NAME=FILE.npy")?;
@@ -65,7 +73,10 @@ fn cli(args: Vec<String>) -> Result<(), String> {
     let f = parse(args)?;
     let (Some(cmd), Some(model)) = (f.positional.first(), f.positional.get(1)) else { return Err(usage()) };
     let path = Path::new(model);
-    let options = ImportOptions::default().with_dims(&f.dims).map_err(|e| e.to_string())?;
+    let mut options = ImportOptions::default().with_dims(&f.dims).map_err(|e| e.to_string())?;
+    for (name, v) in &f.values {
+        options = options.with_value(name, onnx::Host::from_ints(DataType::Int64, vec![], &[*v]));
+    }
     match cmd.as_str() {
         "inspect" => {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
