@@ -8,10 +8,9 @@
 //! convolution. The folded constants are computed in f64 and rounded once, so results move
 //! by float32 rounding only.
 
-use std::sync::Arc;
 use webnn_core::graph::Source;
 use webnn_core::ops::{BatchNormalization, Conv2d, ConvTranspose2d, Op};
-use webnn_core::{DataType, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
+use webnn_core::{DataType, Graph, Operand, OperandDescriptor, Result};
 
 /// A foldable pair: the convolution's node, the normalization's node, the new filter and bias.
 struct Pair {
@@ -91,28 +90,11 @@ pub(crate) fn fold_batch_norms(graph: &Graph) -> Result<Option<Graph>> {
     if pairs.is_empty() {
         return Ok(None);
     }
-    let mut b = GraphBuilder::new();
-    let mut map: Vec<Option<Operand>> = vec![None; graph.operands.len()];
-    for (i, info) in graph.operands.iter().enumerate() {
-        map[i] = match &info.source {
-            Source::Input(name) => Some(b.input(name, info.desc.clone())?),
-            Source::Constant(data) => Some(b.constant_shared(info.desc.clone(), Arc::clone(data))?),
-            Source::Node { .. } => None,
-        };
-    }
-    let missing = || webnn_core::Error::operation_error("the graph is not in topological order");
-    for (n, node) in graph.nodes.iter().enumerate() {
-        if let Some(p) = pairs.iter().find(|p| p.norm == n) {
-            // The normalization's result is the folded convolution's.
-            let conv_out = graph.nodes[p.conv].outputs[0];
-            map[node.outputs[0].index()] = map[conv_out.index()];
-            continue;
+    webnn_core::passes::rebuild(graph, |b, n, mut op| {
+        if pairs.iter().any(|p| p.norm == n) {
+            // The normalization's result is the folded convolution's: its input, here.
+            return Ok(op.operands()[..1].to_vec());
         }
-        let mut op = node.op.clone();
-        for o in op.operands() {
-            map[o.index()].ok_or_else(missing)?;
-        }
-        op.remap_operands(&|o: Operand| map[o.index()].unwrap_or(o));
         if let Some(p) = pairs.iter().find(|p| p.conv == n) {
             let channels = p.bias.len() as u32 / 4;
             let filter = b.constant(graph.desc(graph_filter(graph, n)).clone(), p.filter.clone())?;
@@ -123,16 +105,9 @@ pub(crate) fn fold_batch_norms(graph: &Graph) -> Result<Option<Graph>> {
                 _ => unreachable!("pairs hold convolutions"),
             }
         }
-        for (o, m) in node.outputs.iter().zip(b.add_op(op)?) {
-            map[o.index()] = Some(m);
-        }
-    }
-    let outputs: Vec<(&str, Operand)> = graph
-        .outputs
-        .iter()
-        .map(|(name, o)| Ok((name.as_str(), map[o.index()].ok_or_else(missing)?)))
-        .collect::<Result<_>>()?;
-    b.build(&outputs).map(Some)
+        b.add_op(op)
+    })
+    .map(Some)
 }
 
 /// The filter operand of convolution node `n`.

@@ -10,7 +10,6 @@
 //! linear kernels read packed (`fusion::quantized_linears`), which stay narrow in memory.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use webnn_core::graph::Source;
 use webnn_core::{Backend, Graph, GraphBuilder, Operand, Result};
 
@@ -38,44 +37,20 @@ pub(crate) fn fold_constants(graph: &Graph) -> Result<Option<Graph>> {
     if !folded.contains(&true) {
         return Ok(None);
     }
-    let mut b = GraphBuilder::new();
-    let mut map: Vec<Option<Operand>> = vec![None; graph.operands.len()];
-    for (i, info) in graph.operands.iter().enumerate() {
-        map[i] = match &info.source {
-            Source::Input(name) => Some(b.input(name, info.desc.clone())?),
-            Source::Constant(data) => Some(b.constant_shared(info.desc.clone(), Arc::clone(data))?),
-            Source::Node { .. } => None,
-        };
-    }
-    let missing = || webnn_core::Error::operation_error("the graph is not in topological order");
     // The folded values by operand index, for the folded nodes that read them.
     let mut known: HashMap<usize, Vec<u8>> = HashMap::new();
-    for (n, node) in graph.nodes.iter().enumerate() {
-        let outputs = if folded[n] {
-            let mut outs = Vec::new();
-            for ((desc, bytes), o) in evaluate(graph, n, &known)?.into_iter().zip(&node.outputs) {
-                outs.push(b.constant(desc, bytes.clone())?);
-                known.insert(o.index(), bytes);
-            }
-            outs
-        } else {
-            let mut op = node.op.clone();
-            for o in op.operands() {
-                map[o.index()].ok_or_else(missing)?;
-            }
-            op.remap_operands(&|o: Operand| map[o.index()].unwrap_or(o));
-            b.add_op(op)?
-        };
-        for (o, m) in node.outputs.iter().zip(outputs) {
-            map[o.index()] = Some(m);
+    webnn_core::passes::rebuild(graph, |b, n, op| {
+        if !folded[n] {
+            return b.add_op(op);
         }
-    }
-    let outputs: Vec<(&str, Operand)> = graph
-        .outputs
-        .iter()
-        .map(|(name, o)| Ok((name.as_str(), map[o.index()].ok_or_else(missing)?)))
-        .collect::<Result<_>>()?;
-    b.build(&outputs).map(Some)
+        let mut outs = Vec::new();
+        for ((desc, bytes), o) in evaluate(graph, n, &known)?.into_iter().zip(&graph.nodes[n].outputs) {
+            outs.push(b.constant(desc, bytes.clone())?);
+            known.insert(o.index(), bytes);
+        }
+        Ok(outs)
+    })
+    .map(Some)
 }
 
 /// Node `n` (all of whose operands are constants, or folded values in `known`) on the

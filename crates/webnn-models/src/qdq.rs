@@ -5,7 +5,6 @@
 //! for the tensor). The activation scale is fixed, not calibrated: the graph has the QDQ
 //! model's shape and cost, for benchmarks and backend agreement tests, not its accuracy.
 
-use webnn_core::graph::Source;
 use webnn_core::ops::{Op, OpOptions};
 use webnn_core::{DataType, Error, Graph, GraphBuilder, Operand, OperandDescriptor, Result};
 
@@ -15,51 +14,25 @@ const ACTIVATION_SCALE: f32 = 0.05;
 /// `graph` with its float32 conv2d filters and gemm B matrices quantized to int8 and its
 /// conv2d/gemm inputs quantized to uint8, as described above.
 pub fn qdq(graph: &Graph) -> Result<Graph> {
-    let mut b = GraphBuilder::new();
-    let mut map: Vec<Option<Operand>> = vec![None; graph.operands.len()];
-    for (i, info) in graph.operands.iter().enumerate() {
-        map[i] = match &info.source {
-            Source::Input(name) => Some(b.input(name, info.desc.clone())?),
-            Source::Constant(data) => Some(b.constant_shared(info.desc.clone(), data.clone())?),
-            Source::Node { .. } => None,
-        };
-    }
-    let missing = || Error::operation_error("the graph is not in topological order");
-    for node in &graph.nodes {
-        let mut op = node.op.clone();
-        for o in op.operands() {
-            map[o.index()].ok_or_else(missing)?;
-        }
-        let weights = |o: Operand| graph.constant_data(o).filter(|_| graph.desc(o).data_type == DataType::Float32);
-        let (input, weight) = match &node.op {
+    let weights = |o: Operand| graph.constant_data(o).filter(|_| graph.desc(o).data_type == DataType::Float32);
+    webnn_core::passes::rebuild(graph, |b, n, mut op| {
+        // The old graph's operands say which weights are constants; `op` holds the new ones.
+        let (input, weight) = match &graph.nodes[n].op {
             Op::Conv2d(c) => (c.input, c.filter),
             Op::Gemm(g) => (g.a, g.b),
-            _ => (node.outputs[0], node.outputs[0]),
+            _ => return b.add_op(op),
         };
-        let fresh = |o: Operand| map[o.index()].ok_or_else(missing);
-        let replaced = match weights(weight) {
-            Some(data) if input != weight => {
-                let x = fake_quantize(&mut b, fresh(input)?, graph.desc(input))?;
-                let w = dequantized_weight(&mut b, graph.desc(weight), data)?;
-                Some((x, w))
-            }
-            _ => None,
-        };
-        op.remap_operands(&|o: Operand| match replaced {
-            Some((x, _)) if o == input => x,
-            Some((_, w)) if o == weight => w,
-            _ => map[o.index()].unwrap_or(o),
-        });
-        for (o, n) in node.outputs.iter().zip(b.add_op(op)?) {
-            map[o.index()] = Some(n);
+        if let Some(data) = weights(weight).filter(|_| input != weight) {
+            let (x, w) = match &mut op {
+                Op::Conv2d(c) => (&mut c.input, &mut c.filter),
+                Op::Gemm(g) => (&mut g.a, &mut g.b),
+                _ => unreachable!("matched above"),
+            };
+            *x = fake_quantize(b, *x, graph.desc(input))?;
+            *w = dequantized_weight(b, graph.desc(weight), data)?;
         }
-    }
-    let outputs: Vec<(&str, Operand)> = graph
-        .outputs
-        .iter()
-        .map(|(name, o)| Ok((name.as_str(), map[o.index()].ok_or_else(missing)?)))
-        .collect::<Result<_>>()?;
-    b.build(&outputs)
+        b.add_op(op)
+    })
 }
 
 /// A scale (and zero point) of `value` for every element of a tensor of `rank`.
@@ -96,4 +69,30 @@ fn dequantized_weight(b: &mut GraphBuilder, desc: &OperandDescriptor, data: &[u8
     let scale = b.constant(OperandDescriptor::new(DataType::Float32, &scale_shape), scale_bytes)?;
     let zero = b.constant(OperandDescriptor::new(DataType::Int8, &scale_shape), vec![0; rows])?;
     b.dequantize_linear(q, scale, zero, OpOptions::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use webnn_core::ops::Op;
+
+    /// Every conv2d and gemm of MobileNetV2 reads a fake-quantized input and dequantized
+    /// int8 weights; the rest of the graph is as it was.
+    #[test]
+    fn mobilenet_gets_a_qdq_pair_per_product() {
+        let g = crate::mobilenet_v2(1).unwrap();
+        let q = super::qdq(&g).unwrap();
+        let count = |g: &webnn_core::Graph, f: &dyn Fn(&Op) -> bool| g.nodes.iter().filter(|n| f(&n.op)).count();
+        let products = count(&g, &|op| matches!(op, Op::Conv2d(_) | Op::Gemm(_)));
+        assert!(products > 50);
+        assert_eq!(count(&q, &|op| matches!(op, Op::QuantizeLinear(_))), products);
+        assert_eq!(count(&q, &|op| matches!(op, Op::DequantizeLinear(_))), 2 * products);
+        assert_eq!(q.nodes.len(), g.nodes.len() + 3 * products);
+        for n in &q.nodes {
+            if let Op::Conv2d(c) = &n.op {
+                let producer = |o: webnn_core::Operand| q.nodes.iter().find(|m| m.outputs.contains(&o)).map(|m| m.op.kind());
+                assert_eq!(producer(c.input), Some(webnn_core::OpKind::DequantizeLinear));
+                assert_eq!(producer(c.filter), Some(webnn_core::OpKind::DequantizeLinear));
+            }
+        }
+    }
 }

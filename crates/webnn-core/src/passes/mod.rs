@@ -29,6 +29,25 @@ pub fn expand(graph: &Graph, select: &dyn Fn(OpKind) -> bool) -> Result<Graph> {
     if !graph.nodes.iter().any(|n| picked(n.op.kind())) {
         return Ok(graph.clone());
     }
+    rebuild(graph, |b, _, op| {
+        if picked(op.kind()) {
+            recurrent::expand(b, &op).map_err(|e| e.at(op.name(), op.label()))
+        } else {
+            b.add_op(op)
+        }
+    })
+}
+
+/// The skeleton every graph rewrite shares: `graph` rebuilt through a new builder, so the
+/// result is validated like any built graph. Inputs and constants (their data shared, not
+/// copied) come first; then, in order, `node(b, n, op)` gives node `n`'s outputs in the new
+/// graph from its op with operands already mapped there: `b.add_op(op)` keeps it; a rewrite
+/// adds other ops, makes constants, or returns operands it already has (a node folded into
+/// its input returns that input). Output names are kept.
+pub fn rebuild(
+    graph: &Graph,
+    mut node: impl FnMut(&mut GraphBuilder, usize, crate::ops::Op) -> Result<Vec<Operand>>,
+) -> Result<Graph> {
     let mut b = GraphBuilder::new();
     let mut map: Vec<Option<Operand>> = vec![None; graph.operands.len()];
     for (i, info) in graph.operands.iter().enumerate() {
@@ -39,28 +58,23 @@ pub fn expand(graph: &Graph, select: &dyn Fn(OpKind) -> bool) -> Result<Graph> {
         };
     }
     let missing = || Error::operation_error("the graph is not in topological order");
-    for node in &graph.nodes {
-        for o in node.op.operands() {
+    for (n, old) in graph.nodes.iter().enumerate() {
+        for o in old.op.operands() {
             map[o.index()].ok_or_else(missing)?;
         }
-        let mut op = node.op.clone();
-        let lookup = |o: Operand| map[o.index()].unwrap_or(o);
-        op.remap_operands(&lookup);
-        let outputs = if picked(op.kind()) {
-            recurrent::expand(&mut b, &op).map_err(|e| e.at(op.name(), op.label()))?
-        } else {
-            b.add_op(op)?
-        };
-        if outputs.len() != node.outputs.len() {
+        let mut op = old.op.clone();
+        op.remap_operands(&|o: Operand| map[o.index()].unwrap_or(o));
+        let outputs = node(&mut b, n, op)?;
+        if outputs.len() != old.outputs.len() {
             return Err(Error::operation_error(format!(
-                "the expansion of {} gives {} outputs, not {}",
-                node.op.name(),
+                "the rewrite of {} gives {} outputs, not {}",
+                old.op.name(),
                 outputs.len(),
-                node.outputs.len()
+                old.outputs.len()
             )));
         }
-        for (o, n) in node.outputs.iter().zip(outputs) {
-            map[o.index()] = Some(n);
+        for (o, m) in old.outputs.iter().zip(outputs) {
+            map[o.index()] = Some(m);
         }
     }
     let outputs: Vec<(&str, Operand)> = graph
