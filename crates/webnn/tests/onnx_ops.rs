@@ -412,3 +412,36 @@ fn exported_mobilenet_imports_back() {
     println!("MobileNetV2 round trip: {} WebNN ops -> ONNX -> {} WebNN ops, max |diff| {d:.1e}", original.nodes.len(), imported.nodes.len());
     assert!(d < 1e-4, "{d}");
 }
+
+/// Untrusted files: every case's model with a few bytes changed (seeded), imported. Each
+/// import succeeds or fails with an error; none panics, hangs or takes unbounded memory.
+#[test]
+fn corrupted_models_fail_cleanly() {
+    use prost::Message;
+    let mut seed = 0x9e37_79b9u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed
+    };
+    let (mut ok, mut failed) = (0, 0);
+    for c in cases() {
+        let bytes = model(&c).encode_to_vec();
+        for _ in 0..60 {
+            let mut b = bytes.clone();
+            for _ in 0..1 + next() % 4 {
+                let at = next() as usize % b.len();
+                b[at] = next() as u8;
+            }
+            let result = std::panic::catch_unwind(|| onnx::import(&b, &ImportOptions::default()).map(|_| ()));
+            match result {
+                Ok(Ok(())) => ok += 1,
+                Ok(Err(_)) => failed += 1,
+                Err(_) => panic!("{}: importing a corrupted model panicked: {b:?}", c.name),
+            }
+        }
+    }
+    println!("corrupted models: {ok} imported, {failed} refused, none panicked");
+    assert!(failed > 0 && ok > 0);
+}

@@ -11,6 +11,18 @@ use webnn_core::{DataType, Error, Result};
 
 /// Known tensors larger than this stay graph constants rather than being computed here.
 const FOLD_LIMIT: usize = 1 << 16;
+/// The most bytes a tensor made at import (ConstantOfShape, Range) may hold: WebNN's largest
+/// tensor. A model asking for more is refused before any memory is taken.
+const MAKE_LIMIT: u64 = webnn_core::builder::MAX_TENSOR_BYTE_LENGTH;
+
+/// The element count of `shape` when `width`-byte elements of it fit `MAKE_LIMIT`.
+fn checked_count(shape: &[usize], width: u64) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|&c| (c as u64).saturating_mul(width) <= MAKE_LIMIT)
+        .ok_or_else(|| Error::not_supported(format!("a tensor of shape {shape:?} made at import exceeds the largest WebNN tensor")))
+}
 
 pub(crate) fn fold(cx: &mut Cx, n: &OnnxNode, inputs: &[Option<Value>]) -> Result<Option<Vec<Host>>> {
     if !matches!(n.domain.as_str(), "" | "ai.onnx") {
@@ -45,23 +57,25 @@ pub(crate) fn fold(cx: &mut Cx, n: &OnnxNode, inputs: &[Option<Value>]) -> Resul
         "ConstantOfShape" => {
             let shape: Vec<usize> = get(0)?.ints().iter().map(|&d| d.max(0) as usize).collect();
             let value = n.tensor("value")?.unwrap_or_else(|| Host::from_floats(DataType::Float32, vec![1], &[0.0]));
-            let count: usize = shape.iter().product();
+            if value.elements() != 1 || value.dt.bits() < 8 {
+                return Err(Error::type_error("ConstantOfShape's value must be one element of at least 8 bits"));
+            }
+            let count = checked_count(&shape, value.data.len() as u64)?;
             if count == 0 {
                 return Err(Error::not_supported("ConstantOfShape makes an empty tensor; WebNN has none"));
             }
-            let v = value.floats()[0];
-            let ints = value.ints()[0];
-            if value.dt.is_float() {
-                Host::from_floats(value.dt, shape, &vec![v; count])
-            } else {
-                Host::from_ints(value.dt, shape, &vec![ints; count])
-            }
+            // The value's bytes repeated: no wider copy on the way.
+            Host { dt: value.dt, shape, data: value.data.repeat(count).into() }
         }
         "Range" => {
             let (s, l, d) = (get(0)?, get(1)?, get(2)?);
             if s.dt.is_float() {
                 let (s, l, d) = (s.floats()[0], l.floats()[0], d.floats()[0]);
-                let count = ((l - s) / d).ceil().max(0.0) as usize;
+                let count = ((l - s) / d).ceil().max(0.0);
+                if !count.is_finite() {
+                    return Err(Error::type_error("Range's bounds or delta are not finite"));
+                }
+                let count = checked_count(&[count as usize], 8)?;
                 let v: Vec<f64> = (0..count).map(|i| s + i as f64 * d).collect();
                 Host::from_floats(s_dt(&get(0)?), vec![count], &v)
             } else {
@@ -69,7 +83,7 @@ pub(crate) fn fold(cx: &mut Cx, n: &OnnxNode, inputs: &[Option<Value>]) -> Resul
                 if d == 0 {
                     return Err(Error::type_error("Range's delta is 0"));
                 }
-                let count = ((l - s0) as f64 / d as f64).ceil().max(0.0) as usize;
+                let count = checked_count(&[((l as f64 - s0 as f64) / d as f64).ceil().max(0.0) as usize], 8)?;
                 let v: Vec<i64> = (0..count as i64).map(|i| s0 + i * d).collect();
                 Host::from_ints(s.dt, vec![count], &v)
             }
@@ -289,12 +303,16 @@ fn concat(parts: &[Host], ax: usize) -> Result<Host> {
     let dt = parts[0].dt;
     let width = (dt.bits() / 8).max(1) as usize;
     let outer: usize = parts[0].shape[..ax].iter().product();
+    for p in parts {
+        let same_elsewhere = p.shape.len() == parts[0].shape.len()
+            && p.shape.iter().zip(&parts[0].shape).enumerate().all(|(d, (a, b))| d == ax || a == b);
+        if p.dt != dt || !same_elsewhere {
+            return Err(Error::type_error("Concat's inputs differ in type, or in shape off the axis"));
+        }
+    }
     let mut data = Vec::new();
     for o in 0..outer {
         for p in parts {
-            if p.dt != dt || p.shape.len() != parts[0].shape.len() {
-                return Err(Error::type_error("Concat's inputs differ in type or rank"));
-            }
             let chunk: usize = p.shape[ax..].iter().product::<usize>() * width;
             data.extend_from_slice(&p.data[o * chunk..(o + 1) * chunk]);
         }

@@ -160,7 +160,11 @@ pub fn decode(t: &TensorProto, dir: Option<&Path>) -> Result<Host> {
         .iter()
         .map(|&d| usize::try_from(d).map_err(|_| Error::data_error(format!("tensor '{name}' has dimension {d}"))))
         .collect::<Result<_>>()?;
-    let n: usize = shape.iter().product();
+    let n = shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|&n| n as u64 <= webnn_core::builder::MAX_TENSOR_BYTE_LENGTH)
+        .ok_or_else(|| Error::data_error(format!("tensor '{name}' has the shape {shape:?}, larger than any WebNN tensor")))?;
     let t_kind = T::try_from(elem).unwrap_or(T::Undefined);
     let external = t.data_location == Some(tensor_proto::DataLocation::External as i32);
     let raw: Option<Vec<u8>> = if external {

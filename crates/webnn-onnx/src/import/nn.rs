@@ -174,7 +174,10 @@ fn pair(n: &OnnxNode, name: &str, spatial: usize) -> Result<[u32; 2]> {
 /// 1-D spatial ops run on [N, C, 1, L]: their per-axis attributes gain a leading entry.
 fn widen_1d(n: &OnnxNode, name: &str, spatial: usize) -> Option<Vec<i64>> {
     let v = n.ints(name)?;
-    if spatial == 2 {
+    // Per-axis lists have one entry per spatial axis (pads two); a list of another length is
+    // passed on as it is, for the caller's length check to refuse.
+    let per_axis = if name == "pads" { 2 * spatial } else { spatial };
+    if spatial == 2 || v.len() != per_axis {
         return Some(v);
     }
     Some(match name {
@@ -197,6 +200,9 @@ fn conv(cx: &mut Cx, n: &OnnxNode, a: &Args, transpose: bool) -> Result<Option<V
     let spatial = xs.len().saturating_sub(2);
     if !(1..=2).contains(&spatial) {
         return Err(n.unsupported(format!("a {spatial}-D convolution (WebNN convolves 2-D)")));
+    }
+    if ws.len() != xs.len() {
+        return Err(Error::type_error(format!("the weights have rank {}, the input {}", ws.len(), xs.len())));
     }
     let (mut x, mut w) = (a.op(cx, 0)?, a.op(cx, 1)?);
     if spatial == 1 {
@@ -225,10 +231,13 @@ fn conv(cx: &mut Cx, n: &OnnxNode, a: &Args, transpose: bool) -> Result<Option<V
         cx.b.conv2d(x, w, options)?
     } else {
         let out_pad = attr("output_padding").unwrap_or_else(|| vec![0, 0]);
+        let output_shape = attr("output_shape");
+        if out_pad.len() != 2 || out_pad.iter().any(|&p| p < 0) || output_shape.as_ref().is_some_and(|s| s.len() < 2) {
+            return Err(Error::type_error("output_padding and output_shape need one size per spatial axis"));
+        }
         let out_pad = [out_pad[0] as u32, out_pad[1] as u32];
         let mut pads = [0u32; 4];
         let auto = n.s("auto_pad", "NOTSET");
-        let output_shape = attr("output_shape");
         if output_shape.is_some() || auto.starts_with("SAME") {
             for i in 0..2 {
                 let natural = strides[i] * (x4[2 + i] - 1) + out_pad[i] + (window[i] - 1) * dilations[i] + 1;
@@ -243,6 +252,9 @@ fn conv(cx: &mut Cx, n: &OnnxNode, a: &Args, transpose: bool) -> Result<Option<V
             }
         } else if auto == "NOTSET" {
             let p = attr("pads").unwrap_or_else(|| vec![0; 4]);
+            if p.len() != 4 || p.iter().any(|&v| v < 0) {
+                return Err(Error::type_error(format!("pads {p:?} are not four non-negative sizes")));
+            }
             pads = [p[0] as u32, p[2] as u32, p[1] as u32, p[3] as u32];
         } else if auto != "VALID" {
             return Err(n.unsupported(format!("auto_pad '{auto}'")));
@@ -293,6 +305,9 @@ fn pool(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
     }
     let x4 = cx.b.desc(x)?.static_shape().unwrap_or_default();
     let kernel = widen_1d(n, "kernel_shape", spatial).ok_or_else(|| Error::type_error("kernel_shape is required"))?;
+    if kernel.len() != 2 || kernel.iter().any(|&k| k < 1) {
+        return Err(Error::type_error(format!("kernel_shape {kernel:?} does not give a positive size per spatial axis")));
+    }
     let window = [kernel[0] as u32, kernel[1] as u32];
     let strides = pair(n, "strides", spatial)?;
     let dilations = pair(n, "dilations", spatial)?;

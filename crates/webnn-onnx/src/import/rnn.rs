@@ -26,6 +26,9 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
         return Err(n.unsupported("sequence_lens (every sequence runs all steps in WebNN)"));
     }
     let shape = cx.shape(a.req(0)?)?;
+    if shape.len() != 3 {
+        return Err(Error::type_error(format!("the input has rank {}, not 3 [steps, batch, size]", shape.len())));
+    }
     let steps = shape[0];
     let hidden = n.i("hidden_size", 0);
     if hidden <= 0 {

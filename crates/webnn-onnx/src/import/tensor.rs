@@ -311,6 +311,9 @@ fn split(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
     let ax = axis(n.i("axis", 0), shape.len())?;
     let sizes = if n.opset >= 13 { a.ints(1, "the split sizes")? } else { n.ints("split") };
     let parts = n.outputs.len() as u32;
+    if parts == 0 || parts > shape[ax] {
+        return Err(Error::type_error(format!("{parts} outputs cannot split an axis of {}", shape[ax])));
+    }
     let splits = match sizes {
         Some(s) if !s.is_empty() => Splits::Sizes(s.iter().map(|&x| x as u32).collect()),
         _ if shape[ax] % parts == 0 => Splits::Count(parts),
