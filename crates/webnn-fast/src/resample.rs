@@ -114,6 +114,17 @@ impl ResampleStep {
                     let at = [r / (o[1] * o[2]), (r / o[2]) % o[1], r % o[2]];
                     // The row's offset along the axes it fixes that are not resampled.
                     let base: usize = (0..3).filter(|&d| d != ya && d != yb).map(|d| self.taps[d][at[d]].0 * strides[d]).sum();
+                    if ya == 3 {
+                        // The first-named axis is the last one (axes [3, 2]): it varies along
+                        // the row and the other is fixed; the blend keeps the reference's order.
+                        let (b0, b1, tb) = self.taps[yb][at[yb]];
+                        let (sb0, sb1) = (base + b0 * strides[yb], base + b1 * strides[yb]);
+                        for (v, &(a0, a1, ta)) in row.iter_mut().zip(&self.taps[3]) {
+                            let px = |s: usize, i: usize| x[s + i] as f64;
+                            *v = lerp(lerp(px(sb0, a0), px(sb0, a1), ta), lerp(px(sb1, a0), px(sb1, a1), ta), tb) as f32;
+                        }
+                        continue;
+                    }
                     let (a0, a1, ta) = self.taps[ya][at[ya]];
                     let (sa0, sa1) = (base + a0 * strides[ya], base + a1 * strides[ya]);
                     if yb == 3 {

@@ -29,12 +29,16 @@ fn resample2d_matches_the_reference_bit_for_bit() {
             }
         }
     }
-    // The axes [1, 2] of a logical tensor.
-    let mut g = G::new(8);
-    let x = g.input("x", &[2, 3, 5, 4]);
-    let options = Resample2dOptions { mode: InterpolationMode::Linear, sizes: Some(vec![7, 2]), axes: Some(vec![1, 2]), ..Default::default() };
-    let y = g.b.resample2d(x, options).unwrap();
-    let graph = g.build(&[("y", y)]);
-    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+    // Other axes of a logical tensor, in either order (the blend follows the order given).
+    for axes in [[1, 2], [2, 1], [3, 2], [3, 1], [1, 3], [0, 3]] {
+        for mode in [InterpolationMode::NearestNeighbor, InterpolationMode::Linear] {
+            let mut g = G::new(8);
+            let x = g.input("x", &[2, 3, 5, 4]);
+            let options = Resample2dOptions { mode, sizes: Some(vec![7, 3]), axes: Some(axes.to_vec()), ..Default::default() };
+            let y = g.b.resample2d(x, options).unwrap();
+            let graph = g.build(&[("y", y)]);
+            assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "axes {axes:?} {mode:?}");
+        }
+    }
 }
 

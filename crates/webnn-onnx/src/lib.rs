@@ -11,6 +11,8 @@
 //!
 //! int4/uint4 inputs, outputs and constants are ONNX INT4/UINT4 tensors (packed as WebNN
 //! packs them), held as int8/uint8 inside the model.
+//!
+//! The other direction, an ONNX model in as a WebNN graph, is [`import`] (docs/onnx.md).
 
 mod emit;
 mod nbits;
