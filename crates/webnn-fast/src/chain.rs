@@ -420,16 +420,14 @@ impl ChainStep {
             Link::Unary(f) => {
                 use FloatUnary as U;
                 match f {
-                    U::Relu => unary(v, |x| U::Relu.apply(x)),
                     U::Neg => unary(v, |x| U::Neg.apply(x)),
                     U::Abs => unary(v, |x| U::Abs.apply(x)),
                     U::Identity => unary(v, |x| U::Identity.apply(x)),
-                    U::Clamp { lo, hi } => unary(v, |x| U::Clamp { lo, hi }.apply(x)),
                     U::Linear { alpha, beta } => unary(v, |x| U::Linear { alpha, beta }.apply(x)),
-                    U::LeakyRelu { alpha } => unary(v, |x| U::LeakyRelu { alpha }.apply(x)),
-                    U::HardSigmoid { alpha, beta } => unary(v, |x| U::HardSigmoid { alpha, beta }.apply(x)),
-                    U::HardSwish => unary(v, |x| U::HardSwish.apply(x)),
-                    other => unary(v, |x| other.apply(x)),
+                    // Ops whose compare-and-select LLVM may lower to min/max instructions:
+                    // with relaxed SIMD (wasm) those may turn a NaN into the bound, where the
+                    // reference keeps NaN. They stay one call per element.
+                    other => unary(v, |x| unary_exact(other, x)),
                 }
             }
             Link::FakeQuant(q) => unary(v, |x| q.apply(x)),
@@ -449,8 +447,9 @@ impl ChainStep {
                     (B::Sub, true) => binary(v, other, |x, o| o - x),
                     (B::Div, false) => binary(v, other, |x, o| x / o),
                     (B::Div, true) => binary(v, other, |x, o| o / x),
-                    (op, false) => binary(v, other, |x, o| op.apply(x, o)),
-                    (op, true) => binary(v, other, |x, o| op.apply(o, x)),
+                    // max, min (compare-and-select, as above) and pow: one call per element.
+                    (op, false) => binary(v, other, |x, o| binary_exact(op, x, o)),
+                    (op, true) => binary(v, other, |x, o| binary_exact(op, o, x)),
                 }
             }
         }
@@ -467,6 +466,19 @@ enum Operand2<'a> {
     Row(&'a [f32], usize, usize),
     /// A repeat: the tensor, its period, the run each element repeats for, the first element.
     Repeat(&'a [f32], usize, usize, usize),
+}
+
+/// `f.apply(x)` kept out of line, so it is never vectorized into instructions whose NaN
+/// handling differs from the reference's (wasm's relaxed min/max).
+#[inline(never)]
+fn unary_exact(f: FloatUnary, x: f64) -> f64 {
+    f.apply(x)
+}
+
+/// `op.apply(x, y)` kept out of line, for the same reason.
+#[inline(never)]
+fn binary_exact(op: FloatBinary, x: f64, y: f64) -> f64 {
+    op.apply(x, y)
 }
 
 #[inline(always)]
