@@ -48,6 +48,17 @@ fn out_at(row: u32, d: u32) -> u32 {
     return (row / seq) * R.outer_strides[0].z + (row % seq) * R.outer_strides[0].w + d;
 }
 
+// Elements i..i + 4 of the keys.
+fn key4(i: u32) -> vec4<f32> {
+    return vec4<f32>(load_b(i), load_b(i + 1u), load_b(i + 2u), load_b(i + 3u));
+}
+
+// Phase 3's four output dimensions (`dl` apart from `first`) of key t of the chunk from c0.
+fn value4(t: u32, c0: u32, width: u32, first: u32, dl: u32) -> vec4<f32> {
+    let at = (c0 + t) * width + first;
+    return vec4<f32>(load_c(at), load_c(at + dl), load_c(at + 2u * dl), load_c(at + 3u * dl));
+}
+
 fn exp4(x: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(exp_f(x.x), exp_f(x.y), exp_f(x.z), exp_f(x.w));
 }
@@ -133,12 +144,35 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         var d2 = vec4<f32>(0.0);
         var d3 = vec4<f32>(0.0);
         if (lane < n) {
-            for (var d = 0u; d < hd; d++) {
-                let q = query(d, row0, seq, hd, heads);
-                d0 += q * load_b(at.x + d);
-                d1 += q * load_b(at.y + d);
-                d2 += q * load_b(at.z + d);
-                d3 += q * load_b(at.w + d);
+            // Four dimensions of the four keys loaded before any is used (head_dim is a
+            // multiple of 4; fixed components, as an indexed vector may live in memory): on
+            // GPUs each iteration otherwise waits for memory once. The sums keep the order of
+            // one dimension at a time.
+            for (var d = 0u; d < hd; d += 4u) {
+                let kx = key4(at.x + d);
+                let ky = key4(at.y + d);
+                let kz = key4(at.z + d);
+                let kw = key4(at.w + d);
+                let q0 = query(d, row0, seq, hd, heads);
+                let q1 = query(d + 1u, row0, seq, hd, heads);
+                let q2 = query(d + 2u, row0, seq, hd, heads);
+                let q3 = query(d + 3u, row0, seq, hd, heads);
+                d0 += q0 * kx.x;
+                d0 += q1 * kx.y;
+                d0 += q2 * kx.z;
+                d0 += q3 * kx.w;
+                d1 += q0 * ky.x;
+                d1 += q1 * ky.y;
+                d1 += q2 * ky.z;
+                d1 += q3 * ky.w;
+                d2 += q0 * kz.x;
+                d2 += q1 * kz.y;
+                d2 += q2 * kz.z;
+                d2 += q3 * kz.w;
+                d3 += q0 * kw.x;
+                d3 += q1 * kw.y;
+                d3 += q2 * kw.z;
+                d3 += q3 * kw.w;
             }
         }
         var dots = array<vec4<f32>, 4>(d0, d1, d2, d3);
@@ -190,13 +224,30 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         workgroupBarrier();
         // 3. Each probability loaded serves four dimensions of four heads.
         if (kp < phases) {
-            for (var t = kp; t < n; t += phases) {
+            // Two keys' values loaded before either is used (as in phase 1), summed in key
+            // order.
+            var t = kp;
+            for (; t + phases < n; t += 2u * phases) {
+                let v0 = value4(t, c0, width, h * hd + dq, dl);
+                let v1 = value4(t + phases, c0, width, h * hd + dq, dl);
+                let p0 = probs[t];
+                let p1 = probs[t + phases];
+                acc0 += p0 * v0.x;
+                acc1 += p0 * v0.y;
+                acc2 += p0 * v0.z;
+                acc3 += p0 * v0.w;
+                acc0 += p1 * v1.x;
+                acc1 += p1 * v1.y;
+                acc2 += p1 * v1.z;
+                acc3 += p1 * v1.w;
+            }
+            if (t < n) {
+                let v = value4(t, c0, width, h * hd + dq, dl);
                 let p = probs[t];
-                let at = (c0 + t) * width + h * hd + dq;
-                acc0 += p * load_c(at);
-                acc1 += p * load_c(at + dl);
-                acc2 += p * load_c(at + 2u * dl);
-                acc3 += p * load_c(at + 3u * dl);
+                acc0 += p * v.x;
+                acc1 += p * v.y;
+                acc2 += p * v.z;
+                acc3 += p * v.w;
             }
         }
     }

@@ -159,6 +159,22 @@ fn word_part(v: WordValues, r: u32, i: u32) -> WordPart {
     return WordPart(dot(xv, v.lo), xv, squares);
 }
 
+// A block's running sums for the single row of x: sum(x * q), x in four lanes, and (NORM)
+// the squares of x.
+struct SinglePart {
+    xq: f32,
+    xs: vec4<f32>,
+    squares: f32,
+}
+
+// `part` after the word `word` whose elements start at i.
+fn single_word(part: SinglePart, i: u32, word: u32) -> SinglePart {
+    let xn = x_normed(i);
+    let v = word_values(word);
+    let x = xn.v;
+    return SinglePart(part.xq + (dot(x.lo, v.lo) + dot(x.hi, v.hi)), part.xs + (x.lo + x.hi), part.squares + xn.squares);
+}
+
 // One row of x (decode steps): a word of weights at a time as vec4 dot products.
 fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     var acc = 0.0;
@@ -170,17 +186,29 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
         for (var bk = lane; bk < blocks; bk += LANES) {
             let at = bk * block;
             let word0 = (n * M.k + at) / per_word;
-            var xq = 0.0;
-            var xs = vec4<f32>(0.0);
-            for (var w = 0u; w < block / per_word; w++) {
-                let xn = x_normed(at + w * per_word);
-                let x = xn.v;
-                squares += xn.squares;
-                let v = word_values(b[word0 + w]);
-                xq += dot(x.lo, v.lo) + dot(x.hi, v.hi);
-                xs += x.lo + x.hi;
+            var part = SinglePart(0.0, vec4<f32>(0.0), squares);
+            let words = block / per_word;
+            var w = 0u;
+            // Blocks of a multiple of four words (GGUF's 32-element blocks) load four words
+            // before using any: on GPUs each word otherwise waits for memory once. Fixed
+            // names, as an indexed vector may live in memory.
+            if (words % 4u == 0u) {
+                for (; w < words; w += 4u) {
+                    let q0 = b[word0 + w];
+                    let q1 = b[word0 + w + 1u];
+                    let q2 = b[word0 + w + 2u];
+                    let q3 = b[word0 + w + 3u];
+                    part = single_word(part, at + w * per_word, q0);
+                    part = single_word(part, at + (w + 1u) * per_word, q1);
+                    part = single_word(part, at + (w + 2u) * per_word, q2);
+                    part = single_word(part, at + (w + 3u) * per_word, q3);
+                }
             }
-            acc += block_part(n * blocks + bk, xq, dot(xs, vec4<f32>(1.0)));
+            for (; w < words; w++) {
+                part = single_word(part, at + w * per_word, b[word0 + w]);
+            }
+            squares = part.squares;
+            acc += block_part(n * blocks + bk, part.xq, dot(part.xs, vec4<f32>(1.0)));
         }
     }
     acc = lanes_reduce(OP_REDUCE_SUM, acc, slot, lane);
