@@ -35,6 +35,23 @@ fn out_at(row: u32, d: u32) -> u32 {
     return (row / seq) * R.outer_strides[0].z + (row % seq) * R.outer_strides[0].w + d;
 }
 
+// Element e of a staged block of keys and values from key j0 (zero past the keys, the head
+// dim, or in a tile that is not a real one).
+fn kv_elem(e: u32, j0: u32, live: bool, width: u32, h: u32, hd: u32) -> vec2<f32> {
+    let t = j0 + e / HD;
+    let d = e % HD;
+    if (live && t < R.len && d < hd) {
+        let at = t * width + h * hd + d;
+        return vec2<f32>(load_b(at), load_c(at));
+    }
+    return vec2<f32>(0.0);
+}
+
+// Component c of v, chosen without indexing (an indexed vector may live in memory).
+fn component(v: vec4<bool>, c: u32) -> bool {
+    return (c == 0u && v.x) || (c == 1u && v.y) || (c == 2u && v.z) || (c == 3u && v.w);
+}
+
 fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
     let seq = R.i.x;
     let hd = R.i.y;
@@ -68,22 +85,35 @@ fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
     }
     for (var j0 = 0u; j0 < total; j0 += TC) {
         workgroupBarrier();
-        for (var e = lane; e < TC * HD; e += LANES) {
-            let t = j0 + e / HD;
-            let d = e % HD;
-            var kv = vec2<f32>(0.0);
-            if (live && t < total && d < hd) {
-                let at = t * width + h * hd + d;
-                kv = vec2<f32>(load_b(at), load_c(at));
-            }
-            k_tile[e] = kv.x;
-            v_tile[e] = kv.y;
+        // Four keys' and values' elements loaded before any is stored: on GPUs the staging
+        // loop otherwise waits for memory once per element (TC * HD / LANES = 16 times).
+        for (var e = lane; e < TC * HD; e += 4u * LANES) {
+            let kv0 = kv_elem(e, j0, live, width, h, hd);
+            let kv1 = kv_elem(e + LANES, j0, live, width, h, hd);
+            let kv2 = kv_elem(e + 2u * LANES, j0, live, width, h, hd);
+            let kv3 = kv_elem(e + 3u * LANES, j0, live, width, h, hd);
+            k_tile[e] = kv0.x;
+            v_tile[e] = kv0.y;
+            k_tile[e + LANES] = kv1.x;
+            v_tile[e + LANES] = kv1.y;
+            k_tile[e + 2u * LANES] = kv2.x;
+            v_tile[e + 2u * LANES] = kv2.y;
+            k_tile[e + 3u * LANES] = kv3.x;
+            v_tile[e + 3u * LANES] = kv3.y;
+        }
+        // The mask of this invocation's four keys, loaded together.
+        var keep = vec4<bool>(false);
+        if (row_ok) {
+            let m = s * total + j0 + part * 4u;
+            let last = s * total + total - 1u;
+            keep = vec4<bool>(load_d(min(m, last)) != 0u, load_d(min(m + 1u, last)) != 0u,
+                              load_d(min(m + 2u, last)) != 0u, load_d(min(m + 3u, last)) != 0u);
         }
         workgroupBarrier();
         for (var c = 0u; c < 4u; c++) {
             let key = part * 4u + c;
             var score = R.f.y;
-            if (row_ok && j0 + key < total && load_d(s * total + j0 + key) != 0u) {
+            if (row_ok && j0 + key < total && component(keep, c)) {
                 var dot = 0.0;
                 for (var d = 0u; d < hd; d++) {
                     dot += q_tile[r * HD + d] * k_tile[key * HD + d];

@@ -220,6 +220,28 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     }
 }
 
+// A block's running sums for one row of x against four weight rows: sum(x * q) per row, x in
+// four lanes, and (NORM) the squares of x.
+struct Single4Part {
+    xq: vec4<f32>,
+    xs: vec4<f32>,
+    squares: f32,
+}
+
+// `part` after the four rows' words `q` (fixed components: an indexed vector may live in
+// memory) whose elements start at i.
+fn single4_word(part: Single4Part, i: u32, q: vec4<u32>) -> Single4Part {
+    let xn = x_normed(i);
+    let x = xn.v;
+    let v0 = word_values(q.x);
+    let v1 = word_values(q.y);
+    let v2 = word_values(q.z);
+    let v3 = word_values(q.w);
+    let xq = vec4<f32>(dot(x.lo, v0.lo) + dot(x.hi, v0.hi), dot(x.lo, v1.lo) + dot(x.hi, v1.hi),
+                       dot(x.lo, v2.lo) + dot(x.hi, v2.hi), dot(x.lo, v3.lo) + dot(x.hi, v3.hi));
+    return Single4Part(part.xq + xq, part.xs + (x.lo + x.hi), part.squares + xn.squares);
+}
+
 // One row of x against four weight rows from n0 (COLS = 4): x is loaded once per word for
 // all four, and its block sums are shared. Columns past the last repeat it, never stored.
 fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
@@ -234,21 +256,25 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
         for (var bk = lane; bk < blocks; bk += LANES) {
             let at = bk * block;
             let word0 = (n * M.k + at) / per_word;
-            var xq = vec4<f32>(0.0);
-            var xs = vec4<f32>(0.0);
-            for (var w = 0u; w < block / per_word; w++) {
-                let xn = x_normed(at + w * per_word);
-                let x = xn.v;
-                squares += xn.squares;
-                let v0 = word_values(b[word0.x + w]);
-                let v1 = word_values(b[word0.y + w]);
-                let v2 = word_values(b[word0.z + w]);
-                let v3 = word_values(b[word0.w + w]);
-                xq += vec4<f32>(dot(x.lo, v0.lo) + dot(x.hi, v0.hi), dot(x.lo, v1.lo) + dot(x.hi, v1.hi),
-                                dot(x.lo, v2.lo) + dot(x.hi, v2.hi), dot(x.lo, v3.lo) + dot(x.hi, v3.hi));
-                xs += x.lo + x.hi;
+            var part = Single4Part(vec4<f32>(0.0), vec4<f32>(0.0), squares);
+            let words = block / per_word;
+            var w = 0u;
+            // As run_single: two words of each of the four rows loaded before any is used.
+            if (words % 2u == 0u) {
+                for (; w < words; w += 2u) {
+                    let q0 = vec4<u32>(b[word0.x + w], b[word0.y + w], b[word0.z + w], b[word0.w + w]);
+                    let q1 = vec4<u32>(b[word0.x + w + 1u], b[word0.y + w + 1u], b[word0.z + w + 1u], b[word0.w + w + 1u]);
+                    part = single4_word(part, at + w * per_word, q0);
+                    part = single4_word(part, at + (w + 1u) * per_word, q1);
+                }
             }
-            let sx = dot(xs, vec4<f32>(1.0));
+            for (; w < words; w++) {
+                let q = vec4<u32>(b[word0.x + w], b[word0.y + w], b[word0.z + w], b[word0.w + w]);
+                part = single4_word(part, at + w * per_word, q);
+            }
+            squares = part.squares;
+            let xq = part.xq;
+            let sx = dot(part.xs, vec4<f32>(1.0));
             let s = n * blocks + bk;
             acc += vec4<f32>(block_part(s.x, xq.x, sx), block_part(s.y, xq.y, sx),
                              block_part(s.z, xq.z, sx), block_part(s.w, xq.w, sx));
