@@ -424,9 +424,15 @@ impl ChainStep {
                     U::Abs => unary(v, |x| U::Abs.apply(x)),
                     U::Identity => unary(v, |x| U::Identity.apply(x)),
                     U::Linear { alpha, beta } => unary(v, |x| U::Linear { alpha, beta }.apply(x)),
-                    // Ops whose compare-and-select LLVM may lower to min/max instructions:
-                    // with relaxed SIMD (wasm) those may turn a NaN into the bound, where the
-                    // reference keeps NaN. They stay one call per element.
+                    // Compare-and-select ops, vectorized where LLVM keeps their NaN handling
+                    // (`SELECTS_INLINE`).
+                    U::Relu if SELECTS_INLINE => unary(v, |x| U::Relu.apply(x)),
+                    U::Clamp { lo, hi } if SELECTS_INLINE => unary(v, |x| U::Clamp { lo, hi }.apply(x)),
+                    U::LeakyRelu { alpha } if SELECTS_INLINE => unary(v, |x| U::LeakyRelu { alpha }.apply(x)),
+                    U::HardSigmoid { alpha, beta } if SELECTS_INLINE => {
+                        unary(v, |x| U::HardSigmoid { alpha, beta }.apply(x))
+                    }
+                    U::HardSwish if SELECTS_INLINE => unary(v, |x| U::HardSwish.apply(x)),
                     other => unary(v, |x| unary_exact(other, x)),
                 }
             }
@@ -447,7 +453,11 @@ impl ChainStep {
                     (B::Sub, true) => binary(v, other, |x, o| o - x),
                     (B::Div, false) => binary(v, other, |x, o| x / o),
                     (B::Div, true) => binary(v, other, |x, o| o / x),
-                    // max, min (compare-and-select, as above) and pow: one call per element.
+                    (B::Max, false) if SELECTS_INLINE => binary(v, other, |x, o| B::Max.apply(x, o)),
+                    (B::Max, true) if SELECTS_INLINE => binary(v, other, |x, o| B::Max.apply(o, x)),
+                    (B::Min, false) if SELECTS_INLINE => binary(v, other, |x, o| B::Min.apply(x, o)),
+                    (B::Min, true) if SELECTS_INLINE => binary(v, other, |x, o| B::Min.apply(o, x)),
+                    // pow, and max and min where they stay out of line: one call per element.
                     (op, false) => binary(v, other, |x, o| binary_exact(op, x, o)),
                     (op, true) => binary(v, other, |x, o| binary_exact(op, o, x)),
                 }
@@ -467,6 +477,14 @@ enum Operand2<'a> {
     /// A repeat: the tensor, its period, the run each element repeats for, the first element.
     Repeat(&'a [f32], usize, usize, usize),
 }
+
+/// Whether compare-and-select links (relu, clamp, leaky relu, hard sigmoid/swish, max, min)
+/// are inlined and vectorized. Not with wasm's relaxed SIMD: there LLVM may lower them to
+/// relaxed min/max instructions, whose NaN result is the engine's choice (a clamp's NaN became
+/// its bound in the threads build: WPT `clamp float16`), where the reference keeps NaN.
+/// Elsewhere the selects it emits (x86 blends, min/max in operand orders with the same
+/// result; wasm's strict min/max only where NaN propagates as written) keep NaN.
+const SELECTS_INLINE: bool = !cfg!(all(target_arch = "wasm32", target_feature = "relaxed-simd"));
 
 /// `f.apply(x)` kept out of line, so it is never vectorized into instructions whose NaN
 /// handling differs from the reference's (wasm's relaxed min/max).
