@@ -11,6 +11,7 @@ use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::ops::*;
 use webnn_core::{Error, Result};
+use webnn_cpu::kernels::reduction::fmax;
 
 /// Elements per task.
 const TASK: usize = 16_384;
@@ -42,15 +43,6 @@ pub(crate) fn plan_softmax(p: &mut Planner, n: usize, a: &Softmax) -> Option<Ste
         inner: shape[axis + 1..].iter().product(),
         shape,
     })))
-}
-
-/// The reference's max: NaN wins.
-fn fmax(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
 }
 
 impl SoftmaxStep {

@@ -9,6 +9,7 @@ use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::ops::Reduce;
 use webnn_core::{Error, Result};
+use webnn_cpu::kernels::reduction::{fmax, fmin};
 
 /// Lanes per task, scaled by their length.
 const TASK: usize = 16_384;
@@ -61,22 +62,6 @@ pub(crate) fn plan(p: &mut Planner, n: usize, fold: Fold, a: &Reduce) -> Option<
         inner: shape[last + 1..].iter().product(),
         out_shape: p.shape(y),
     })))
-}
-
-/// NaN-propagating max and min, as the reference's.
-fn fmax(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
-    }
-}
-fn fmin(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.min(b)
-    }
 }
 
 impl ReduceStep {

@@ -7,8 +7,9 @@
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
-use webnn_core::ops::{InterpolationMode, Resample2d};
+use webnn_core::ops::Resample2d;
 use webnn_core::{Error, Result};
+use webnn_cpu::kernels::pool::{axis_taps, lerp};
 
 /// Rows of output per task: enough to outweigh starting it.
 const TASK: usize = 16_384;
@@ -24,36 +25,6 @@ pub(crate) struct ResampleStep {
     taps: [Vec<(usize, usize, f64)>; 4],
     /// The resampled physical axes, in order.
     axes: [usize; 2],
-}
-
-/// The reference's half-pixel taps of one axis (webnn-cpu `kernels/pool.rs`).
-fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode>) -> Vec<(usize, usize, f64)> {
-    let last = in_size.saturating_sub(1);
-    (0..out_size)
-        .map(|o| {
-            let Some(mode) = mode else { return (o.min(last), o.min(last), 0.0) };
-            let coord = ((o as f64 + 0.5) * in_size as f64 / out_size as f64 - 0.5).clamp(0.0, last as f64);
-            match mode {
-                InterpolationMode::NearestNeighbor => {
-                    let i = ((coord - 0.5).ceil().max(0.0) as usize).min(last);
-                    (i, i, 0.0)
-                }
-                InterpolationMode::Linear => {
-                    let x0 = (coord.floor() as usize).min(last);
-                    let x1 = (coord.ceil() as usize).min(last);
-                    (x0, x1, coord - x0 as f64)
-                }
-            }
-        })
-        .collect()
-}
-
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
-    if t == 0.0 {
-        a
-    } else {
-        a * (1.0 - t) + b * t
-    }
 }
 
 pub(crate) fn plan(p: &mut Planner, n: usize, a: &Resample2d) -> Option<Step> {

@@ -89,8 +89,9 @@ pub fn pool2d(cx: &Cx, kind: OpKind, op: &Pool2d) -> Result<Tensor> {
 }
 
 /// Per output coordinate along one axis: the two input indices to blend and the weight of
-/// the second (`x0 == x1`, weight 0 for nearest-neighbor and unresampled axes).
-fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode>) -> Vec<(usize, usize, f64)> {
+/// the second (`x0 == x1`, weight 0 for nearest-neighbor and unresampled axes). The fast
+/// backend's resample2d uses the same taps.
+pub fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode>) -> Vec<(usize, usize, f64)> {
     let last = in_size.saturating_sub(1);
     (0..out_size)
         .map(|o| {
@@ -115,7 +116,7 @@ fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode>) -
 }
 
 /// `a * (1 - t) + b * t`, exactly `a` when `t` is 0 (so infinities do not become NaN).
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
+pub fn lerp(a: f64, b: f64, t: f64) -> f64 {
     if t == 0.0 {
         a
     } else {

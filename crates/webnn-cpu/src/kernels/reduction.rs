@@ -97,15 +97,15 @@ fn fold<T: Copy, A: Copy>(
     acc
 }
 
-/// NaN-propagating max/min.
-fn fmax(a: f64, b: f64) -> f64 {
+/// NaN-propagating max/min (the fast backend's reductions and softmax use them too).
+pub fn fmax(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else {
         a.max(b)
     }
 }
-fn fmin(a: f64, b: f64) -> f64 {
+pub fn fmin(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else {
