@@ -32,35 +32,6 @@ fn rhs_or_zero(k: u32, n: u32) -> f32 {
     return 0.0;
 }
 
-// A tile's vec4 e: four rows of A at one k (e % TILE_K), rows (e / TILE_K) * 4 on.
-fn a_vec(e: u32, m0: u32, k0: u32) -> vec4<f32> {
-    let ak = e % TILE_K;
-    let am = (e / TILE_K) * 4u;
-    return vec4<f32>(
-        lhs_or_zero(m0 + am, k0 + ak),
-        lhs_or_zero(m0 + am + 1u, k0 + ak),
-        lhs_or_zero(m0 + am + 2u, k0 + ak),
-        lhs_or_zero(m0 + am + 3u, k0 + ak),
-    );
-}
-
-// Where A's vec4 e lies in tile_a ([k][m / 4], `a_row` vec4s per k).
-fn a_at(e: u32, a_row: u32) -> u32 {
-    return (e % TILE_K) * a_row + e / TILE_K;
-}
-
-// B's vec4 e: four columns (e % 16) * 4 on at one k (e / 16); it lies at tile_b[e].
-fn b_vec(e: u32, k0: u32, n0: u32) -> vec4<f32> {
-    let bk = e / 16u;
-    let bn = (e % 16u) * 4u;
-    return vec4<f32>(
-        rhs_or_zero(k0 + bk, n0 + bn),
-        rhs_or_zero(k0 + bk, n0 + bn + 1u),
-        rhs_or_zero(k0 + bk, n0 + bn + 2u),
-        rhs_or_zero(k0 + bk, n0 + bn + 3u),
-    );
-}
-
 // Four outputs of one row, from column n (a multiple of 4), through the body's
 // `row_values` (the quantized product's rotary embedding of pairs; identity elsewhere).
 fn store_row(m: u32, n: u32, u: vec4<f32>) {
@@ -128,28 +99,29 @@ fn tile(z: u32, m0: u32, n0: u32, local: vec3<u32>, t: u32) {
     // vec4s per k in the A tile.
     let a_row = 2u * ROWS;
     for (var k0 = 0u; k0 < depth; k0 += TILE_K) {
-        // 32 * ROWS vec4s of A, four per invocation (consecutive invocations take
-        // consecutive k), and 256 vec4s of B (consecutive invocations take consecutive
-        // column groups), 256 / (8 * ROWS) per invocation, four at a time. Each four are
-        // loaded before any is stored: on GPUs a staging loop otherwise waits for memory once
-        // per vec4 (a prompt's quantized product was latency-bound on it).
-        let sa0 = a_vec(t, m0, k0);
-        let sa1 = a_vec(t + threads, m0, k0);
-        let sa2 = a_vec(t + 2u * threads, m0, k0);
-        let sa3 = a_vec(t + 3u * threads, m0, k0);
-        tile_a[a_at(t, a_row)] = sa0;
-        tile_a[a_at(t + threads, a_row)] = sa1;
-        tile_a[a_at(t + 2u * threads, a_row)] = sa2;
-        tile_a[a_at(t + 3u * threads, a_row)] = sa3;
-        for (var e = t; e < 256u; e += 4u * threads) {
-            let sb0 = b_vec(e, k0, n0);
-            let sb1 = b_vec(e + threads, k0, n0);
-            let sb2 = b_vec(e + 2u * threads, k0, n0);
-            let sb3 = b_vec(e + 3u * threads, k0, n0);
-            tile_b[e] = sb0;
-            tile_b[e + threads] = sb1;
-            tile_b[e + 2u * threads] = sb2;
-            tile_b[e + 3u * threads] = sb3;
+        // 32 * ROWS vec4s of A, four per invocation: consecutive invocations take
+        // consecutive k.
+        for (var r = 0u; r < 4u; r += 1u) {
+            let e = t + threads * r;
+            let ak = e % TILE_K;
+            let am = (e / TILE_K) * 4u;
+            tile_a[ak * a_row + am / 4u] = vec4<f32>(
+                lhs_or_zero(m0 + am, k0 + ak),
+                lhs_or_zero(m0 + am + 1u, k0 + ak),
+                lhs_or_zero(m0 + am + 2u, k0 + ak),
+                lhs_or_zero(m0 + am + 3u, k0 + ak),
+            );
+        }
+        // 256 vec4s of B: consecutive invocations take consecutive column groups.
+        for (var e = t; e < 256u; e += threads) {
+            let bk = e / 16u;
+            let bn = (e % 16u) * 4u;
+            tile_b[bk * 16u + bn / 4u] = vec4<f32>(
+                rhs_or_zero(k0 + bk, n0 + bn),
+                rhs_or_zero(k0 + bk, n0 + bn + 1u),
+                rhs_or_zero(k0 + bk, n0 + bn + 2u),
+                rhs_or_zero(k0 + bk, n0 + bn + 3u),
+            );
         }
         workgroupBarrier();
         for (var k = 0u; k < TILE_K; k += 1u) {
