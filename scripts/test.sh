@@ -33,6 +33,9 @@ onnx_models="${WEBNN_ONNX_DIR:-$HOME/.cache/webnn-rs/onnx}"
 "$bin/webnn-onnx" inspect "$onnx_models/magika/models/standard_v3_3/model.onnx" --dims unk__214=1 | tail -n 1
 "$bin/webnn-onnx" run "$onnx_models/rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx" --dims x=1x3x48x192
 
+section "the Python package: its API, and WPT's conformance vectors through it on cpu, reference and wgpu"
+bash scripts/python-test.sh
+
 section "browser tests (wasm32 in headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200

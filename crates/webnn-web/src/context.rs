@@ -93,7 +93,7 @@ impl WebContext {
     /// `opSupportLimits()` as JSON in the shape of `MLOpSupportLimits`.
     #[wasm_bindgen(js_name = opSupportLimits)]
     pub fn op_support_limits(&self) -> String {
-        let mut v = crate::limits::to_json(&self.inner.op_support_limits());
+        let mut v = webnn_idl::limits::to_json(&self.inner.op_support_limits());
         // Extension: bounded dynamic dimensions ({name, maxSize} in a descriptor's shape).
         v["flexibleInputs"] = self.inner.dynamic_dimensions().into();
         v.to_string()

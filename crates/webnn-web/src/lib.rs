@@ -8,7 +8,6 @@
 mod builder;
 mod context;
 mod errors;
-mod limits;
 
 pub use builder::WebBuilder;
 pub use context::{create_context, WebBindings, WebContext, WebGraph, WebTensor};

@@ -1,0 +1,93 @@
+"""The W3C Web Neural Network API (WebNN) for Python.
+
+    import numpy as np, webnn
+    context = webnn.ML().create_context(device_type="cpu")
+    builder = webnn.MLGraphBuilder(context)
+    x = builder.input("x", [2, 2], "float32")
+    y = builder.relu(builder.add(x, builder.constant(np.ones((2, 2), np.float32))))
+    graph = builder.build({"y": y})
+    context.compute(graph, {"x": np.array([[-3, 0], [1, 2]], np.float32)})["y"]
+
+The builder has every operation of the spec as a snake_case method (``reduce_mean``,
+``conv_transpose2d``; the spec's camelCase names work too), taking the spec's positional
+arguments and its options dictionary as keyword arguments (``strides=[2, 2]``,
+``input_layout="nhwc"``) or as a dict. Errors are the exceptions the spec names:
+``TypeError``, and ``DataError``, ``OperationError``, ``NotSupportedError``,
+``InvalidStateError`` (subclasses of ``WebNNError``), each with ``op``, ``label`` and
+``rule`` attributes.
+"""
+
+import re as _re
+
+from ._webnn import (
+    ML,
+    MLContext,
+    MLGraph,
+    MLGraphBuilder as _Builder,
+    MLOperand,
+    MLTensor,
+    WebNNError,
+    DataError,
+    OperationError,
+    NotSupportedError,
+    InvalidStateError,
+    op_signatures as _op_signatures,
+)
+
+__all__ = [
+    "ML",
+    "MLContext",
+    "MLGraph",
+    "MLGraphBuilder",
+    "MLOperand",
+    "MLTensor",
+    "WebNNError",
+    "DataError",
+    "OperationError",
+    "NotSupportedError",
+    "InvalidStateError",
+    "create_context",
+    "snake_case",
+]
+
+
+def snake_case(name):
+    """``reduceMean`` -> ``reduce_mean``, ``conv2d`` -> ``conv2d``, ``gatherND`` -> ``gather_nd``."""
+    s = _re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    s = _re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", s)
+    return s.lower()
+
+
+class MLGraphBuilder(_Builder):
+    """``MLGraphBuilder(context)``: ``input``, ``constant``, ``build`` and one method per op."""
+
+    __slots__ = ()
+
+
+def _method(name, params, sequence):
+    positional = [p for p in params if p != "options"]
+
+    def op(self, *args, options=None, **kwargs):
+        merged = dict(options or {})
+        merged.update(kwargs)
+        return self._op(name, args, merged)
+
+    op.__name__ = snake_case(name)
+    op.__qualname__ = "MLGraphBuilder." + op.__name__
+    returns = "a list of MLOperand" if sequence else "an MLOperand"
+    op.__doc__ = "``{}({})``: returns {}. Options as keyword arguments or ``options=dict``.".format(
+        name, ", ".join(positional + (["**options"] if "options" in params else [])), returns
+    )
+    return op
+
+
+for _name, _params, _sequence in _op_signatures():
+    _m = _method(_name, _params, _sequence)
+    setattr(MLGraphBuilder, snake_case(_name), _m)
+    if snake_case(_name) != _name:
+        setattr(MLGraphBuilder, _name, _m)
+
+
+def create_context(**options):
+    """``ML().create_context(**options)``."""
+    return ML().create_context(**options)

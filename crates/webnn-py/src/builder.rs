@@ -1,0 +1,215 @@
+//! `MLGraphBuilder` and `MLOperand`. Every op of the table is one call, `_op(method, args,
+//! options)`: positional arguments are named by the spec's IDL signature and converted by
+//! `webnn-idl` exactly as the browser binding converts a page's (the Python package makes a
+//! snake_case method of each, with options as keyword arguments).
+
+use crate::arrays::{self, describe, shape_py};
+use crate::context::{MlContext, MlGraph, MlTensor};
+use crate::errors::{type_error, Raise};
+use crate::values::{dict_json, to_json, Marked};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use serde_json::Value;
+use webnn_core::{GraphBuilder, Operand, OperandDescriptor};
+use webnn_idl::{call, Args, CallError, Operands};
+
+/// `MLOperand`: what a builder call returns, with its data type and shape.
+#[pyclass(name = "MLOperand", module = "webnn", unsendable, frozen)]
+pub struct MlOperand {
+    pub operand: Operand,
+    pub desc: OperandDescriptor,
+}
+
+#[pymethods]
+impl MlOperand {
+    #[getter]
+    fn data_type(&self) -> &'static str {
+        self.desc.data_type.name()
+    }
+
+    /// Ints, and `{'name', 'max_size'}` for a bounded dynamic dimension.
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        shape_py(py, &self.desc)
+    }
+
+    /// pywebnn's spelling.
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.desc.data_type.name()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("MLOperand({})", describe(&self.desc))
+    }
+}
+
+/// `MLGraphBuilder(context)`.
+#[pyclass(name = "MLGraphBuilder", module = "webnn", unsendable, subclass)]
+pub struct MlGraphBuilder {
+    ctx: webnn::Context,
+    inner: GraphBuilder,
+}
+
+impl MlGraphBuilder {
+    fn usable(&self, what: &str) -> PyResult<()> {
+        self.ctx.check_usable(what).raise()
+    }
+
+    fn wrap(&self, py: Python<'_>, o: Operand) -> PyResult<Py<MlOperand>> {
+        let desc = self.inner.desc(o).raise()?.clone();
+        Py::new(py, MlOperand { operand: o, desc })
+    }
+}
+
+#[pymethods]
+impl MlGraphBuilder {
+    #[new]
+    fn new(context: PyRef<'_, MlContext>) -> PyResult<Self> {
+        context.inner.check_usable("MLGraphBuilder").raise()?;
+        Ok(MlGraphBuilder { ctx: context.inner.clone(), inner: GraphBuilder::new() })
+    }
+
+    /// `input(name, descriptor)`: `shape` holds ints, or `{'name', 'max_size'}` for a bounded
+    /// dynamic dimension.
+    #[pyo3(signature = (name, shape, data_type = "float32"))]
+    fn input(&mut self, py: Python<'_>, name: &str, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<Py<MlOperand>> {
+        self.usable("input")?;
+        let desc = arrays::descriptor(shape, data_type)?;
+        let o = self.inner.input(name, desc).raise()?;
+        self.wrap(py, o)
+    }
+
+    /// `constant(descriptor, buffer)` from an array (its shape unless `shape` is given, its
+    /// dtype unless `data_type` is); `constant(type, value)` for a Python scalar with a
+    /// `data_type`; `constant(tensor)` for a constant `MLTensor` of the same context.
+    #[pyo3(signature = (value, data_type = None, shape = None))]
+    fn constant(
+        &mut self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        data_type: Option<&str>,
+        shape: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<MlOperand>> {
+        self.usable("constant")?;
+        if let Ok(t) = value.extract::<PyRef<'_, MlTensor>>() {
+            let (desc, data) = self.ctx.constant_contents(&t.inner).raise()?;
+            let o = self.inner.constant_shared(desc, data).raise()?;
+            return self.wrap(py, o);
+        }
+        let scalar = value.is_instance_of::<pyo3::types::PyInt>() || value.is_instance_of::<pyo3::types::PyFloat>();
+        if scalar && shape.is_none() {
+            if let Some(t) = data_type {
+                let t = arrays::data_type(t)?;
+                let v = webnn_idl::args::ml_number(&to_json(value)?, "constant: value").raise()?;
+                let o = self.inner.constant_scalar(t, v).raise()?;
+                return self.wrap(py, o);
+            }
+        }
+        let t = match data_type {
+            Some(t) => arrays::data_type(t)?,
+            None => arrays::data_type_of(&py.import("numpy")?.call_method1("asarray", (value,))?)?,
+        };
+        let desc = match shape {
+            Some(s) => arrays::descriptor(s, t.name())?,
+            None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
+        };
+        let bytes = arrays::bytes_for(value, &desc, "constant")?;
+        let o = self.inner.constant(desc, bytes).raise()?;
+        self.wrap(py, o)
+    }
+
+    /// Any op of the table: `args` are its positional arguments in IDL order (the options
+    /// dictionary may be the last), `options` the dictionary's members.
+    #[pyo3(signature = (method, args, options = None))]
+    fn _op<'py>(
+        &mut self,
+        py: Python<'py>,
+        method: &str,
+        args: &Bound<'py, PyTuple>,
+        options: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sig = webnn_idl::op_signature(method)
+            .ok_or_else(|| type_error(format!("'{method}' is not an MLGraphBuilder operation")))?;
+        self.usable(method)?;
+        let mut values: Vec<(&str, Value)> = Vec::new();
+        let mut opts = serde_json::Map::new();
+        for (k, a) in args.iter().enumerate() {
+            let Some(p) = sig.params.get(k) else {
+                return Err(type_error(format!("{method}: takes {} arguments, {} given", sig.params.len(), args.len())));
+            };
+            let v = to_json(&a)?;
+            match (p.name.as_str(), v) {
+                ("options", Value::Object(m)) => opts.extend(m),
+                ("options", Value::Null) => {}
+                ("options", other) => return Err(type_error(format!("{method}: options {other} is not a dictionary"))),
+                (name, v) => values.push((name, v)),
+            }
+        }
+        if let Some(d) = options {
+            for (key, v) in dict_json(d)? {
+                // A keyword naming a positional parameter is that parameter.
+                match sig.params.iter().find(|p| p.name != "options" && p.name == key) {
+                    Some(p) if values.iter().any(|(n, _)| *n == p.name) => {
+                        return Err(type_error(format!("{method}: '{}' given twice", p.name)))
+                    }
+                    Some(p) => values.push((p.name.as_str(), v)),
+                    None => {
+                        opts.insert(key, v);
+                    }
+                }
+            }
+        }
+        let options = Value::Object(opts);
+        let params: Vec<(&str, &Value)> = values.iter().map(|(n, v)| (*n, v)).collect();
+        let a = Args::new(params, Some(&options), &Marked, false);
+        let outs = call(&mut self.inner, method, &a).map_err(|e| match e {
+            CallError::Api(e) => crate::errors::to_py(e),
+            CallError::Harness(m) => type_error(m),
+        })?;
+        let unused = a.unused();
+        if !unused.is_empty() {
+            let names: Vec<String> = unused.iter().map(|u| u.strip_prefix("options.").unwrap_or(u).to_owned()).collect();
+            return Err(type_error(format!("{method}: unknown arguments: {}", names.join(", "))));
+        }
+        let wrapped = outs.into_iter().map(|o| self.wrap(py, o)).collect::<PyResult<Vec<_>>>()?;
+        if sig.sequence {
+            Ok(PyList::new(py, wrapped)?.into_any())
+        } else {
+            Ok(wrapped.into_iter().next().ok_or_else(|| type_error(format!("{method}: no output")))?.into_bound(py).into_any())
+        }
+    }
+
+    /// `build({name: operand})`: validates, then compiles for the context with the GIL
+    /// released.
+    fn build(&mut self, py: Python<'_>, outputs: &Bound<'_, PyDict>) -> PyResult<MlGraph> {
+        self.usable("build")?;
+        let mut named: Vec<(String, Operand)> = Vec::new();
+        for (k, v) in outputs.iter() {
+            let name: String = k.extract().map_err(|_| type_error("build: an output name is not a string"))?;
+            let o = Marked
+                .resolve(&to_json(&v)?)
+                .ok_or_else(|| type_error(format!("build: output '{name}' is not an MLOperand")))?;
+            named.push((name, o));
+        }
+        let refs: Vec<(&str, Operand)> = named.iter().map(|(n, o)| (n.as_str(), *o)).collect();
+        let graph = self.inner.build(&refs).raise()?;
+        let ctx = self.ctx.clone();
+        let compiled = crate::detached(py, move || pollster::block_on(ctx.compile(&graph)));
+        Ok(MlGraph { inner: compiled.raise()? })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("MLGraphBuilder(context on {})", self.ctx.backend().name())
+    }
+}
+
+/// Every op of the table as `[(method, [parameter, ...], returns_a_sequence)]`, from the
+/// spec's IDL: what the Python package makes its builder methods of.
+#[pyfunction]
+pub fn op_signatures() -> Vec<(String, Vec<String>, bool)> {
+    webnn_idl::op_signatures()
+        .iter()
+        .map(|s| (s.method.clone(), s.params.iter().map(|p| p.name.clone()).collect(), s.sequence))
+        .collect()
+}

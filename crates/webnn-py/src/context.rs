@@ -1,0 +1,368 @@
+//! `ML`, `MLContext`, `MLGraph` and `MLTensor` over the facade's objects.
+
+use crate::arrays::{self, describe, shape_py};
+use crate::errors::{to_py, type_error, Raise};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use webnn::{BackendKind, ContextOptions, DeviceType, PowerPreference, TensorDescriptor};
+use webnn_core::{Error, OperandDescriptor};
+
+/// `navigator.ml`.
+#[pyclass(name = "ML", module = "webnn", unsendable)]
+pub struct Ml;
+
+fn enum_arg<T: Copy>(value: &str, table: &[(&str, T)], what: &str) -> PyResult<T> {
+    let key = value.replace('_', "-");
+    table
+        .iter()
+        .find(|(n, _)| *n == key)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| type_error(format!("createContext: '{value}' is not a valid {what}")))
+}
+
+#[pymethods]
+impl Ml {
+    #[new]
+    fn new() -> Self {
+        Ml
+    }
+
+    /// `createContext(options)`. `device_type` is the hint the spec dropped and frameworks
+    /// still pass ('gpu' asks for a hardware adapter; a software one gives the CPU);
+    /// `backend` names one outright: 'cpu' (the fast CPU backend), 'reference', 'wgpu',
+    /// 'ort' (ONNX Runtime, when the package is built with it), 'coreml'.
+    #[pyo3(signature = (device_type = None, power_preference = "default", accelerated = true, backend = None))]
+    fn create_context(
+        &self,
+        py: Python<'_>,
+        device_type: Option<&str>,
+        power_preference: &str,
+        accelerated: bool,
+        backend: Option<&str>,
+    ) -> PyResult<MlContext> {
+        let device_type = device_type
+            .map(|d| enum_arg(d, &[("cpu", DeviceType::Cpu), ("gpu", DeviceType::Gpu), ("npu", DeviceType::Gpu)], "device type"))
+            .transpose()?;
+        let power_preference = enum_arg(
+            power_preference,
+            &[
+                ("default", PowerPreference::Default),
+                ("high-performance", PowerPreference::HighPerformance),
+                ("low-power", PowerPreference::LowPower),
+            ],
+            "power preference",
+        )?;
+        let backend = backend
+            .map(|b| {
+                enum_arg(
+                    b,
+                    &[
+                        ("cpu", BackendKind::Cpu),
+                        ("fast", BackendKind::Cpu),
+                        ("reference", BackendKind::Reference),
+                        ("wgpu", BackendKind::Wgpu),
+                        ("webgpu", BackendKind::Wgpu),
+                        ("ort", BackendKind::Ort),
+                        ("onnxruntime", BackendKind::Ort),
+                        ("coreml", BackendKind::CoreMl),
+                    ],
+                    "backend",
+                )
+            })
+            .transpose()?;
+        let options = ContextOptions { power_preference, accelerated, device_type, backend };
+        let ctx = crate::detached(py, move || pollster::block_on(webnn::Ml.create_context(options)));
+        Ok(MlContext { inner: ctx.raise()? })
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "ML()"
+    }
+}
+
+/// `MLContext`.
+#[pyclass(name = "MLContext", module = "webnn", unsendable)]
+pub struct MlContext {
+    pub inner: webnn::Context,
+}
+
+impl MlContext {
+    fn tensor_desc(&self, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<OperandDescriptor> {
+        let desc = arrays::descriptor(shape, data_type)?;
+        if !desc.is_static() {
+            return Err(type_error(format!("createTensor: {} has a dynamic dimension; a tensor's shape is static", describe(&desc))));
+        }
+        Ok(desc)
+    }
+
+    fn read<'py>(&self, py: Python<'py>, t: &webnn::Tensor) -> PyResult<Bound<'py, PyAny>> {
+        let read = self.inner.read_tensor(t);
+        let bytes = crate::detached(py, move || pollster::block_on(read)).raise()?;
+        arrays::to_array(py, &bytes, t.desc())
+    }
+}
+
+#[pymethods]
+impl MlContext {
+    /// The backend the context runs on: 'cpu', 'reference', 'webgpu', 'onnxruntime', 'coreml'.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.inner.backend().name()
+    }
+
+    #[getter]
+    fn device_name(&self) -> String {
+        self.inner.device_name()
+    }
+
+    #[getter]
+    fn accelerated(&self) -> bool {
+        self.inner.accelerated()
+    }
+
+    #[getter]
+    fn destroyed(&self) -> bool {
+        self.inner.is_destroyed()
+    }
+
+    /// `opSupportLimits()`: the dictionary pages read (`limits['conv2d']['input']['dataTypes']`).
+    fn op_support_limits<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut v = webnn_idl::limits::to_json(&self.inner.op_support_limits());
+        v["flexibleInputs"] = self.inner.dynamic_dimensions().into();
+        py.import("json")?.call_method1("loads", (v.to_string(),))
+    }
+
+    /// `createTensor(descriptor)`; `readable` and `writable` default to false, as the spec's.
+    #[pyo3(signature = (shape, data_type = "float32", readable = false, writable = false))]
+    fn create_tensor(&self, shape: &Bound<'_, PyAny>, data_type: &str, readable: bool, writable: bool) -> PyResult<MlTensor> {
+        let desc = self.tensor_desc(shape, data_type)?;
+        let t = self.inner.create_tensor(TensorDescriptor::new(desc, readable, writable)).raise()?;
+        Ok(MlTensor { inner: t })
+    }
+
+    /// `createConstantTensor(descriptor, data)` from an array (its shape and dtype unless given).
+    #[pyo3(signature = (value, data_type = None, shape = None))]
+    fn create_constant_tensor(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        data_type: Option<&str>,
+        shape: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<MlTensor> {
+        let t = match data_type {
+            Some(t) => arrays::data_type(t)?,
+            None => arrays::data_type_of(&py.import("numpy")?.call_method1("asarray", (value,))?)?,
+        };
+        let desc = match shape {
+            Some(s) => self.tensor_desc(s, t.name())?,
+            None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
+        };
+        let bytes = arrays::bytes_for(value, &desc, "createConstantTensor")?;
+        Ok(MlTensor { inner: self.inner.create_constant_tensor(desc, &bytes).raise()? })
+    }
+
+    /// `writeTensor(tensor, data)`.
+    fn write_tensor(&self, tensor: PyRef<'_, MlTensor>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let bytes = arrays::bytes_for(value, tensor.inner.desc(), "writeTensor")?;
+        self.inner.write_tensor(&tensor.inner, &bytes).raise()
+    }
+
+    /// `readTensor(tensor)`, waited for: an array of the tensor's shape and dtype.
+    fn read_tensor<'py>(&self, py: Python<'py>, tensor: PyRef<'_, MlTensor>) -> PyResult<Bound<'py, PyAny>> {
+        self.read(py, &tensor.inner)
+    }
+
+    /// `dispatch(graph, inputs, outputs)` with `{name: MLTensor}` dictionaries. An input and
+    /// the output that updates it in place may be the same tensor.
+    fn dispatch(
+        &self,
+        py: Python<'_>,
+        graph: PyRef<'_, MlGraph>,
+        inputs: &Bound<'_, PyDict>,
+        outputs: &Bound<'_, PyDict>,
+    ) -> PyResult<()> {
+        let named = |d: &Bound<'_, PyDict>, what: &str| -> PyResult<Vec<(String, webnn::Tensor)>> {
+            d.iter()
+                .map(|(k, v)| {
+                    let name: String = k.extract().map_err(|_| type_error(format!("dispatch: an {what} name is not a string")))?;
+                    let t = v
+                        .extract::<PyRef<'_, MlTensor>>()
+                        .map_err(|_| type_error(format!("dispatch: {what} '{name}' is not an MLTensor")))?;
+                    Ok((name, t.inner.clone()))
+                })
+                .collect()
+        };
+        let (ins, outs) = (named(inputs, "input")?, named(outputs, "output")?);
+        let ctx = &self.inner;
+        let g = &graph.inner;
+        crate::detached(py, move || {
+            let ins: Vec<(&str, &webnn::Tensor)> = ins.iter().map(|(n, t)| (n.as_str(), t)).collect();
+            let outs: Vec<(&str, &webnn::Tensor)> = outs.iter().map(|(n, t)| (n.as_str(), t)).collect();
+            ctx.dispatch(g, &ins, &outs)
+        })
+        .raise()
+    }
+
+    /// Runs `graph` on `{name: array}` and returns `{name: array}`: tensors made, written,
+    /// dispatched, read and destroyed in one call (pywebnn's `compute`).
+    fn compute<'py>(&self, py: Python<'py>, graph: PyRef<'_, MlGraph>, inputs: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+        let g = &graph.inner;
+        let mut bound_in: Vec<(String, webnn::Tensor)> = Vec::new();
+        for (name, desc) in g.inputs() {
+            let value = inputs
+                .get_item(name)?
+                .ok_or_else(|| type_error(format!("compute: no value for input '{name}'")))?;
+            let desc = if desc.is_static() {
+                desc.clone()
+            } else {
+                // A flexible input takes the array's shape; dispatch checks it against the bounds.
+                OperandDescriptor::new(desc.data_type, &arrays::shape_of(&arrays::as_array(&value, desc.data_type)?)?)
+            };
+            let bytes = arrays::bytes_for(&value, &desc, "compute")?;
+            let t = self.inner.create_tensor(TensorDescriptor::new(desc, false, true)).raise()?;
+            self.inner.write_tensor(&t, &bytes).raise()?;
+            bound_in.push((name.clone(), t));
+        }
+        for (k, _) in inputs.iter() {
+            let name: String = k.extract().map_err(|_| type_error("compute: an input name is not a string"))?;
+            if !g.inputs().iter().any(|(n, _)| *n == name) {
+                return Err(type_error(format!("compute: the graph has no input '{name}'")));
+            }
+        }
+        let mut bound_out: Vec<(String, webnn::Tensor)> = Vec::new();
+        for (name, desc) in g.outputs() {
+            if !desc.is_static() {
+                return Err(to_py(Error::not_supported(format!(
+                    "compute: output '{name}' has a dynamic shape; bind a tensor of its size with dispatch()"
+                ))));
+            }
+            let t = self.inner.create_tensor(TensorDescriptor::new(desc.clone(), true, false)).raise()?;
+            bound_out.push((name.clone(), t));
+        }
+        let ins: Vec<(&str, &webnn::Tensor)> = bound_in.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let outs: Vec<(&str, &webnn::Tensor)> = bound_out.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let ctx = &self.inner;
+        crate::detached(py, move || ctx.dispatch(g, &ins, &outs)).raise()?;
+        let result = PyDict::new(py);
+        for (name, t) in &bound_out {
+            result.set_item(name, self.read(py, t)?)?;
+        }
+        for (_, t) in bound_in.iter().chain(&bound_out) {
+            t.destroy();
+        }
+        Ok(result)
+    }
+
+    /// `destroy()`: every graph and tensor of the context with it.
+    fn destroy(&self) {
+        self.inner.destroy()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("MLContext(backend='{}', device='{}')", self.inner.backend().name(), self.inner.device_name())
+    }
+}
+
+/// `MLGraph`.
+#[pyclass(name = "MLGraph", module = "webnn", unsendable)]
+pub struct MlGraph {
+    pub inner: webnn::Graph,
+}
+
+fn descriptors<'py>(py: Python<'py>, named: &[(String, OperandDescriptor)]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, desc) in named {
+        let entry = PyDict::new(py);
+        entry.set_item("shape", shape_py(py, desc)?)?;
+        entry.set_item("data_type", desc.data_type.name())?;
+        d.set_item(name, entry)?;
+    }
+    Ok(d)
+}
+
+#[pymethods]
+impl MlGraph {
+    /// `{name: {'shape', 'data_type'}}` of the graph's inputs.
+    #[getter]
+    fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        descriptors(py, self.inner.inputs())
+    }
+
+    #[getter]
+    fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        descriptors(py, self.inner.outputs())
+    }
+
+    #[getter]
+    fn destroyed(&self) -> bool {
+        self.inner.is_destroyed()
+    }
+
+    fn destroy(&self) {
+        self.inner.destroy()
+    }
+
+    fn __repr__(&self) -> String {
+        let side = |named: &[(String, OperandDescriptor)]| -> String {
+            named.iter().map(|(n, d)| format!("{n}: {}", describe(d))).collect::<Vec<_>>().join(", ")
+        };
+        format!("MLGraph(inputs={{{}}}, outputs={{{}}})", side(self.inner.inputs()), side(self.inner.outputs()))
+    }
+}
+
+/// `MLTensor`.
+#[pyclass(name = "MLTensor", module = "webnn", unsendable)]
+pub struct MlTensor {
+    pub inner: webnn::Tensor,
+}
+
+#[pymethods]
+impl MlTensor {
+    #[getter]
+    fn data_type(&self) -> &'static str {
+        self.inner.desc().data_type.name()
+    }
+
+    #[getter]
+    fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        shape_py(py, self.inner.desc())
+    }
+
+    #[getter]
+    fn readable(&self) -> bool {
+        self.inner.descriptor().readable
+    }
+
+    #[getter]
+    fn writable(&self) -> bool {
+        self.inner.descriptor().writable
+    }
+
+    #[getter]
+    fn constant(&self) -> bool {
+        self.inner.descriptor().constant
+    }
+
+    #[getter]
+    fn byte_length(&self) -> usize {
+        self.inner.byte_length()
+    }
+
+    #[getter]
+    fn destroyed(&self) -> bool {
+        self.inner.is_destroyed()
+    }
+
+    fn destroy(&self) {
+        self.inner.destroy()
+    }
+
+    fn __repr__(&self) -> String {
+        let d = self.inner.descriptor();
+        let flags: Vec<&str> = [(d.readable, "readable"), (d.writable, "writable"), (d.constant, "constant")]
+            .into_iter()
+            .filter_map(|(on, n)| on.then_some(n))
+            .collect();
+        format!("MLTensor({}{}{})", describe(&d.desc), if flags.is_empty() { "" } else { ", " }, flags.join(", "))
+    }
+}

@@ -1,0 +1,188 @@
+"""The Python API itself: conversions, errors, tensors, lifetimes, the op methods."""
+
+import gc
+import resource
+
+import numpy as np
+import pytest
+
+import webnn
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return webnn.ML().create_context(device_type="cpu")
+
+
+def test_context(ctx):
+    assert ctx.backend == "cpu" and not ctx.destroyed
+    assert "cpu" in repr(ctx)
+    limits = ctx.op_support_limits()
+    assert "float32" in limits["conv2d"]["input"]["dataTypes"]
+    assert limits["conv2d"]["input"]["rankRange"] == {"min": 4, "max": 4}
+    ref = webnn.create_context(backend="reference")
+    assert ref.backend == "reference"
+    with pytest.raises(TypeError, match="not a valid device type"):
+        webnn.ML().create_context(device_type="tpu")
+
+
+def test_every_op_is_a_method():
+    names = [n for n, _, _ in webnn._webnn.op_signatures()]
+    assert len(names) == 95
+    for n in names:
+        assert callable(getattr(webnn.MLGraphBuilder, webnn.snake_case(n)))
+        assert callable(getattr(webnn.MLGraphBuilder, n))
+    assert webnn.snake_case("reduceLogSumExp") == "reduce_log_sum_exp"
+    assert webnn.snake_case("gatherND") == "gather_nd"
+    assert webnn.snake_case("convTranspose2d") == "conv_transpose2d"
+
+
+def test_conv2d_options_as_keywords(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    x = b.input("x", [1, 4, 4, 1], "float32")
+    w = b.constant(np.ones((1, 2, 2, 1), np.float32))
+    y = b.conv2d(x, w, strides=[2, 2], input_layout="nhwc", filter_layout="ohwi", label="down")
+    assert y.shape == [1, 2, 2, 1] and y.data_type == "float32"
+    assert repr(y) == "MLOperand(float32[1,2,2,1])"
+    g = b.build({"y": y})
+    out = ctx.compute(g, {"x": np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)})["y"]
+    np.testing.assert_array_equal(out.reshape(2, 2), [[10, 18], [42, 50]])
+
+
+def test_options_dict_and_sequences(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    x = b.input("x", [2, 6], "float32")
+    parts = b.split(x, [2, 4], options={"axis": 1})
+    assert [p.shape for p in parts] == [[2, 2], [2, 4]]
+    m = b.reduce_mean(x, axes=[1], keep_dimensions=True)
+    assert m.shape == [2, 1]
+    g = b.build({"a": parts[0], "m": m})
+    r = ctx.compute(g, {"x": np.arange(12, dtype=np.float32).reshape(2, 6)})
+    np.testing.assert_array_equal(r["a"], [[0, 1], [6, 7]])
+    np.testing.assert_allclose(r["m"], [[2.5], [8.5]])
+
+
+def test_errors_name_op_label_and_rule(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    x = b.input("x", [2, 3], "float32")
+    with pytest.raises(TypeError) as e:
+        b.matmul(x, x, label="proj")
+    assert e.value.op == "matmul" and e.value.label == "proj" and e.value.rule
+    assert "matmul" in str(e.value) and "proj" in str(e.value)
+    with pytest.raises(TypeError, match="unknown arguments: strides"):
+        b.relu(x, strides=[1])
+    with pytest.raises(TypeError, match="not a valid"):
+        b.input("y", [2], "float64")
+    with pytest.raises(TypeError):
+        b.input("x", [2], "float32")  # a duplicate input name
+    i = b.input("i", [2], "int32")
+    with pytest.raises(TypeError):
+        b.add(x, i)  # mismatched data types
+
+
+def test_data_types_round_trip(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    outs = {}
+    values = {
+        "float16": np.array([1.5, -2.25, 65504, np.inf], np.float16),
+        "int64": np.array([-(2**62), 2**40, -1, 7], np.int64),
+        "uint64": np.array([2**63 + 5, 0, 1, 2**40], np.uint64),
+        "int8": np.array([-128, 127, 0, -1], np.int8),
+        "uint32": np.array([2**32 - 1, 0, 5, 9], np.uint32),
+    }
+    for t, v in values.items():
+        outs[t] = b.identity(b.input(t, [4], t))
+    g = b.build(outs)
+    r = ctx.compute(g, values)
+    for t, v in values.items():
+        assert r[t].dtype == v.dtype, t
+        np.testing.assert_array_equal(r[t], v)
+
+
+def test_int4_packed(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    # int4 [-1, 2, -8, 7] packed low nibble first.
+    packed = np.array([0x2F, 0x78], np.uint8)
+    q = b.constant(packed, data_type="int4", shape=[4])
+    scale = b.constant(np.ones(4, np.float32))
+    zero = b.constant(np.zeros(2, np.uint8), data_type="int4", shape=[4])
+    g = b.build({"y": b.dequantize_linear(q, scale, zero)})
+    np.testing.assert_array_equal(ctx.compute(g, {})["y"], [-1, 2, -8, 7])
+
+
+def test_tensors_dispatch_in_place_and_destroy(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    cache = b.input("cache", [4, 2], "float32")
+    idx = b.input("idx", [1, 1], "int32")
+    upd = b.input("upd", [1, 2], "float32")
+    out = b.scatter_nd(cache, idx, upd)
+    g = b.build({"out": out})
+    t_cache = ctx.create_tensor([4, 2], "float32", readable=True, writable=True)
+    t_idx = ctx.create_tensor([1, 1], "int32", writable=True)
+    t_upd = ctx.create_tensor([1, 2], "float32", writable=True)
+    assert repr(t_cache) == "MLTensor(float32[4,2], readable, writable)"
+    ctx.write_tensor(t_cache, np.zeros((4, 2)))
+    for row in range(4):
+        ctx.write_tensor(t_idx, [[row]])
+        ctx.write_tensor(t_upd, [[row, row * 10]])
+        ctx.dispatch(g, {"cache": t_cache, "idx": t_idx, "upd": t_upd}, {"out": t_cache})
+    np.testing.assert_array_equal(ctx.read_tensor(t_cache), [[0, 0], [1, 10], [2, 20], [3, 30]])
+    with pytest.raises(TypeError, match="not created readable"):
+        ctx.read_tensor(t_idx)
+    with pytest.raises(TypeError, match="bytes"):
+        ctx.write_tensor(t_upd, np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="cannot be int32"):
+        ctx.write_tensor(t_idx, np.array([[1.5]]))
+    t_cache.destroy()
+    assert t_cache.destroyed
+    with pytest.raises(TypeError, match="destroyed"):
+        ctx.read_tensor(t_cache)
+    g.destroy()
+    with pytest.raises(webnn.InvalidStateError):
+        ctx.dispatch(g, {}, {})
+
+
+def test_destroyed_context():
+    c = webnn.ML().create_context(device_type="cpu")
+    b = webnn.MLGraphBuilder(c)
+    c.destroy()
+    with pytest.raises(webnn.InvalidStateError):
+        b.input("x", [1], "float32")
+    with pytest.raises(webnn.InvalidStateError):
+        webnn.MLGraphBuilder(c)
+
+
+def test_flexible_input(ctx):
+    b = webnn.MLGraphBuilder(ctx)
+    x = b.input("x", [{"name": "n", "max_size": 8}, 2], "float32")
+    assert x.shape == [{"name": "n", "max_size": 8}, 2]
+    g = b.build({"y": b.relu(x)})
+    assert g.inputs["x"]["shape"][0] == {"name": "n", "max_size": 8}
+    x3 = np.array([[-1, 2], [3, -4], [5, 6]], np.float32)
+    t_in = ctx.create_tensor([3, 2], "float32", writable=True)
+    t_out = ctx.create_tensor([3, 2], "float32", readable=True)
+    ctx.write_tensor(t_in, x3)
+    ctx.dispatch(g, {"x": t_in}, {"y": t_out})
+    np.testing.assert_array_equal(ctx.read_tensor(t_out), np.maximum(x3, 0))
+
+
+def test_cycles_keep_memory_flat(ctx):
+    """1,000 build / compute / destroy cycles: resident memory stops growing."""
+    x = np.ones((64, 64), np.float32)
+
+    def cycle():
+        b = webnn.MLGraphBuilder(ctx)
+        a = b.input("a", [64, 64], "float32")
+        g = b.build({"y": b.matmul(a, b.constant(x))})
+        ctx.compute(g, {"a": x})
+        g.destroy()
+
+    for _ in range(200):
+        cycle()
+    gc.collect()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(800):
+        cycle()
+    gc.collect()
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 16 * 1024, f"peak RSS grew {grown_kib} KiB over 800 cycles"
