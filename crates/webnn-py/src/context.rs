@@ -253,6 +253,36 @@ impl MlContext {
         Ok(result)
     }
 
+    /// An ONNX model (a file) imported as a graph of this context: the importer builds it
+    /// through the same validating builder. `dims` fixes or bounds the model's named
+    /// dimensions and gives whole input shapes: `{'batch': 1, 'seq': '<=64', 'x': '1x3x48x192'}`
+    /// or the command line's `'batch=1,seq<=64,x=1x3x48x192'`.
+    #[pyo3(signature = (path, dims = None))]
+    fn load_onnx(&self, py: Python<'_>, path: std::path::PathBuf, dims: Option<&Bound<'_, PyAny>>) -> PyResult<MlGraph> {
+        let spec = match dims {
+            None => String::new(),
+            Some(d) => match d.cast::<PyDict>() {
+                Ok(d) => d
+                    .iter()
+                    .map(|(k, v)| {
+                        let v = v.str()?.to_string();
+                        let sep = if v.starts_with("<=") { "" } else { "=" };
+                        Ok(format!("{}{sep}{v}", k.str()?))
+                    })
+                    .collect::<PyResult<Vec<_>>>()?
+                    .join(","),
+                Err(_) => d.extract::<String>().map_err(|_| type_error("load_onnx: dims is neither a dict nor a string"))?,
+            },
+        };
+        let options = webnn::onnx::ImportOptions::default().with_dims(&spec).raise()?;
+        let ctx = &self.inner;
+        let graph = crate::detached(py, move || -> webnn_core::Result<webnn::Graph> {
+            let imported = webnn::onnx::import_file(&path, &options)?;
+            pollster::block_on(ctx.compile(&imported.graph))
+        });
+        Ok(MlGraph { inner: graph.raise()? })
+    }
+
     /// `destroy()`: every graph and tensor of the context with it.
     fn destroy(&self) {
         self.inner.destroy()
