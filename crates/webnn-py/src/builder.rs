@@ -52,6 +52,11 @@ pub struct MlGraphBuilder {
 }
 
 impl MlGraphBuilder {
+    pub fn for_context(ctx: &webnn::Context) -> PyResult<Self> {
+        ctx.check_usable("MLGraphBuilder").raise()?;
+        Ok(MlGraphBuilder { ctx: ctx.clone(), inner: GraphBuilder::new() })
+    }
+
     fn usable(&self, what: &str) -> PyResult<()> {
         self.ctx.check_usable(what).raise()
     }
@@ -66,8 +71,7 @@ impl MlGraphBuilder {
 impl MlGraphBuilder {
     #[new]
     fn new(context: PyRef<'_, MlContext>) -> PyResult<Self> {
-        context.inner.check_usable("MLGraphBuilder").raise()?;
-        Ok(MlGraphBuilder { ctx: context.inner.clone(), inner: GraphBuilder::new() })
+        MlGraphBuilder::for_context(&context.inner)
     }
 
     /// `input(name, descriptor)`: `shape` holds ints, or `{'name', 'max_size'}` for a bounded
@@ -83,13 +87,13 @@ impl MlGraphBuilder {
     /// `constant(descriptor, buffer)` from an array (its shape unless `shape` is given, its
     /// dtype unless `data_type` is); `constant(type, value)` for a Python scalar with a
     /// `data_type`; `constant(tensor)` for a constant `MLTensor` of the same context.
-    #[pyo3(signature = (value, data_type = None, shape = None))]
+    #[pyo3(signature = (value, shape = None, data_type = None))]
     fn constant(
         &mut self,
         py: Python<'_>,
         value: &Bound<'_, PyAny>,
-        data_type: Option<&str>,
         shape: Option<&Bound<'_, PyAny>>,
+        data_type: Option<&str>,
     ) -> PyResult<Py<MlOperand>> {
         self.usable("constant")?;
         if let Ok(t) = value.extract::<PyRef<'_, MlTensor>>() {
@@ -202,14 +206,70 @@ impl MlGraphBuilder {
     fn __repr__(&self) -> String {
         format!("MLGraphBuilder(context on {})", self.ctx.backend().name())
     }
+
+    /// `builder.conv2d(input, filter, strides=[2, 2])`: the op methods, for builders made
+    /// here (`create_graph_builder`); the Python class `webnn.MLGraphBuilder` also has them
+    /// as real methods, with docstrings.
+    fn __getattr__<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let Some(method) = op_named(name) else {
+            return Err(pyo3::exceptions::PyAttributeError::new_err(format!("'MLGraphBuilder' has no attribute '{name}'")));
+        };
+        let py = slf.py();
+        py.import("functools")?.call_method1("partial", (slf.getattr("_call")?, method))
+    }
+
+    /// `_op` with keyword arguments: `options=dict` and keywords merged into the options
+    /// (a keyword naming a positional parameter is that parameter).
+    #[pyo3(signature = (method, *args, options = None, **kwargs))]
+    fn _call<'py>(
+        &mut self,
+        py: Python<'py>,
+        method: &str,
+        args: &Bound<'py, PyTuple>,
+        options: Option<&Bound<'py, PyDict>>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let merged = PyDict::new(py);
+        for d in [options, kwargs].into_iter().flatten() {
+            merged.update(d.as_mapping())?;
+        }
+        self._op(py, method, args, Some(&merged))
+    }
 }
 
-/// Every op of the table as `[(method, [parameter, ...], returns_a_sequence)]`, from the
-/// spec's IDL: what the Python package makes its builder methods of.
+/// The Python name of an op: `reduceMean` -> `reduce_mean`, `gatherND` -> `gather_nd`,
+/// `isNaN` -> `is_nan`, `l2Pool2d` -> `l2_pool2d`.
 #[pyfunction]
-pub fn op_signatures() -> Vec<(String, Vec<String>, bool)> {
+pub fn snake_case(method: &str) -> String {
+    let chars: Vec<char> = method.replace("NaN", "Nan").chars().collect();
+    let mut out = String::with_capacity(chars.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+            if prev.is_ascii_lowercase() || prev.is_ascii_digit() || (prev.is_ascii_uppercase() && next_lower) {
+                out.push('_');
+            }
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// Every op of the table as `[(method, python_name, [parameter, ...], returns_a_sequence)]`,
+/// from the spec's IDL: what the Python package makes its builder methods of.
+#[pyfunction]
+pub fn op_signatures() -> Vec<(String, String, Vec<String>, bool)> {
     webnn_idl::op_signatures()
         .iter()
-        .map(|s| (s.method.clone(), s.params.iter().map(|p| p.name.clone()).collect(), s.sequence))
+        .map(|s| (s.method.clone(), snake_case(&s.method), s.params.iter().map(|p| p.name.clone()).collect(), s.sequence))
         .collect()
+}
+
+/// The op an attribute name stands for, in either spelling.
+fn op_named(name: &str) -> Option<&'static str> {
+    webnn_idl::op_signatures()
+        .iter()
+        .find(|s| s.method == name || snake_case(&s.method) == name)
+        .map(|s| s.method.as_str())
 }

@@ -132,8 +132,10 @@ impl MlContext {
         py.import("json")?.call_method1("loads", (v.to_string(),))
     }
 
-    /// `createTensor(descriptor)`; `readable` and `writable` default to false, as the spec's.
-    #[pyo3(signature = (shape, data_type = "float32", readable = false, writable = false))]
+    /// `createTensor(descriptor)`. `readable` and `writable` default to true here (the
+    /// spec's default is false, a hint for browsers' buffer placement that costs nothing on
+    /// this binding's backends), as pywebnn's do, so its examples run unchanged.
+    #[pyo3(signature = (shape, data_type = "float32", readable = true, writable = true))]
     fn create_tensor(&self, shape: &Bound<'_, PyAny>, data_type: &str, readable: bool, writable: bool) -> PyResult<MlTensor> {
         let desc = self.tensor_desc(shape, data_type)?;
         let t = self.inner.create_tensor(TensorDescriptor::new(desc, readable, writable)).raise()?;
@@ -141,13 +143,13 @@ impl MlContext {
     }
 
     /// `createConstantTensor(descriptor, data)` from an array (its shape and dtype unless given).
-    #[pyo3(signature = (value, data_type = None, shape = None))]
+    #[pyo3(signature = (value, shape = None, data_type = None))]
     fn create_constant_tensor(
         &self,
         py: Python<'_>,
         value: &Bound<'_, PyAny>,
-        data_type: Option<&str>,
         shape: Option<&Bound<'_, PyAny>>,
+        data_type: Option<&str>,
     ) -> PyResult<MlTensor> {
         let t = match data_type {
             Some(t) => arrays::data_type(t)?,
@@ -205,7 +207,15 @@ impl MlContext {
 
     /// Runs `graph` on `{name: array}` and returns `{name: array}`: tensors made, written,
     /// dispatched, read and destroyed in one call (pywebnn's `compute`).
-    fn compute<'py>(&self, py: Python<'py>, graph: PyRef<'_, MlGraph>, inputs: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    /// `outputs`, if given, holds arrays the results are also copied into (pywebnn's form).
+    #[pyo3(signature = (graph, inputs, outputs = None))]
+    fn compute<'py>(
+        &self,
+        py: Python<'py>,
+        graph: PyRef<'_, MlGraph>,
+        inputs: &Bound<'py, PyDict>,
+        outputs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let g = &graph.inner;
         let mut bound_in: Vec<(String, webnn::Tensor)> = Vec::new();
         for (name, desc) in g.inputs() {
@@ -245,12 +255,21 @@ impl MlContext {
         crate::detached(py, move || ctx.dispatch(g, &ins, &outs)).raise()?;
         let result = PyDict::new(py);
         for (name, t) in &bound_out {
-            result.set_item(name, self.read(py, t)?)?;
+            let array = self.read(py, t)?;
+            if let Some(target) = outputs.map(|o| o.get_item(name)).transpose()?.flatten() {
+                py.import("numpy")?.call_method1("copyto", (&target, &array))?;
+            }
+            result.set_item(name, array)?;
         }
         for (_, t) in bound_in.iter().chain(&bound_out) {
             t.destroy();
         }
         Ok(result)
+    }
+
+    /// A builder for this context (pywebnn's spelling of `MLGraphBuilder(context)`).
+    fn create_graph_builder(slf: PyRef<'_, Self>) -> PyResult<crate::builder::MlGraphBuilder> {
+        crate::builder::MlGraphBuilder::for_context(&slf.inner)
     }
 
     /// An ONNX model (a file) imported as a graph of this context: the importer builds it
@@ -328,6 +347,22 @@ impl MlGraph {
         self.inner.is_destroyed()
     }
 
+    /// The input names (pywebnn's spelling).
+    fn get_input_names(&self) -> Vec<String> {
+        self.inner.inputs().iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// The output names (pywebnn's spelling).
+    fn get_output_names(&self) -> Vec<String> {
+        self.inner.outputs().iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// Kernel dispatches one run records, on backends that count them (WebGPU), else None.
+    #[getter]
+    fn dispatch_count(&self) -> Option<usize> {
+        self.inner.dispatch_count()
+    }
+
     fn destroy(&self) {
         self.inner.destroy()
     }
@@ -376,6 +411,12 @@ impl MlTensor {
     #[getter]
     fn byte_length(&self) -> usize {
         self.inner.byte_length()
+    }
+
+    /// The element count (pywebnn's).
+    #[getter]
+    fn size(&self) -> u64 {
+        self.inner.desc().max_elements()
     }
 
     #[getter]

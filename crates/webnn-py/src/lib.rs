@@ -41,5 +41,6 @@ fn _webnn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<builder::MlGraphBuilder>()?;
     m.add_class::<builder::MlOperand>()?;
     m.add_function(wrap_pyfunction!(builder::op_signatures, m)?)?;
+    m.add_function(wrap_pyfunction!(builder::snake_case, m)?)?;
     Ok(())
 }

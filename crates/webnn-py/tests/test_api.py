@@ -27,7 +27,7 @@ def test_context(ctx):
 
 
 def test_every_op_is_a_method():
-    names = [n for n, _, _ in webnn._webnn.op_signatures()]
+    names = [n for n, _, _, _ in webnn._webnn.op_signatures()]
     assert len(names) == 95
     for n in names:
         assert callable(getattr(webnn.MLGraphBuilder, webnn.snake_case(n)))
@@ -35,6 +35,8 @@ def test_every_op_is_a_method():
     assert webnn.snake_case("reduceLogSumExp") == "reduce_log_sum_exp"
     assert webnn.snake_case("gatherND") == "gather_nd"
     assert webnn.snake_case("convTranspose2d") == "conv_transpose2d"
+    assert webnn.snake_case("isNaN") == "is_nan"
+    assert webnn.snake_case("l2Pool2d") == "l2_pool2d"
 
 
 def test_conv2d_options_as_keywords(ctx):
@@ -103,9 +105,9 @@ def test_int4_packed(ctx):
     b = webnn.MLGraphBuilder(ctx)
     # int4 [-1, 2, -8, 7] packed low nibble first.
     packed = np.array([0x2F, 0x78], np.uint8)
-    q = b.constant(packed, data_type="int4", shape=[4])
+    q = b.constant(packed, [4], "int4")
     scale = b.constant(np.ones(4, np.float32))
-    zero = b.constant(np.zeros(2, np.uint8), data_type="int4", shape=[4])
+    zero = b.constant(np.zeros(2, np.uint8), shape=[4], data_type="int4")
     g = b.build({"y": b.dequantize_linear(q, scale, zero)})
     np.testing.assert_array_equal(ctx.compute(g, {})["y"], [-1, 2, -8, 7])
 
@@ -118,8 +120,8 @@ def test_tensors_dispatch_in_place_and_destroy(ctx):
     out = b.scatter_nd(cache, idx, upd)
     g = b.build({"out": out})
     t_cache = ctx.create_tensor([4, 2], "float32", readable=True, writable=True)
-    t_idx = ctx.create_tensor([1, 1], "int32", writable=True)
-    t_upd = ctx.create_tensor([1, 2], "float32", writable=True)
+    t_idx = ctx.create_tensor([1, 1], "int32", readable=False)
+    t_upd = ctx.create_tensor([1, 2], "float32")
     assert repr(t_cache) == "MLTensor(float32[4,2], readable, writable)"
     ctx.write_tensor(t_cache, np.zeros((4, 2)))
     for row in range(4):
@@ -186,3 +188,20 @@ def test_cycles_keep_memory_flat(ctx):
     gc.collect()
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert grown_kib < 16 * 1024, f"peak RSS grew {grown_kib} KiB over 800 cycles"
+
+
+def test_pywebnn_spellings(ctx):
+    """pywebnn's names: create_graph_builder, compute with output arrays, get_*_names, size."""
+    b = ctx.create_graph_builder()
+    x = b.input("x", [2, 3], "float32")
+    y = b.reshape(b.softmax(x, 1), new_shape=[3, 2])
+    g = b.build({"y": y})
+    assert g.get_input_names() == ["x"] and g.get_output_names() == ["y"]
+    out = np.zeros((3, 2), np.float32)
+    r = ctx.compute(g, {"x": np.zeros((2, 3))}, {"y": out})
+    np.testing.assert_allclose(out, np.full((3, 2), 1 / 3), rtol=1e-6)
+    np.testing.assert_array_equal(r["y"], out)
+    t = ctx.create_tensor([2, 3], "float32")
+    assert t.readable and t.writable and t.size == 6
+    with pytest.raises(AttributeError):
+        b.no_such_op

@@ -191,7 +191,7 @@ def run_case(ctx, limits, case):
                     raise Skip(f"input '{name}' is {dt}")
             data = encode(use, t["data"], shape)
             if t.get("constant"):
-                o = b.constant(data, data_type=use, shape=shape)
+                o = b.constant(data, shape, use)
             else:
                 o = b.input(name, shape, use)
                 feeds[name] = data

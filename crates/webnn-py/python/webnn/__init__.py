@@ -32,6 +32,7 @@ from ._webnn import (
     NotSupportedError,
     InvalidStateError,
     op_signatures as _op_signatures,
+    snake_case,
 )
 
 __all__ = [
@@ -51,20 +52,13 @@ __all__ = [
 ]
 
 
-def snake_case(name):
-    """``reduceMean`` -> ``reduce_mean``, ``conv2d`` -> ``conv2d``, ``gatherND`` -> ``gather_nd``."""
-    s = _re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
-    s = _re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", s)
-    return s.lower()
-
-
 class MLGraphBuilder(_Builder):
     """``MLGraphBuilder(context)``: ``input``, ``constant``, ``build`` and one method per op."""
 
     __slots__ = ()
 
 
-def _method(name, params, sequence):
+def _method(name, python_name, params, sequence):
     positional = [p for p in params if p != "options"]
 
     def op(self, *args, options=None, **kwargs):
@@ -72,7 +66,7 @@ def _method(name, params, sequence):
         merged.update(kwargs)
         return self._op(name, args, merged)
 
-    op.__name__ = snake_case(name)
+    op.__name__ = python_name
     op.__qualname__ = "MLGraphBuilder." + op.__name__
     returns = "a list of MLOperand" if sequence else "an MLOperand"
     op.__doc__ = "``{}({})``: returns {}. Options as keyword arguments or ``options=dict``.".format(
@@ -81,10 +75,10 @@ def _method(name, params, sequence):
     return op
 
 
-for _name, _params, _sequence in _op_signatures():
-    _m = _method(_name, _params, _sequence)
-    setattr(MLGraphBuilder, snake_case(_name), _m)
-    if snake_case(_name) != _name:
+for _name, _python_name, _params, _sequence in _op_signatures():
+    _m = _method(_name, _python_name, _params, _sequence)
+    setattr(MLGraphBuilder, _python_name, _m)
+    if _python_name != _name:
         setattr(MLGraphBuilder, _name, _m)
 
 
