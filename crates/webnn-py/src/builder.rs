@@ -256,13 +256,20 @@ pub fn snake_case(method: &str) -> String {
     out
 }
 
-/// Every op of the table as `[(method, python_name, [parameter, ...], returns_a_sequence)]`,
-/// from the spec's IDL: what the Python package makes its builder methods of.
+/// One IDL parameter: its name, its type as the IDL writes it, whether it is optional.
+type ParamInfo = (String, String, bool);
+
+/// Every op of the table as `[(method, python_name, [(parameter, idl_type, optional)...],
+/// returns_a_sequence)]`, from the spec's IDL: what the Python package makes its builder
+/// methods (and their type stubs) of.
 #[pyfunction]
-pub fn op_signatures() -> Vec<(String, String, Vec<String>, bool)> {
+pub fn op_signatures() -> Vec<(String, String, Vec<ParamInfo>, bool)> {
     webnn_idl::op_signatures()
         .iter()
-        .map(|s| (s.method.clone(), snake_case(&s.method), s.params.iter().map(|p| p.name.clone()).collect(), s.sequence))
+        .map(|s| {
+            let params = s.params.iter().map(|p| (p.name.clone(), p.ty.clone(), p.optional)).collect();
+            (s.method.clone(), snake_case(&s.method), params, s.sequence)
+        })
         .collect()
 }
 

@@ -59,7 +59,7 @@ class MLGraphBuilder(_Builder):
 
 
 def _method(name, python_name, params, sequence):
-    positional = [p for p in params if p != "options"]
+    positional = [p for p, _, _ in params if p != "options"]
 
     def op(self, *args, options=None, **kwargs):
         merged = dict(options or {})
@@ -70,7 +70,7 @@ def _method(name, python_name, params, sequence):
     op.__qualname__ = "MLGraphBuilder." + op.__name__
     returns = "a list of MLOperand" if sequence else "an MLOperand"
     op.__doc__ = "``{}({})``: returns {}. Options as keyword arguments or ``options=dict``.".format(
-        name, ", ".join(positional + (["**options"] if "options" in params else [])), returns
+        name, ", ".join(positional + (["**options"] if any(p == "options" for p, _, _ in params) else [])), returns
     )
     return op
 
