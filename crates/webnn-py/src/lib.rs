@@ -11,6 +11,7 @@ mod arrays;
 mod builder;
 mod context;
 mod errors;
+mod llm;
 mod values;
 
 use pyo3::prelude::*;
@@ -42,5 +43,6 @@ fn _webnn(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<builder::MlOperand>()?;
     m.add_function(wrap_pyfunction!(builder::op_signatures, m)?)?;
     m.add_function(wrap_pyfunction!(builder::snake_case, m)?)?;
+    m.add_submodule(&llm::module(m.py())?)?;
     Ok(())
 }

@@ -1,0 +1,33 @@
+from os import PathLike
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import MLContext, MLGraph
+
+_Path = Union[str, PathLike[str]]
+
+class Tokenizer:
+    def __init__(self, path: Optional[_Path] = None) -> None: ...
+    def encode(self, text: str, parse_special: bool = True) -> List[int]: ...
+    def decode(self, ids: List[int]) -> str: ...
+    def chat_prompt(self, user: str) -> str: ...
+    @property
+    def eos(self) -> int: ...
+    @property
+    def bos(self) -> int: ...
+    @property
+    def vocab_size(self) -> int: ...
+
+def smollm2_path() -> Path: ...
+def build_decoder(
+    context: MLContext, path: Optional[_Path] = None, capacity: int = 256, max_seq: int = 64, cache: str = "f32"
+) -> Tuple[MLGraph, Dict[str, Any]]: ...
+def generate_native(
+    context: MLContext,
+    prompt: List[int],
+    max_new: int,
+    stop: Optional[int] = None,
+    path: Optional[_Path] = None,
+    capacity: int = 256,
+    cache: str = "f32",
+) -> List[int]: ...
