@@ -36,13 +36,15 @@ class Skip(Exception):
     pass
 
 
-def expected_failures(backend):
-    """``conformance/<file>/<case>`` of the backend's expected-failure list."""
+def expected_failures(backend, suite="conformance"):
+    """``<suite>/<file>/<case>`` of the backend's expected-failure list and of this
+    binding's own (tests/expected-python.txt)."""
     out = set()
-    for line in (EXPECTED / f"{backend}.txt").read_text().splitlines():
-        line = line.strip()
-        if line.startswith("conformance/"):
-            out.add(line.split(" # ")[0])
+    for path in (EXPECTED / f"{backend}.txt", pathlib.Path(__file__).parent / "expected-python.txt"):
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if line.startswith(suite + "/"):
+                out.add(line.split(" # ")[0])
     return out
 
 
@@ -261,4 +263,140 @@ def run_all(ctx, only=None):
                 results[key] = run_case(ctx, limits, case)
             except Skip as s:
                 results[key] = s
+    return results
+
+
+# ---- validation rows (tests/wpt/validation/*.json) ----
+
+VALIDATION = ROOT / "tests" / "wpt" / "validation"
+# Files whose rows expect success only where opSupportLimits() has the inputs' data types.
+SUPPORT_GATED = {"conv2d", "convTranspose2d", "gatherND", "gru", "gruCell", "lstm", "lstmCell",
+                 "instanceNormalization", "layerNormalization", "where"}
+NOT_ARGUMENTS = {"name", "testName", "output", "outputs", "options"}
+VIEW = {"Float32Array": np.float32, "Float64Array": np.float64, "Int32Array": np.int32,
+        "Uint32Array": np.uint32, "Int8Array": np.int8, "Uint8Array": np.uint8,
+        "Int16Array": np.int16, "Uint16Array": np.uint16, "BigInt64Array": np.int64,
+        "BigUint64Array": np.uint64, "Float16Array": np.float16}
+# The typed arrays a page may pass for each data type (float16 also as a Uint16Array of bits).
+NATURAL_VIEWS = {"float32": {"Float32Array"}, "float16": {"Float16Array", "Uint16Array"},
+                 "int32": {"Int32Array"}, "uint32": {"Uint32Array"}, "int64": {"BigInt64Array"},
+                 "uint64": {"BigUint64Array"}, "int8": {"Int8Array"}, "uint8": {"Uint8Array"},
+                 "int4": {"Uint8Array"}, "uint4": {"Uint8Array"}}
+
+
+def is_descriptor(v):
+    return isinstance(v, dict) and "dataType" in v and "shape" in v
+
+
+def prepare(b, row):
+    """The row's arguments with each descriptor made an input operand."""
+    params, options = [], {}
+    for k, v in row.items():
+        if k in NOT_ARGUMENTS:
+            continue
+        if is_descriptor(v):
+            params.append((k, b.input(k, v["shape"], v["dataType"])))
+        elif isinstance(v, list) and v and is_descriptor(v[0]):  # concat's inputs
+            params.append((k, [b.input(f"{k}{i}", d["shape"], d["dataType"]) for i, d in enumerate(v)]))
+        elif isinstance(v, dict) and v and all(is_descriptor(d) for d in v.values()):  # matmul's {a, b}
+            params.extend((kk, b.input(kk, d["shape"], d["dataType"])) for kk, d in v.items())
+        else:
+            params.append((k, v))
+    for k, v in (row.get("options") or {}).items():
+        options[k] = b.input(f"options.{k}", v["shape"], v["dataType"]) if is_descriptor(v) else v
+    return params, options
+
+
+def call_row(b, method, row, signature):
+    """The row's call: parameters the IDL names go positionally in its order; the others
+    (option members some rows write beside them, as gather's ``axis``) into the options."""
+    params, options = prepare(b, row)
+    order = [p for p, _, _ in signature if p != "options"]
+    named = dict(params)
+    positional = []
+    for p in order:
+        if p not in named:
+            break
+        positional.append(named.pop(p))
+    # Names the IDL spells differently (cast's `type`, logicalNot's `input`) stay positional
+    # in row order when no IDL name matched at all.
+    if not positional and named:
+        positional, named = [v for _, v in params], {}
+    options = {**named, **options}
+    outs = getattr(b, webnn.snake_case(method))(*positional, options=options)
+    return outs if isinstance(outs, list) else [outs]
+
+
+def judge(outs, err, row, label):
+    want = [row["output"]] if "output" in row else row.get("outputs")
+    if want is None:
+        if err is None:
+            return f"expected a TypeError, built {[(o.data_type, o.shape) for o in outs]}"
+        if not isinstance(err, TypeError):
+            return f"expected a TypeError, got {type(err).__name__}: {err}"
+        if label and f"[{label}]" not in str(err):
+            return f"the TypeError does not name [{label}]: {err}"
+        return None
+    if err is not None:
+        return f"expected success, got {type(err).__name__}: {err}"
+    if len(outs) != len(want):
+        return f"built {len(outs)} outputs, expected {len(want)}"
+    for o, w in zip(outs, want):
+        if ("dataType" in w and o.data_type != w["dataType"]) or o.shape != w["shape"]:
+            return f"built {o.data_type} {o.shape}, expected {w.get('dataType', 'any type')} {w['shape']}"
+    return None
+
+
+def run_validation(ctx):
+    """{'validation/<file>/<row>': None | message | Skip}."""
+    limits = ctx.op_support_limits()
+    signatures = {m: params for m, _, params, _ in webnn._webnn.op_signatures()}
+    results = {}
+    for path in sorted(VALIDATION.glob("*.json")):
+        data = json.loads(path.read_text())
+        file = path.stem
+        lists = [m for ms in data.get("operatorLists", {}).values() for m in ms]
+        for table in data["tables"]:
+            methods = table.get("builderMethods") or lists
+            for row in table["cases"]:
+                name = row.get("testName") or row.get("name")
+                key = f"validation/{file}/{name}"
+                label = (row.get("options") or {}).get("label")
+                verdicts = []
+                for method in methods or [file]:
+                    b = webnn.MLGraphBuilder(ctx)
+                    outs, err = [], None
+                    try:
+                        if file == "input":
+                            d = row["descriptor"]
+                            outs = [b.input(row["name"], d["shape"], d["dataType"])]
+                        elif file == "constant":
+                            d, buf = row["descriptor"], row["buffer"]
+                            if row.get("viewTestOnly") or buf["type"] not in NATURAL_VIEWS.get(d["dataType"], {buf["type"]}):
+                                # WebIDL's typed-array kinds are JavaScript's: Python passes
+                                # NumPy arrays, which convert within a kind.
+                                raise Skip("a typed-array view rule (JavaScript's)")
+                            t = np.dtype(VIEW[buf["type"]])
+                            data_ = np.zeros(buf["byteLength"] // t.itemsize, t)
+                            if d["dataType"] == "float16":
+                                data_ = data_.view(np.float16)
+                            outs = [b.constant(data_, d["shape"], d["dataType"])]
+                        else:
+                            if file in SUPPORT_GATED and ("output" in row or "outputs" in row):
+                                slots = limits.get(method, {})
+                                for k, v in row.items():
+                                    if is_descriptor(v) and k in slots and v["dataType"] not in slots[k]["dataTypes"]:
+                                        row = {k2: v2 for k2, v2 in row.items() if k2 not in ("output", "outputs")}
+                            outs = call_row(b, method, row, signatures[method])
+                    except Skip as s:
+                        verdicts.append(s)
+                        break
+                    except (TypeError, webnn.WebNNError) as e:
+                        err = e
+                    verdicts.append(judge(outs, err, row, label))
+                if verdicts and isinstance(verdicts[-1], Skip):
+                    results[key] = verdicts[-1]
+                    continue
+                bad = [f"{m}: {v}" if len(verdicts) > 1 else v for m, v in zip(methods or [file], verdicts) if v]
+                results[key] = "; ".join(bad) or None
     return results
