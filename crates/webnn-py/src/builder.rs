@@ -6,6 +6,7 @@
 use crate::arrays::{self, describe, shape_py};
 use crate::context::{MlContext, MlGraph, MlTensor};
 use crate::errors::{type_error, Raise};
+use crate::Owned;
 use crate::values::{dict_json, to_json, Marked};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -14,7 +15,7 @@ use webnn_core::{GraphBuilder, Operand, OperandDescriptor};
 use webnn_idl::{call, Args, CallError, Operands};
 
 /// `MLOperand`: what a builder call returns, with its data type and shape.
-#[pyclass(name = "MLOperand", module = "webnn", unsendable, frozen)]
+#[pyclass(name = "MLOperand", module = "webnn", frozen)]
 pub struct MlOperand {
     pub operand: Operand,
     pub desc: OperandDescriptor,
@@ -45,8 +46,12 @@ impl MlOperand {
 }
 
 /// `MLGraphBuilder(context)`.
-#[pyclass(name = "MLGraphBuilder", module = "webnn", unsendable, subclass)]
+#[pyclass(name = "MLGraphBuilder", module = "webnn", subclass)]
 pub struct MlGraphBuilder {
+    state: Owned<State>,
+}
+
+struct State {
     ctx: webnn::Context,
     inner: GraphBuilder,
 }
@@ -54,13 +59,18 @@ pub struct MlGraphBuilder {
 impl MlGraphBuilder {
     pub fn for_context(ctx: &webnn::Context) -> PyResult<Self> {
         ctx.check_usable("MLGraphBuilder").raise()?;
-        Ok(MlGraphBuilder { ctx: ctx.clone(), inner: GraphBuilder::new() })
+        Ok(MlGraphBuilder { state: Owned::new("MLGraphBuilder", State { ctx: ctx.clone(), inner: GraphBuilder::new() }) })
     }
 
-    fn usable(&self, what: &str) -> PyResult<()> {
-        self.ctx.check_usable(what).raise()
+    /// The builder's state, once its context is usable for `what`.
+    fn usable(&mut self, what: &str) -> PyResult<&mut State> {
+        let s = self.state.get_mut()?;
+        s.ctx.check_usable(what).raise()?;
+        Ok(s)
     }
+}
 
+impl State {
     fn wrap(&self, py: Python<'_>, o: Operand) -> PyResult<Py<MlOperand>> {
         let desc = self.inner.desc(o).raise()?.clone();
         Py::new(py, MlOperand { operand: o, desc })
@@ -71,17 +81,17 @@ impl MlGraphBuilder {
 impl MlGraphBuilder {
     #[new]
     fn new(context: PyRef<'_, MlContext>) -> PyResult<Self> {
-        MlGraphBuilder::for_context(&context.inner)
+        MlGraphBuilder::for_context(context.inner.get()?)
     }
 
     /// `input(name, descriptor)`: `shape` holds ints, or `{'name', 'max_size'}` for a bounded
     /// dynamic dimension.
     #[pyo3(signature = (name, shape, data_type = "float32"))]
     fn input(&mut self, py: Python<'_>, name: &str, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<Py<MlOperand>> {
-        self.usable("input")?;
+        let s = self.usable("input")?;
         let desc = arrays::descriptor(shape, data_type)?;
-        let o = self.inner.input(name, desc).raise()?;
-        self.wrap(py, o)
+        let o = s.inner.input(name, desc).raise()?;
+        s.wrap(py, o)
     }
 
     /// `constant(descriptor, buffer)` from an array (its shape unless `shape` is given, its
@@ -95,19 +105,19 @@ impl MlGraphBuilder {
         shape: Option<&Bound<'_, PyAny>>,
         data_type: Option<&str>,
     ) -> PyResult<Py<MlOperand>> {
-        self.usable("constant")?;
+        let s = self.usable("constant")?;
         if let Ok(t) = value.extract::<PyRef<'_, MlTensor>>() {
-            let (desc, data) = self.ctx.constant_contents(&t.inner).raise()?;
-            let o = self.inner.constant_shared(desc, data).raise()?;
-            return self.wrap(py, o);
+            let (desc, data) = s.ctx.constant_contents(t.inner.get()?).raise()?;
+            let o = s.inner.constant_shared(desc, data).raise()?;
+            return s.wrap(py, o);
         }
         let scalar = value.is_instance_of::<pyo3::types::PyInt>() || value.is_instance_of::<pyo3::types::PyFloat>();
         if scalar && shape.is_none() {
             if let Some(t) = data_type {
                 let t = arrays::data_type(t)?;
                 let v = webnn_idl::args::ml_number(&to_json(value)?, "constant: value").raise()?;
-                let o = self.inner.constant_scalar(t, v).raise()?;
-                return self.wrap(py, o);
+                let o = s.inner.constant_scalar(t, v).raise()?;
+                return s.wrap(py, o);
             }
         }
         let t = match data_type {
@@ -119,8 +129,8 @@ impl MlGraphBuilder {
             None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
         };
         let bytes = arrays::bytes_for(value, &desc, "constant")?;
-        let o = self.inner.constant(desc, bytes).raise()?;
-        self.wrap(py, o)
+        let o = s.inner.constant(desc, bytes).raise()?;
+        s.wrap(py, o)
     }
 
     /// Any op of the table: `args` are its positional arguments in IDL order (the options
@@ -135,7 +145,7 @@ impl MlGraphBuilder {
     ) -> PyResult<Bound<'py, PyAny>> {
         let sig = webnn_idl::op_signature(method)
             .ok_or_else(|| type_error(format!("'{method}' is not an MLGraphBuilder operation")))?;
-        self.usable(method)?;
+        let s = self.usable(method)?;
         let mut values: Vec<(&str, Value)> = Vec::new();
         let mut opts = serde_json::Map::new();
         for (k, a) in args.iter().enumerate() {
@@ -167,7 +177,7 @@ impl MlGraphBuilder {
         let options = Value::Object(opts);
         let params: Vec<(&str, &Value)> = values.iter().map(|(n, v)| (*n, v)).collect();
         let a = Args::new(params, Some(&options), &Marked, false);
-        let outs = call(&mut self.inner, method, &a).map_err(|e| match e {
+        let outs = call(&mut s.inner, method, &a).map_err(|e| match e {
             CallError::Api(e) => crate::errors::to_py(e),
             CallError::Harness(m) => type_error(m),
         })?;
@@ -176,7 +186,7 @@ impl MlGraphBuilder {
             let names: Vec<String> = unused.iter().map(|u| u.strip_prefix("options.").unwrap_or(u).to_owned()).collect();
             return Err(type_error(format!("{method}: unknown arguments: {}", names.join(", "))));
         }
-        let wrapped = outs.into_iter().map(|o| self.wrap(py, o)).collect::<PyResult<Vec<_>>>()?;
+        let wrapped = outs.into_iter().map(|o| s.wrap(py, o)).collect::<PyResult<Vec<_>>>()?;
         if sig.sequence {
             Ok(PyList::new(py, wrapped)?.into_any())
         } else {
@@ -187,7 +197,7 @@ impl MlGraphBuilder {
     /// `build({name: operand})`: validates, then compiles for the context with the GIL
     /// released.
     fn build(&mut self, py: Python<'_>, outputs: &Bound<'_, PyDict>) -> PyResult<MlGraph> {
-        self.usable("build")?;
+        let s = self.usable("build")?;
         let mut named: Vec<(String, Operand)> = Vec::new();
         for (k, v) in outputs.iter() {
             let name: String = k.extract().map_err(|_| type_error("build: an output name is not a string"))?;
@@ -197,14 +207,17 @@ impl MlGraphBuilder {
             named.push((name, o));
         }
         let refs: Vec<(&str, Operand)> = named.iter().map(|(n, o)| (n.as_str(), *o)).collect();
-        let graph = self.inner.build(&refs).raise()?;
-        let ctx = self.ctx.clone();
+        let graph = s.inner.build(&refs).raise()?;
+        let ctx = s.ctx.clone();
         let compiled = crate::detached(py, move || pollster::block_on(ctx.compile(&graph)));
-        Ok(MlGraph { inner: compiled.raise()? })
+        Ok(MlGraph::new(compiled.raise()?))
     }
 
     fn __repr__(&self) -> String {
-        format!("MLGraphBuilder(context on {})", self.ctx.backend().name())
+        match self.state.get() {
+            Ok(s) => format!("MLGraphBuilder(context on {})", s.ctx.backend().name()),
+            Err(_) => "MLGraphBuilder(of another thread)".to_owned(),
+        }
     }
 
     /// `builder.conv2d(input, filter, strides=[2, 2])`: the op methods, for builders made

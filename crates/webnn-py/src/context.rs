@@ -2,13 +2,14 @@
 
 use crate::arrays::{self, describe, shape_py};
 use crate::errors::{to_py, type_error, Raise};
+use crate::Owned;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use webnn::{BackendKind, ContextOptions, DeviceType, PowerPreference, TensorDescriptor};
 use webnn_core::{Error, OperandDescriptor};
 
 /// `navigator.ml`.
-#[pyclass(name = "ML", module = "webnn", unsendable)]
+#[pyclass(name = "ML", module = "webnn", frozen)]
 pub struct Ml;
 
 fn enum_arg<T: Copy>(value: &str, table: &[(&str, T)], what: &str) -> PyResult<T> {
@@ -72,7 +73,7 @@ impl Ml {
             .transpose()?;
         let options = ContextOptions { power_preference, accelerated, device_type, backend };
         let ctx = crate::detached(py, move || pollster::block_on(webnn::Ml.create_context(options)));
-        Ok(MlContext { inner: ctx.raise()? })
+        Ok(MlContext::new(ctx.raise()?))
     }
 
     fn __repr__(&self) -> &'static str {
@@ -81,12 +82,16 @@ impl Ml {
 }
 
 /// `MLContext`.
-#[pyclass(name = "MLContext", module = "webnn", unsendable)]
+#[pyclass(name = "MLContext", module = "webnn", frozen)]
 pub struct MlContext {
-    pub inner: webnn::Context,
+    pub(crate) inner: Owned<webnn::Context>,
 }
 
 impl MlContext {
+    pub fn new(ctx: webnn::Context) -> MlContext {
+        MlContext { inner: Owned::new("MLContext", ctx) }
+    }
+
     fn tensor_desc(&self, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<OperandDescriptor> {
         let desc = arrays::descriptor(shape, data_type)?;
         if !desc.is_static() {
@@ -96,7 +101,7 @@ impl MlContext {
     }
 
     fn read<'py>(&self, py: Python<'py>, t: &webnn::Tensor) -> PyResult<Bound<'py, PyAny>> {
-        let read = self.inner.read_tensor(t);
+        let read = self.inner.get()?.read_tensor(t);
         let bytes = crate::detached(py, move || pollster::block_on(read)).raise()?;
         arrays::to_array(py, &bytes, t.desc())
     }
@@ -106,29 +111,29 @@ impl MlContext {
 impl MlContext {
     /// The backend the context runs on: 'cpu', 'reference', 'webgpu', 'onnxruntime', 'coreml'.
     #[getter]
-    fn backend(&self) -> &'static str {
-        self.inner.backend().name()
+    fn backend(&self) -> PyResult<&'static str> {
+        Ok(self.inner.get()?.backend().name())
     }
 
     #[getter]
-    fn device_name(&self) -> String {
-        self.inner.device_name()
+    fn device_name(&self) -> PyResult<String> {
+        Ok(self.inner.get()?.device_name())
     }
 
     #[getter]
-    fn accelerated(&self) -> bool {
-        self.inner.accelerated()
+    fn accelerated(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.accelerated())
     }
 
     #[getter]
-    fn destroyed(&self) -> bool {
-        self.inner.is_destroyed()
+    fn destroyed(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.is_destroyed())
     }
 
     /// `opSupportLimits()`: the dictionary pages read (`limits['conv2d']['input']['dataTypes']`).
     fn op_support_limits<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut v = webnn_idl::limits::to_json(&self.inner.op_support_limits());
-        v["flexibleInputs"] = self.inner.dynamic_dimensions().into();
+        let mut v = webnn_idl::limits::to_json(&self.inner.get()?.op_support_limits());
+        v["flexibleInputs"] = self.inner.get()?.dynamic_dimensions().into();
         py.import("json")?.call_method1("loads", (v.to_string(),))
     }
 
@@ -138,8 +143,8 @@ impl MlContext {
     #[pyo3(signature = (shape, data_type = "float32", readable = true, writable = true))]
     fn create_tensor(&self, shape: &Bound<'_, PyAny>, data_type: &str, readable: bool, writable: bool) -> PyResult<MlTensor> {
         let desc = self.tensor_desc(shape, data_type)?;
-        let t = self.inner.create_tensor(TensorDescriptor::new(desc, readable, writable)).raise()?;
-        Ok(MlTensor { inner: t })
+        let t = self.inner.get()?.create_tensor(TensorDescriptor::new(desc, readable, writable)).raise()?;
+        Ok(MlTensor::new(t))
     }
 
     /// `createConstantTensor(descriptor, data)` from an array (its shape and dtype unless given).
@@ -160,18 +165,18 @@ impl MlContext {
             None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
         };
         let bytes = arrays::bytes_for(value, &desc, "createConstantTensor")?;
-        Ok(MlTensor { inner: self.inner.create_constant_tensor(desc, &bytes).raise()? })
+        Ok(MlTensor::new(self.inner.get()?.create_constant_tensor(desc, &bytes).raise()?))
     }
 
     /// `writeTensor(tensor, data)`.
     fn write_tensor(&self, tensor: PyRef<'_, MlTensor>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let bytes = arrays::bytes_for(value, tensor.inner.desc(), "writeTensor")?;
-        self.inner.write_tensor(&tensor.inner, &bytes).raise()
+        let bytes = arrays::bytes_for(value, tensor.inner.get()?.desc(), "writeTensor")?;
+        self.inner.get()?.write_tensor(tensor.inner.get()?, &bytes).raise()
     }
 
     /// `readTensor(tensor)`, waited for: an array of the tensor's shape and dtype.
     fn read_tensor<'py>(&self, py: Python<'py>, tensor: PyRef<'_, MlTensor>) -> PyResult<Bound<'py, PyAny>> {
-        self.read(py, &tensor.inner)
+        self.read(py, tensor.inner.get()?)
     }
 
     /// `dispatch(graph, inputs, outputs)` with `{name: MLTensor}` dictionaries. An input and
@@ -190,13 +195,13 @@ impl MlContext {
                     let t = v
                         .extract::<PyRef<'_, MlTensor>>()
                         .map_err(|_| type_error(format!("dispatch: {what} '{name}' is not an MLTensor")))?;
-                    Ok((name, t.inner.clone()))
+                    Ok((name, t.inner.get()?.clone()))
                 })
                 .collect()
         };
         let (ins, outs) = (named(inputs, "input")?, named(outputs, "output")?);
-        let ctx = &self.inner;
-        let g = &graph.inner;
+        let ctx = &self.inner.get()?;
+        let g = graph.inner.get()?;
         crate::detached(py, move || {
             let ins: Vec<(&str, &webnn::Tensor)> = ins.iter().map(|(n, t)| (n.as_str(), t)).collect();
             let outs: Vec<(&str, &webnn::Tensor)> = outs.iter().map(|(n, t)| (n.as_str(), t)).collect();
@@ -216,7 +221,7 @@ impl MlContext {
         inputs: &Bound<'py, PyDict>,
         outputs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let g = &graph.inner;
+        let g = graph.inner.get()?;
         let mut bound_in: Vec<(String, webnn::Tensor)> = Vec::new();
         for (name, desc) in g.inputs() {
             let value = inputs
@@ -229,8 +234,8 @@ impl MlContext {
                 OperandDescriptor::new(desc.data_type, &arrays::shape_of(&arrays::as_array(&value, desc.data_type)?)?)
             };
             let bytes = arrays::bytes_for(&value, &desc, "compute")?;
-            let t = self.inner.create_tensor(TensorDescriptor::new(desc, false, true)).raise()?;
-            self.inner.write_tensor(&t, &bytes).raise()?;
+            let t = self.inner.get()?.create_tensor(TensorDescriptor::new(desc, false, true)).raise()?;
+            self.inner.get()?.write_tensor(&t, &bytes).raise()?;
             bound_in.push((name.clone(), t));
         }
         for (k, _) in inputs.iter() {
@@ -246,12 +251,12 @@ impl MlContext {
                     "compute: output '{name}' has a dynamic shape; bind a tensor of its size with dispatch()"
                 ))));
             }
-            let t = self.inner.create_tensor(TensorDescriptor::new(desc.clone(), true, false)).raise()?;
+            let t = self.inner.get()?.create_tensor(TensorDescriptor::new(desc.clone(), true, false)).raise()?;
             bound_out.push((name.clone(), t));
         }
         let ins: Vec<(&str, &webnn::Tensor)> = bound_in.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let outs: Vec<(&str, &webnn::Tensor)> = bound_out.iter().map(|(n, t)| (n.as_str(), t)).collect();
-        let ctx = &self.inner;
+        let ctx = &self.inner.get()?;
         crate::detached(py, move || ctx.dispatch(g, &ins, &outs)).raise()?;
         let result = PyDict::new(py);
         for (name, t) in &bound_out {
@@ -269,7 +274,7 @@ impl MlContext {
 
     /// A builder for this context (pywebnn's spelling of `MLGraphBuilder(context)`).
     fn create_graph_builder(slf: PyRef<'_, Self>) -> PyResult<crate::builder::MlGraphBuilder> {
-        crate::builder::MlGraphBuilder::for_context(&slf.inner)
+        crate::builder::MlGraphBuilder::for_context(slf.inner.get()?)
     }
 
     /// An ONNX model (a file) imported as a graph of this context: the importer builds it
@@ -294,28 +299,41 @@ impl MlContext {
             },
         };
         let options = webnn::onnx::ImportOptions::default().with_dims(&spec).raise()?;
-        let ctx = &self.inner;
+        let ctx = &self.inner.get()?;
         let graph = crate::detached(py, move || -> webnn_core::Result<webnn::Graph> {
             let imported = webnn::onnx::import_file(&path, &options)?;
             pollster::block_on(ctx.compile(&imported.graph))
         });
-        Ok(MlGraph { inner: graph.raise()? })
+        Ok(MlGraph::new(graph.raise()?))
     }
 
     /// `destroy()`: every graph and tensor of the context with it.
-    fn destroy(&self) {
-        self.inner.destroy()
+    fn destroy(&self) -> PyResult<()> {
+        self.inner.get()?.destroy();
+        Ok(())
     }
 
-    fn __repr__(&self) -> String {
-        format!("MLContext(backend='{}', device='{}')", self.inner.backend().name(), self.inner.device_name())
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("MLContext(backend='{}', device='{}')", self.inner.get()?.backend().name(), self.inner.get()?.device_name()))
     }
 }
 
 /// `MLGraph`.
-#[pyclass(name = "MLGraph", module = "webnn", unsendable)]
+#[pyclass(name = "MLGraph", module = "webnn", frozen)]
 pub struct MlGraph {
-    pub inner: webnn::Graph,
+    pub(crate) inner: Owned<webnn::Graph>,
+}
+
+impl MlGraph {
+    pub fn new(g: webnn::Graph) -> MlGraph {
+        MlGraph { inner: Owned::new("MLGraph", g) }
+    }
+}
+
+impl MlTensor {
+    pub fn new(t: webnn::Tensor) -> MlTensor {
+        MlTensor { inner: Owned::new("MLTensor", t) }
+    }
 }
 
 fn descriptors<'py>(py: Python<'py>, named: &[(String, OperandDescriptor)]) -> PyResult<Bound<'py, PyDict>> {
@@ -334,106 +352,109 @@ impl MlGraph {
     /// `{name: {'shape', 'data_type'}}` of the graph's inputs.
     #[getter]
     fn inputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        descriptors(py, self.inner.inputs())
+        descriptors(py, self.inner.get()?.inputs())
     }
 
     #[getter]
     fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        descriptors(py, self.inner.outputs())
+        descriptors(py, self.inner.get()?.outputs())
     }
 
     #[getter]
-    fn destroyed(&self) -> bool {
-        self.inner.is_destroyed()
+    fn destroyed(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.is_destroyed())
     }
 
     /// The input names (pywebnn's spelling).
-    fn get_input_names(&self) -> Vec<String> {
-        self.inner.inputs().iter().map(|(n, _)| n.clone()).collect()
+    fn get_input_names(&self) -> PyResult<Vec<String>> {
+        Ok(self.inner.get()?.inputs().iter().map(|(n, _)| n.clone()).collect())
     }
 
     /// The output names (pywebnn's spelling).
-    fn get_output_names(&self) -> Vec<String> {
-        self.inner.outputs().iter().map(|(n, _)| n.clone()).collect()
+    fn get_output_names(&self) -> PyResult<Vec<String>> {
+        Ok(self.inner.get()?.outputs().iter().map(|(n, _)| n.clone()).collect())
     }
 
     /// Kernel dispatches one run records, on backends that count them (WebGPU), else None.
     #[getter]
-    fn dispatch_count(&self) -> Option<usize> {
-        self.inner.dispatch_count()
+    fn dispatch_count(&self) -> PyResult<Option<usize>> {
+        Ok(self.inner.get()?.dispatch_count())
     }
 
-    fn destroy(&self) {
-        self.inner.destroy()
+    fn destroy(&self) -> PyResult<()> {
+        self.inner.get()?.destroy();
+        Ok(())
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self) -> PyResult<String> {
         let side = |named: &[(String, OperandDescriptor)]| -> String {
             named.iter().map(|(n, d)| format!("{n}: {}", describe(d))).collect::<Vec<_>>().join(", ")
         };
-        format!("MLGraph(inputs={{{}}}, outputs={{{}}})", side(self.inner.inputs()), side(self.inner.outputs()))
+        let g = self.inner.get()?;
+        Ok(format!("MLGraph(inputs={{{}}}, outputs={{{}}})", side(g.inputs()), side(g.outputs())))
     }
 }
 
 /// `MLTensor`.
-#[pyclass(name = "MLTensor", module = "webnn", unsendable)]
+#[pyclass(name = "MLTensor", module = "webnn", frozen)]
 pub struct MlTensor {
-    pub inner: webnn::Tensor,
+    pub(crate) inner: Owned<webnn::Tensor>,
 }
 
 #[pymethods]
 impl MlTensor {
     #[getter]
-    fn data_type(&self) -> &'static str {
-        self.inner.desc().data_type.name()
+    fn data_type(&self) -> PyResult<&'static str> {
+        Ok(self.inner.get()?.desc().data_type.name())
     }
 
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        shape_py(py, self.inner.desc())
+        shape_py(py, self.inner.get()?.desc())
     }
 
     #[getter]
-    fn readable(&self) -> bool {
-        self.inner.descriptor().readable
+    fn readable(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.descriptor().readable)
     }
 
     #[getter]
-    fn writable(&self) -> bool {
-        self.inner.descriptor().writable
+    fn writable(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.descriptor().writable)
     }
 
     #[getter]
-    fn constant(&self) -> bool {
-        self.inner.descriptor().constant
+    fn constant(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.descriptor().constant)
     }
 
     #[getter]
-    fn byte_length(&self) -> usize {
-        self.inner.byte_length()
+    fn byte_length(&self) -> PyResult<usize> {
+        Ok(self.inner.get()?.byte_length())
     }
 
     /// The element count (pywebnn's).
     #[getter]
-    fn size(&self) -> u64 {
-        self.inner.desc().max_elements()
+    fn size(&self) -> PyResult<u64> {
+        Ok(self.inner.get()?.desc().max_elements())
     }
 
     #[getter]
-    fn destroyed(&self) -> bool {
-        self.inner.is_destroyed()
+    fn destroyed(&self) -> PyResult<bool> {
+        Ok(self.inner.get()?.is_destroyed())
     }
 
-    fn destroy(&self) {
-        self.inner.destroy()
+    fn destroy(&self) -> PyResult<()> {
+        self.inner.get()?.destroy();
+        Ok(())
     }
 
-    fn __repr__(&self) -> String {
-        let d = self.inner.descriptor();
+    fn __repr__(&self) -> PyResult<String> {
+        let d = self.inner.get()?.descriptor();
         let flags: Vec<&str> = [(d.readable, "readable"), (d.writable, "writable"), (d.constant, "constant")]
             .into_iter()
             .filter_map(|(on, n)| on.then_some(n))
             .collect();
-        format!("MLTensor({}{}{})", describe(&d.desc), if flags.is_empty() { "" } else { ", " }, flags.join(", "))
+        Ok(format!("MLTensor({}{}{})", describe(&d.desc), if flags.is_empty() { "" } else { ", " }, flags.join(", ")))
     }
 }

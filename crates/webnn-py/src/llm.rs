@@ -92,7 +92,7 @@ fn build_decoder<'py>(
 ) -> PyResult<(MlGraph, Bound<'py, PyDict>)> {
     let g = read(path)?;
     let c = config(&g, capacity, max_seq, cache)?;
-    let ctx = &context.inner;
+    let ctx = context.inner.get()?;
     let graph = crate::detached(py, move || -> webnn_core::Result<webnn::Graph> {
         let graph = webnn_llm::model::build_graph(&g, c).map_err(|e| Error::data_error(e.to_string()))?;
         pollster::block_on(ctx.compile(&graph))
@@ -105,7 +105,7 @@ fn build_decoder<'py>(
     d.set_item("max_seq", c.max_seq)?;
     d.set_item("vocab", c.vocab)?;
     d.set_item("cache_data_type", cache_type(c.cache).name())?;
-    Ok((MlGraph { inner: graph }, d))
+    Ok((MlGraph::new(graph), d))
 }
 
 /// Greedy tokens from webnn-llm's own session on `context`: `prompt`, then up to `max_new`
@@ -125,7 +125,7 @@ fn generate_native(
 ) -> PyResult<Vec<u32>> {
     let g = read(path)?;
     let c = config(&g, capacity, 64, cache)?;
-    let ctx = context.inner.clone();
+    let ctx = context.inner.get()?.clone();
     crate::detached(py, move || -> webnn_core::Result<Vec<u32>> {
         let mut s = pollster::block_on(Session::new(ctx, &g, c))?;
         let mut next = pollster::block_on(s.feed_greedy(&prompt))?;

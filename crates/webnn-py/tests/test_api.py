@@ -205,3 +205,68 @@ def test_pywebnn_spellings(ctx):
     assert t.readable and t.writable and t.size == 6
     with pytest.raises(AttributeError):
         b.no_such_op
+
+
+def test_threads():
+    """Objects stay on the thread that made them (InvalidStateError elsewhere, never a crash);
+    a context per thread works; compute releases the GIL, so Python threads run meanwhile."""
+    import threading
+
+    ctx = webnn.ML().create_context(device_type="cpu")
+    seen = []
+
+    def elsewhere():
+        try:
+            ctx.op_support_limits()
+        except webnn.InvalidStateError as e:
+            seen.append(str(e))
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join()
+    assert seen and "thread" in seen[0]
+
+    results = {}
+
+    def own(k):
+        c = webnn.ML().create_context(device_type="cpu")
+        b = webnn.MLGraphBuilder(c)
+        x = b.input("x", [3], "float32")
+        g = b.build({"y": b.mul(x, b.constant(np.full(3, float(k), np.float32)))})
+        results[k] = c.compute(g, {"x": np.ones(3, np.float32)})["y"].tolist()
+
+    threads = [threading.Thread(target=own, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {k: [float(k)] * 3 for k in range(4)}
+
+    b = webnn.MLGraphBuilder(ctx)
+    a = b.input("a", [768, 768], "float32")
+    y = a
+    for _ in range(12):
+        y = b.matmul(y, a)
+    g = b.build({"y": y})
+    import time
+
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    time.sleep(0.01)
+    t0 = time.perf_counter()
+    ctx.compute(g, {"a": np.full((768, 768), 1e-3, np.float32)})
+    t1 = time.perf_counter()
+    stop.set()
+    counter.join()
+    # 12 chained 768x768 matmuls (11 GFLOP) take far longer than the 20 ms margins; with
+    # the GIL held through them the counter could not tick inside the window at all.
+    assert t1 - t0 > 0.05, t1 - t0
+    inside = [t for t in ticks if t0 + 0.02 < t < t1 - 0.02]
+    assert len(inside) > 10, (len(inside), t1 - t0)
