@@ -162,6 +162,12 @@ impl MlGraphBuilder {
         }
         if let Some(d) = options {
             for (key, v) in dict_json(d)? {
+                // pywebnn's spellings: `x` for the input operand, `pads` for `padding`.
+                let key = match key.as_str() {
+                    "x" if sig.params.iter().any(|p| p.name == "input") => "input".to_owned(),
+                    "pads" => "padding".to_owned(),
+                    _ => key,
+                };
                 // A keyword naming a positional parameter is that parameter.
                 match sig.params.iter().find(|p| p.name != "options" && p.name == key) {
                     Some(p) if values.iter().any(|(n, _)| *n == p.name) => {

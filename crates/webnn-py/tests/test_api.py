@@ -205,6 +205,16 @@ def test_pywebnn_spellings(ctx):
     assert t.readable and t.writable and t.size == 6
     with pytest.raises(AttributeError):
         b.no_such_op
+    b2 = webnn.MLGraphBuilder(ctx)
+    x = b2.input("x", [1, 2, 4, 4], "float32")
+    w = b2.constant(np.ones((2, 1, 3, 3), np.float32))
+    c = b2.conv2d(x, w, pads=[1, 1, 1, 1], groups=2)
+    assert c.shape == [1, 2, 4, 4]
+    assert b2.relu(x=x).shape == [1, 2, 4, 4]
+    assert b2.global_average_pool(c).shape == [1, 2, 1, 1]
+    assert b2.squeeze(b2.global_max_pool(c)).shape == [2]
+    assert b2.unsqueeze(b2.squeeze(c), [0]).shape == [1, 2, 4, 4]
+    assert b2.where_(b2.input("m", [4], "uint8"), b2.input("p", [4]), b2.input("q", [4])).shape == [4]
 
 
 def test_threads():

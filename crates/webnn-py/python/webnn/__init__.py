@@ -82,6 +82,38 @@ for _name, _python_name, _params, _sequence in _op_signatures():
         setattr(MLGraphBuilder, _name, _m)
 
 
+def _squeeze(self, input, axes=None):
+    """pywebnn's ``squeeze``: ``reshape`` without the size-1 axes (all, or ``axes``)."""
+    shape = input.shape
+    drop = [i for i, n in enumerate(shape) if n == 1] if axes is None else [a % len(shape) for a in axes]
+    return self.reshape(input, [n for i, n in enumerate(shape) if i not in drop])
+
+
+def _unsqueeze(self, input, axes):
+    """pywebnn's ``unsqueeze``: ``reshape`` with size-1 axes inserted at ``axes``."""
+    shape = list(input.shape)
+    rank = len(shape) + len(axes)
+    for a in sorted(a % rank for a in axes):
+        shape.insert(a, 1)
+    return self.reshape(input, shape)
+
+
+def _global_pool(op):
+    def pool(self, input, layout="nchw", **options):
+        """pywebnn's global pooling: the pool over the whole spatial extent (the spec's default window)."""
+        return getattr(self, op)(input, layout=layout, **options)
+
+    pool.__name__ = "global_" + op.split("_")[0] + "_pool"
+    return pool
+
+
+MLGraphBuilder.squeeze = _squeeze
+MLGraphBuilder.unsqueeze = _unsqueeze
+MLGraphBuilder.global_average_pool = _global_pool("average_pool2d")
+MLGraphBuilder.global_max_pool = _global_pool("max_pool2d")
+MLGraphBuilder.where_ = MLGraphBuilder.where
+
+
 def create_context(**options):
     """``ML().create_context(**options)``."""
     return ML().create_context(**options)
