@@ -29,6 +29,7 @@ WIDER = {
     "uint8": ["int32", "uint32", "int64", "uint64", "float16", "float32"],
     "float16": ["float32"], "int32": ["int64"], "uint32": ["uint64", "int64"],
 }
+ALL_TYPES = ["float32", "float16", "int32", "uint32", "int64", "uint64", "int8", "uint8", "int4", "uint4"]
 SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
 
 
@@ -185,7 +186,7 @@ def run_case(ctx, limits, case):
     try:
         for name, t in graph["inputs"].items():
             dt, shape = t["descriptor"]["dataType"], t["descriptor"]["shape"]
-            supported = limits["constant" if t.get("constant") else "input"]["dataTypes"]
+            supported = limits.get("constant" if t.get("constant") else "input", {}).get("dataTypes", ALL_TYPES)
             use = dt
             if dt not in supported:
                 use = compatible(dt, supported) if cast else None
@@ -215,7 +216,7 @@ def run_case(ctx, limits, case):
                 slots = limits.get(method, {})
                 for slot, v in list(params.items()) + list(options.items()):
                     for o in v if isinstance(v, list) else [v]:
-                        if slot in slots and isinstance(o, webnn.MLOperand) and o.data_type not in slots[slot]["dataTypes"]:
+                        if slot in slots and isinstance(o, webnn.MLOperand) and o.data_type not in slots[slot].get("dataTypes", ALL_TYPES):
                             raise Skip(f"{method}.{slot}: {o.data_type}")
             # The vectors list arguments in the IDL's order, under names that do not always
             # match it (cast's `dataType` is the IDL's `type`): positional, as WPT passes them.
@@ -226,14 +227,16 @@ def run_case(ctx, limits, case):
         wanted = {}
         for name, t in graph["expectedOutputs"].items():
             o, dt = operands[name], t["descriptor"]["dataType"]
-            if dt not in limits["output"]["dataTypes"]:
-                use = compatible(dt, limits["output"]["dataTypes"]) if cast else None
+            output_types = limits.get("output", {}).get("dataTypes", ALL_TYPES)
+            if dt not in output_types:
+                use = compatible(dt, output_types) if cast else None
                 if use is None:
                     raise Skip(f"output '{name}' is {dt}")
                 o, dt = b.cast(o, use), use
             wanted[name] = (o, dt, t)
         g = b.build({n: o for n, (o, _, _) in wanted.items()})
-        results = ctx.compute(g, {n: v for n, v in feeds.items() if n in g.inputs})
+        names = g.get_input_names()
+        results = ctx.compute(g, {n: v for n, v in feeds.items() if n in names})
     except (TypeError, webnn.WebNNError) as e:
         return f"{type(e).__name__}: {e}"
     failures = []
