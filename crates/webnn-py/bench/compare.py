@@ -80,6 +80,7 @@ def main():
     results = wpt.run_all(ctx)
     wpt_seconds = time.perf_counter() - started
     passed = sum(v is None for v in results.values())
+    skipped = sum(isinstance(v, wpt.Skip) for v in results.values())
 
     constants = mobilenet.load(a.models)
     started = time.perf_counter()
@@ -95,7 +96,7 @@ def main():
         runs.append(time.perf_counter() - t)
     print(json.dumps({
         "package": "webnn (this project)" if OURS else "pywebnn",
-        "wpt_passed": passed, "wpt_cases": len(results), "wpt_seconds": round(wpt_seconds, 1),
+        "wpt_passed": passed, "wpt_skipped": skipped, "wpt_cases": len(results), "wpt_seconds": round(wpt_seconds, 1),
         "mobilenet_build_and_first_run_ms": round(build_s * 1e3, 1),
         "mobilenet_run_ms": round(statistics.median(runs) * 1e3, 2),
         "top1": int(np.argmax(first)),

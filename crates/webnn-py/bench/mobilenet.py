@@ -43,7 +43,8 @@ def build(builder, constants):
             y = builder.add(y, z) if stride == 1 and channels == c else z
             channels = c
     y = conv(y, 1280, 1, 1, 1, False)
-    flat = builder.reshape(builder.average_pool2d(y), [1, 1280])
+    # The window named: pywebnn does not default it to the whole input as the spec does.
+    flat = builder.reshape(builder.average_pool2d(y, window_dimensions=[7, 7]), [1, 1280])
     fc, bias = next(it), next(it)
     logits = builder.gemm(flat, builder.constant(fc), c=builder.constant(bias), b_transpose=True)
     return builder.softmax(logits, 1)

@@ -237,6 +237,8 @@ def run_case(ctx, limits, case):
         g = b.build({n: o for n, (o, _, _) in wanted.items()})
         names = g.get_input_names()
         results = ctx.compute(g, {n: v for n, v in feeds.items() if n in names})
+    except Skip:
+        raise
     except (TypeError, webnn.WebNNError) as e:
         return f"{type(e).__name__}: {e}"
     failures = []
