@@ -26,7 +26,12 @@ if ! "$ours/bin/python" -c 'import maturin, numpy' 2>/dev/null; then
   "$ours/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.9,<2" "numpy>=1.21"
 fi
 log "building this package (release) into $ours"
-(cd "$root/crates/webnn-py" && VIRTUAL_ENV="$ours" PATH="$ours/bin:$PATH" maturin develop -q --release)
+# A wheel, installed: `maturin develop` would put its library into the source tree, where
+# the test environment's editable install (scripts/python-test.sh) reads it too.
+wheels="$(mktemp -d)"
+(cd "$root/crates/webnn-py" && VIRTUAL_ENV="$ours" PATH="$ours/bin:$PATH" maturin build -q --release -o "$wheels")
+"$ours/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheels"/webnn-*.whl
+rm -rf "$wheels"
 
 if ! "$theirs/bin/python" -c 'import webnn' 2>/dev/null; then
   command -v protoc >/dev/null || {
