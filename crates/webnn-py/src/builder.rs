@@ -215,8 +215,8 @@ impl MlGraphBuilder {
         let refs: Vec<(&str, Operand)> = named.iter().map(|(n, o)| (n.as_str(), *o)).collect();
         let graph = s.inner.build(&refs).raise()?;
         let ctx = s.ctx.clone();
-        let compiled = crate::detached(py, move || pollster::block_on(ctx.compile(&graph)));
-        Ok(MlGraph::new(compiled.raise()?))
+        let (compiled, graph) = crate::detached(py, move || (pollster::block_on(ctx.compile(&graph)), graph));
+        Ok(MlGraph::keeping(compiled.raise()?, graph))
     }
 
     fn __repr__(&self) -> String {

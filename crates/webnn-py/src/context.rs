@@ -44,7 +44,7 @@ impl Ml {
         let device_type = device_type
             .map(|d| enum_arg(d, &[("cpu", DeviceType::Cpu), ("gpu", DeviceType::Gpu), ("npu", DeviceType::Gpu)], "device type"))
             .transpose()?;
-        let power_preference = enum_arg(
+        let preference = enum_arg(
             power_preference,
             &[
                 ("default", PowerPreference::Default),
@@ -71,9 +71,11 @@ impl Ml {
                 )
             })
             .transpose()?;
-        let options = ContextOptions { power_preference, accelerated, device_type, backend };
+        let options = ContextOptions { power_preference: preference, accelerated, device_type, backend };
         let ctx = crate::detached(py, move || pollster::block_on(webnn::Ml.create_context(options)));
-        Ok(MlContext::new(ctx.raise()?))
+        let mut ctx = MlContext::new(ctx.raise()?);
+        ctx.power_preference = power_preference.replace('_', "-");
+        Ok(ctx)
     }
 
     fn __repr__(&self) -> &'static str {
@@ -85,11 +87,13 @@ impl Ml {
 #[pyclass(name = "MLContext", module = "webnn", frozen)]
 pub struct MlContext {
     pub(crate) inner: Owned<webnn::Context>,
+    /// The `power_preference` the context was created with (pywebnn reads it back).
+    power_preference: String,
 }
 
 impl MlContext {
     pub fn new(ctx: webnn::Context) -> MlContext {
-        MlContext { inner: Owned::new("MLContext", ctx) }
+        MlContext { inner: Owned::new("MLContext", ctx), power_preference: "default".to_owned() }
     }
 
     fn tensor_desc(&self, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<OperandDescriptor> {
@@ -128,6 +132,40 @@ impl MlContext {
     #[getter]
     fn destroyed(&self) -> PyResult<bool> {
         Ok(self.inner.get()?.is_destroyed())
+    }
+
+    #[getter]
+    fn power_preference(&self) -> &str {
+        &self.power_preference
+    }
+
+    /// pywebnn's `backend_info()`: `{'backend', 'device', 'accelerated'}`.
+    fn backend_info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.inner.get()?;
+        let d = PyDict::new(py);
+        d.set_item("backend", c.backend().name())?;
+        d.set_item("device", c.device_name())?;
+        d.set_item("accelerated", c.accelerated())?;
+        Ok(d)
+    }
+
+    /// pywebnn's `create_host_tensor(shape, data_type)`: a readable, writable tensor.
+    fn create_host_tensor(&self, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<MlTensor> {
+        self.create_tensor(shape, data_type, true, true)
+    }
+
+    /// pywebnn's `create_device_tensor(graph, shape, data_type)`: every tensor of a context
+    /// lives where its backend runs (GPU memory on WebGPU), so this is `create_tensor`.
+    #[pyo3(signature = (graph, shape, data_type = "float32", device = None))]
+    fn create_device_tensor(
+        &self,
+        graph: PyRef<'_, MlGraph>,
+        shape: &Bound<'_, PyAny>,
+        data_type: &str,
+        device: Option<&str>,
+    ) -> PyResult<MlTensor> {
+        let _ = (graph, device);
+        self.create_tensor(shape, data_type, true, true)
     }
 
     /// `opSupportLimits()`: the dictionary pages read (`limits['conv2d']['input']['dataTypes']`).
@@ -272,6 +310,25 @@ impl MlContext {
         Ok(result)
     }
 
+    /// The graph as an ONNX model (opset 21, WebNN's semantics; constants of 1 KiB and more
+    /// in `<path>.data` beside it), from the graph as validated (pywebnn's spelling).
+    fn convert_to_onnx(&self, py: Python<'_>, graph: PyRef<'_, MlGraph>, output_path: std::path::PathBuf) -> PyResult<()> {
+        self.inner.get()?;
+        let built = graph.built.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(g) = built.as_ref() else {
+            return Err(to_py(Error::not_supported(
+                "convert_to_onnx: the graph was imported or destroyed (only graphs built with MLGraphBuilder keep their validated form)",
+            )));
+        };
+        py.detach(|| {
+            let model = webnn::onnx_export::convert(g)?;
+            model
+                .save(&output_path)
+                .map_err(|e| Error::data_error(format!("convert_to_onnx: writing {}: {e}", output_path.display())))
+        })
+        .raise()
+    }
+
     /// A builder for this context (pywebnn's spelling of `MLGraphBuilder(context)`).
     fn create_graph_builder(slf: PyRef<'_, Self>) -> PyResult<crate::builder::MlGraphBuilder> {
         crate::builder::MlGraphBuilder::for_context(slf.inner.get()?)
@@ -300,11 +357,12 @@ impl MlContext {
         };
         let options = webnn::onnx::ImportOptions::default().with_dims(&spec).raise()?;
         let ctx = &self.inner.get()?;
-        let graph = crate::detached(py, move || -> webnn_core::Result<webnn::Graph> {
+        let (graph, built) = crate::detached(py, move || -> webnn_core::Result<(webnn::Graph, webnn_core::Graph)> {
             let imported = webnn::onnx::import_file(&path, &options)?;
-            pollster::block_on(ctx.compile(&imported.graph))
-        });
-        Ok(MlGraph::new(graph.raise()?))
+            Ok((pollster::block_on(ctx.compile(&imported.graph))?, imported.graph))
+        })
+        .raise()?;
+        Ok(MlGraph::new(graph, &built))
     }
 
     /// `destroy()`: every graph and tensor of the context with it.
@@ -322,11 +380,26 @@ impl MlContext {
 #[pyclass(name = "MLGraph", module = "webnn", frozen)]
 pub struct MlGraph {
     pub(crate) inner: Owned<webnn::Graph>,
+    /// Operands and operations of the validated graph (pywebnn's `operand_count`,
+    /// `operation_count`).
+    counts: (usize, usize),
+    /// The validated graph, for `convert_to_onnx`, where it was built here (an imported or
+    /// a language model's graph is not kept: its weights would be held twice).
+    built: std::sync::Mutex<Option<webnn_core::Graph>>,
 }
 
 impl MlGraph {
-    pub fn new(g: webnn::Graph) -> MlGraph {
-        MlGraph { inner: Owned::new("MLGraph", g) }
+    /// `g` compiled from `built`.
+    pub fn new(g: webnn::Graph, built: &webnn_core::Graph) -> MlGraph {
+        let counts = (built.operands.len(), built.nodes.len());
+        MlGraph { inner: Owned::new("MLGraph", g), counts, built: std::sync::Mutex::new(None) }
+    }
+
+    /// `new`, keeping the validated graph for `convert_to_onnx`.
+    pub fn keeping(g: webnn::Graph, built: webnn_core::Graph) -> MlGraph {
+        let graph = MlGraph::new(g, &built);
+        *graph.built.lock().unwrap_or_else(|e| e.into_inner()) = Some(built);
+        graph
     }
 }
 
@@ -365,6 +438,16 @@ impl MlGraph {
         Ok(self.inner.get()?.is_destroyed())
     }
 
+    #[getter]
+    fn operand_count(&self) -> usize {
+        self.counts.0
+    }
+
+    #[getter]
+    fn operation_count(&self) -> usize {
+        self.counts.1
+    }
+
     /// The input names (pywebnn's spelling).
     fn get_input_names(&self) -> PyResult<Vec<String>> {
         Ok(self.inner.get()?.inputs().iter().map(|(n, _)| n.clone()).collect())
@@ -383,6 +466,7 @@ impl MlGraph {
 
     fn destroy(&self) -> PyResult<()> {
         self.inner.get()?.destroy();
+        self.built.lock().unwrap_or_else(|e| e.into_inner()).take();
         Ok(())
     }
 

@@ -93,9 +93,9 @@ fn build_decoder<'py>(
     let g = read(path)?;
     let c = config(&g, capacity, max_seq, cache)?;
     let ctx = context.inner.get()?;
-    let graph = crate::detached(py, move || -> webnn_core::Result<webnn::Graph> {
+    let (graph, built) = crate::detached(py, move || -> webnn_core::Result<(webnn::Graph, webnn_core::Graph)> {
         let graph = webnn_llm::model::build_graph(&g, c).map_err(|e| Error::data_error(e.to_string()))?;
-        pollster::block_on(ctx.compile(&graph))
+        Ok((pollster::block_on(ctx.compile(&graph))?, graph))
     })
     .raise()?;
     let d = PyDict::new(py);
@@ -105,7 +105,7 @@ fn build_decoder<'py>(
     d.set_item("max_seq", c.max_seq)?;
     d.set_item("vocab", c.vocab)?;
     d.set_item("cache_data_type", cache_type(c.cache).name())?;
-    Ok((MlGraph::new(graph), d))
+    Ok((MlGraph::new(graph, &built), d))
 }
 
 /// Greedy tokens from webnn-llm's own session on `context`: `prompt`, then up to `max_new`

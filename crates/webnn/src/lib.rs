@@ -30,6 +30,10 @@ pub use webnn_fast::FastBackend;
 /// ONNX models in: `onnx::import_file(path, &options)` gives a validated graph named as the
 /// model names its inputs and outputs, ready for [`Context::compile`].
 pub use webnn_onnx::import as onnx;
+/// Graphs out as ONNX models: `onnx_export::convert(&graph)?.save(path)`.
+pub mod onnx_export {
+    pub use webnn_onnx::{convert, convert_with, ConvertOptions, OnnxModel};
+}
 
 /// `navigator.ml`.
 #[derive(Clone, Copy, Debug, Default)]
