@@ -1,11 +1,12 @@
 //! NumPy arrays in and out. Data goes in through `numpy.ascontiguousarray(..., dtype)` and
-//! `tobytes()` (a copy: the stable ABI this package targets, CPython 3.9, has no buffer
-//! protocol), and comes out as a writable array over the bytes read. float16 is numpy's
-//! float16; int4/uint4 travel packed two to a byte as a uint8 array, as WebNN lays them out.
+//! `tobytes()`, whose bytes the facade reads in place (one copy: the stable ABI this package
+//! targets, CPython 3.9, has no buffer protocol), and comes out as a writable array over a
+//! copy of the bytes read. float16 is numpy's float16; int4/uint4 travel packed two to a
+//! byte as a uint8 array, as WebNN lays them out.
 
 use crate::errors::{type_error, Raise};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
 use serde_json::{json, Value};
 use webnn_core::{DataType, Dim, OperandDescriptor};
 
@@ -64,13 +65,15 @@ pub fn as_array<'py>(value: &Bound<'py, PyAny>, t: DataType) -> PyResult<Bound<'
     np.call_method1("ascontiguousarray", (cast,))
 }
 
-/// The bytes of `value` as WebNN lays out `desc`, checked against its byte length.
-pub fn bytes_for(value: &Bound<'_, PyAny>, desc: &OperandDescriptor, what: &str) -> PyResult<Vec<u8>> {
+/// The bytes of `value` as WebNN lays out `desc`, checked against its byte length: a
+/// Python `bytes` object (NumPy's `tobytes()`), read in place by the callers.
+pub fn bytes_for<'py>(value: &Bound<'py, PyAny>, desc: &OperandDescriptor, what: &str) -> PyResult<Bound<'py, PyBytes>> {
     let a = as_array(value, desc.data_type)?;
-    let bytes: Vec<u8> = a.call_method0("tobytes")?.extract()?;
+    let bytes = a.call_method0("tobytes")?.cast_into::<PyBytes>()?;
     let want = desc.max_byte_length().unwrap_or(u64::MAX);
-    if bytes.len() as u64 != want {
-        return Err(type_error(format!("{what}: the data holds {} bytes, {desc} takes {want}", bytes.len())));
+    let len = bytes.as_bytes().len();
+    if len as u64 != want {
+        return Err(type_error(format!("{what}: the data holds {len} bytes, {desc} takes {want}")));
     }
     Ok(bytes)
 }

@@ -129,7 +129,7 @@ impl MlGraphBuilder {
             None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
         };
         let bytes = arrays::bytes_for(value, &desc, "constant")?;
-        let o = s.inner.constant(desc, bytes).raise()?;
+        let o = s.inner.constant(desc, bytes.as_bytes().to_vec()).raise()?;
         s.wrap(py, o)
     }
 

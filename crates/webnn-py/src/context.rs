@@ -203,13 +203,13 @@ impl MlContext {
             None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
         };
         let bytes = arrays::bytes_for(value, &desc, "createConstantTensor")?;
-        Ok(MlTensor::new(self.inner.get()?.create_constant_tensor(desc, &bytes).raise()?))
+        Ok(MlTensor::new(self.inner.get()?.create_constant_tensor(desc, bytes.as_bytes()).raise()?))
     }
 
     /// `writeTensor(tensor, data)`.
     fn write_tensor(&self, tensor: PyRef<'_, MlTensor>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let bytes = arrays::bytes_for(value, tensor.inner.get()?.desc(), "writeTensor")?;
-        self.inner.get()?.write_tensor(tensor.inner.get()?, &bytes).raise()
+        self.inner.get()?.write_tensor(tensor.inner.get()?, bytes.as_bytes()).raise()
     }
 
     /// `readTensor(tensor)`, waited for: an array of the tensor's shape and dtype.
@@ -273,7 +273,7 @@ impl MlContext {
             };
             let bytes = arrays::bytes_for(&value, &desc, "compute")?;
             let t = self.inner.get()?.create_tensor(TensorDescriptor::new(desc, false, true)).raise()?;
-            self.inner.get()?.write_tensor(&t, &bytes).raise()?;
+            self.inner.get()?.write_tensor(&t, bytes.as_bytes()).raise()?;
             bound_in.push((name.clone(), t));
         }
         for (k, _) in inputs.iter() {
