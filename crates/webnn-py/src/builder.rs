@@ -187,10 +187,14 @@ impl MlGraphBuilder {
             CallError::Api(e) => crate::errors::to_py(e),
             CallError::Harness(m) => type_error(m),
         })?;
+        // WebIDL drops dictionary members it does not know, and so does the call; a Python
+        // caller still hears of them (a typo would otherwise pass unnoticed).
         let unused = a.unused();
         if !unused.is_empty() {
-            let names: Vec<String> = unused.iter().map(|u| u.strip_prefix("options.").unwrap_or(u).to_owned()).collect();
-            return Err(type_error(format!("{method}: unknown arguments: {}", names.join(", "))));
+            let names: Vec<&str> = unused.iter().map(|u| u.strip_prefix("options.").unwrap_or(u)).collect();
+            let message = std::ffi::CString::new(format!("{method}: unknown arguments ignored: {}", names.join(", ")))
+                .map_err(|_| type_error(format!("{method}: an argument name holds a NUL character")))?;
+            PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyUserWarning>(), &message, 1)?;
         }
         let wrapped = outs.into_iter().map(|o| s.wrap(py, o)).collect::<PyResult<Vec<_>>>()?;
         if sig.sequence {

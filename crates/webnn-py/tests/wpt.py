@@ -38,14 +38,12 @@ class Skip(Exception):
 
 
 def expected_failures(backend, suite="conformance"):
-    """``<suite>/<file>/<case>`` of the backend's expected-failure list and of this
-    binding's own (tests/expected-python.txt)."""
+    """``<suite>/<file>/<case>`` of the backend's expected-failure list."""
     out = set()
-    for path in (EXPECTED / f"{backend}.txt", pathlib.Path(__file__).parent / "expected-python.txt"):
-        for line in path.read_text().splitlines():
-            line = line.strip()
-            if line.startswith(suite + "/"):
-                out.add(line.split(" # ")[0])
+    for line in (EXPECTED / f"{backend}.txt").read_text().splitlines():
+        line = line.strip()
+        if line.startswith(suite + "/"):
+            out.add(line.split(" # ")[0])
     return out
 
 
