@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod calls;
+pub mod emit;
 pub mod limits;
 mod legacy;
 pub mod options;

@@ -6,35 +6,35 @@ use crate::args::Opts;
 use webnn_core::ops::*;
 use webnn_core::Result;
 
-const INPUT_LAYOUT: &[(&str, InputLayout)] = &[("nchw", InputLayout::Nchw), ("nhwc", InputLayout::Nhwc)];
-const CONV2D_FILTER_LAYOUT: &[(&str, Conv2dFilterLayout)] = &[
+pub(crate) const INPUT_LAYOUT: &[(&str, InputLayout)] = &[("nchw", InputLayout::Nchw), ("nhwc", InputLayout::Nhwc)];
+pub(crate) const CONV2D_FILTER_LAYOUT: &[(&str, Conv2dFilterLayout)] = &[
     ("oihw", Conv2dFilterLayout::Oihw),
     ("hwio", Conv2dFilterLayout::Hwio),
     ("ohwi", Conv2dFilterLayout::Ohwi),
     ("ihwo", Conv2dFilterLayout::Ihwo),
 ];
-const CONV_TRANSPOSE2D_FILTER_LAYOUT: &[(&str, ConvTranspose2dFilterLayout)] = &[
+pub(crate) const CONV_TRANSPOSE2D_FILTER_LAYOUT: &[(&str, ConvTranspose2dFilterLayout)] = &[
     ("iohw", ConvTranspose2dFilterLayout::Iohw),
     ("hwoi", ConvTranspose2dFilterLayout::Hwoi),
     ("ohwi", ConvTranspose2dFilterLayout::Ohwi),
 ];
-const ROUNDING: &[(&str, RoundingType)] = &[("floor", RoundingType::Floor), ("ceil", RoundingType::Ceil)];
-const INTERPOLATION: &[(&str, InterpolationMode)] =
+pub(crate) const ROUNDING: &[(&str, RoundingType)] = &[("floor", RoundingType::Floor), ("ceil", RoundingType::Ceil)];
+pub(crate) const INTERPOLATION: &[(&str, InterpolationMode)] =
     &[("nearest-neighbor", InterpolationMode::NearestNeighbor), ("linear", InterpolationMode::Linear)];
-const PADDING_MODE: &[(&str, PaddingMode)] =
+pub(crate) const PADDING_MODE: &[(&str, PaddingMode)] =
     &[("constant", PaddingMode::Constant), ("edge", PaddingMode::Edge), ("reflection", PaddingMode::Reflection)];
-const ACTIVATION: &[(&str, RecurrentActivation)] = &[
+pub(crate) const ACTIVATION: &[(&str, RecurrentActivation)] = &[
     ("relu", RecurrentActivation::Relu),
     ("sigmoid", RecurrentActivation::Sigmoid),
     ("tanh", RecurrentActivation::Tanh),
 ];
-const DIRECTION: &[(&str, RecurrentDirection)] = &[
+pub(crate) const DIRECTION: &[(&str, RecurrentDirection)] = &[
     ("forward", RecurrentDirection::Forward),
     ("backward", RecurrentDirection::Backward),
     ("both", RecurrentDirection::Both),
 ];
-const GRU_LAYOUT: &[(&str, GruWeightLayout)] = &[("zrn", GruWeightLayout::Zrn), ("rzn", GruWeightLayout::Rzn)];
-const LSTM_LAYOUT: &[(&str, LstmWeightLayout)] = &[("iofg", LstmWeightLayout::Iofg), ("ifgo", LstmWeightLayout::Ifgo)];
+pub(crate) const GRU_LAYOUT: &[(&str, GruWeightLayout)] = &[("zrn", GruWeightLayout::Zrn), ("rzn", GruWeightLayout::Rzn)];
+pub(crate) const LSTM_LAYOUT: &[(&str, LstmWeightLayout)] = &[("iofg", LstmWeightLayout::Iofg), ("ifgo", LstmWeightLayout::Ifgo)];
 
 /// Sets `$target` from the option when it is present.
 macro_rules! set {
