@@ -786,3 +786,29 @@ fn node_call(op: &Op) -> (Vec<(&'static str, Value)>, Map<String, Value>) {
     };
     (params, dict.0)
 }
+
+/// Writes `g` as a program, reads it back through JSON text (as a page receives it), replays
+/// it on a new builder and checks that the same graph comes back. Returns the replayed graph.
+/// The tests' check that every graph they build survives the trip.
+pub fn round_trip(g: &Graph) -> std::result::Result<Graph, String> {
+    let (p, blob) = program(g).map_err(|e| e.to_string())?;
+    let text = p.to_string();
+    let p: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let again = replay(&mut GraphBuilder::new(), &p, &blob).map_err(|e| format!("replaying {text}: {e}"))?;
+    if normalised(&again) != normalised(g) {
+        return Err(format!("the replayed graph differs: {text}"));
+    }
+    Ok(again)
+}
+
+/// The graph with every operand named by index alone (two builders' ids differ).
+fn normalised(g: &Graph) -> Graph {
+    let mut g = g.clone();
+    let zero = |o: Operand| Operand::from_raw(0, o.index() as u32);
+    for n in &mut g.nodes {
+        n.op.remap_operands(&zero);
+        n.outputs.iter_mut().for_each(|o| *o = zero(*o));
+    }
+    g.inputs.iter_mut().chain(g.outputs.iter_mut()).for_each(|(_, o)| *o = zero(*o));
+    g
+}

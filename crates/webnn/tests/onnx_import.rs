@@ -54,6 +54,8 @@ fn run(file: &str, dims: &str, inputs: impl Fn(&str, &OperandDescriptor) -> Host
     options.dir = path.parent().map(PathBuf::from);
     let imported = onnx::import_model(&model, &options).unwrap_or_else(|e| panic!("{file}: {e}"));
     let graph = imported.graph;
+    // What loadOnnx does in a page: the graph as MLGraphBuilder calls, built again.
+    webnn_idl::emit::round_trip(&graph).unwrap_or_else(|e| panic!("{file}: {e}"));
     let feeds: Vec<(String, HostTensor)> =
         graph.inputs.iter().map(|(n, o)| (n.clone(), inputs(n, graph.desc(*o)))).collect();
     let refs: Vec<(&str, &HostTensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
