@@ -17,6 +17,22 @@ fn type_error(msg: impl Into<String>) -> Error {
 /// writes bigints as decimal strings, which `ml_number` also reads.)
 pub const BIGINT_KEY: &str = "\u{0}bigint";
 
+/// How a binding marks an operand it hands over: `{"\u0000operand": [builder, index]}`
+/// (`Operand::to_raw`). The key can never be a dictionary member, so dropping it from user
+/// objects loses nothing. The JavaScript and Python bindings both mark operands this way.
+pub const OPERAND_KEY: &str = "\u{0}operand";
+
+/// Operands marked under [`OPERAND_KEY`].
+pub struct Marked;
+
+impl Operands for Marked {
+    fn resolve(&self, v: &Value) -> Option<Operand> {
+        let pair = v.as_object()?.get(OPERAND_KEY)?.as_array()?;
+        let (b, i) = (pair.first()?.as_u64()?, pair.get(1)?.as_u64()?);
+        Some(Operand::from_raw(u32::try_from(b).ok()?, u32::try_from(i).ok()?))
+    }
+}
+
 /// The decimal digits of a marked BigInt.
 fn bigint(v: &Value) -> Option<&str> {
     v.as_object().and_then(|o| o.get(BIGINT_KEY)).and_then(Value::as_str)

@@ -11,6 +11,6 @@ mod legacy;
 pub mod options;
 pub mod signatures;
 
-pub use args::{Args, Operands};
+pub use args::{Args, Marked, Operands, OPERAND_KEY};
 pub use calls::{call, CallError};
 pub use signatures::{op_signature, op_signatures, Param, Signature};

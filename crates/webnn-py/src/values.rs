@@ -7,23 +7,9 @@ use crate::errors::type_error;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{json, Map, Value};
-use webnn_core::Operand;
 use webnn_idl::args::BIGINT_KEY;
-use webnn_idl::Operands;
+use webnn_idl::OPERAND_KEY;
 
-/// The key under which an operand stands in a converted value: never a dictionary member.
-pub const OPERAND_KEY: &str = "\u{0}operand";
-
-/// Operands as [`to_json`] marks them.
-pub struct Marked;
-
-impl Operands for Marked {
-    fn resolve(&self, v: &Value) -> Option<Operand> {
-        let pair = v.as_object()?.get(OPERAND_KEY)?.as_array()?;
-        let (b, i) = (pair.first()?.as_u64()?, pair.get(1)?.as_u64()?);
-        Some(Operand::from_raw(u32::try_from(b).ok()?, u32::try_from(i).ok()?))
-    }
-}
 
 /// `input_layout` -> `inputLayout`; a camelCase key stays as it is.
 pub fn camel(key: &str) -> String {

@@ -3,23 +3,12 @@
 
 use crate::context::{WebContext, WebGraph, WebTensor};
 use crate::errors::{parse, to_js, IntoJs, JsResult};
-use crate::OPERAND_KEY;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use webnn_core::{Dim, Error, GraphBuilder, Operand, OperandDescriptor};
 use webnn_idl::args::{data_type, descriptor, ml_number};
-use webnn_idl::{call, Args, CallError, Operands};
+use webnn_idl::{call, Args, CallError, Marked, Operands};
 
-/// Operand values as the JavaScript layer marks them: `{"\0operand": [builder, index]}`.
-struct Marked;
-
-impl Operands for Marked {
-    fn resolve(&self, v: &Value) -> Option<Operand> {
-        let pair = v.as_object()?.get(OPERAND_KEY)?.as_array()?;
-        let (b, i) = (pair.first()?.as_u64()?, pair.get(1)?.as_u64()?);
-        Some(Operand::from_raw(u32::try_from(b).ok()?, u32::try_from(i).ok()?))
-    }
-}
 
 /// `[builder, index, dataType, shape]` for each operand, as the JavaScript layer wraps them.
 fn describe(b: &GraphBuilder, operands: &[Operand]) -> JsResult<String> {

@@ -15,8 +15,7 @@ pub use context::{create_context, WebBindings, WebContext, WebGraph, WebTensor};
 use wasm_bindgen::prelude::*;
 
 /// The marker key under which the JavaScript layer passes an operand (`[builder, index]`).
-/// It can never be a dictionary member, so dropping it from user objects loses nothing.
-pub const OPERAND_KEY: &str = "\u{0}operand";
+pub use webnn_idl::OPERAND_KEY;
 
 #[wasm_bindgen(js_name = operandKey)]
 pub fn operand_key() -> String {
