@@ -48,6 +48,22 @@ impl DataType {
         }
     }
 
+    /// NumPy's array-interface type string (`.npy` headers, `np.dtype(...)`), little-endian;
+    /// none for int4/uint4, which NumPy has no type for.
+    pub fn numpy_descr(self) -> Option<&'static str> {
+        Some(match self {
+            DataType::Float32 => "<f4",
+            DataType::Float16 => "<f2",
+            DataType::Int32 => "<i4",
+            DataType::Uint32 => "<u4",
+            DataType::Int64 => "<i8",
+            DataType::Uint64 => "<u8",
+            DataType::Int8 => "|i1",
+            DataType::Uint8 => "|u1",
+            DataType::Int4 | DataType::Uint4 => return None,
+        })
+    }
+
     pub fn from_name(s: &str) -> Option<DataType> {
         DataType::ALL.into_iter().find(|d| d.name() == s)
     }

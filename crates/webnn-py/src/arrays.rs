@@ -12,16 +12,8 @@ use webnn_core::{DataType, Dim, OperandDescriptor};
 
 /// NumPy's dtype for a WebNN data type (little-endian, as WebNN's bytes are).
 pub fn np_dtype(t: DataType) -> &'static str {
-    match t {
-        DataType::Float32 => "<f4",
-        DataType::Float16 => "<f2",
-        DataType::Int32 => "<i4",
-        DataType::Uint32 => "<u4",
-        DataType::Int64 => "<i8",
-        DataType::Uint64 => "<u8",
-        DataType::Int8 => "i1",
-        DataType::Uint8 | DataType::Int4 | DataType::Uint4 => "u1",
-    }
+    // int4/uint4 travel packed, two to a byte.
+    t.numpy_descr().unwrap_or("|u1")
 }
 
 /// The WebNN data type of a NumPy dtype, for arrays given without one.

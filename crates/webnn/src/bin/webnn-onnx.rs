@@ -177,20 +177,6 @@ fn filler(desc: &OperandDescriptor) -> Result<HostTensor, String> {
 mod npy {
     use super::*;
 
-    fn descr(dt: DataType) -> Option<&'static str> {
-        Some(match dt {
-            DataType::Float32 => "<f4",
-            DataType::Float16 => "<f2",
-            DataType::Int32 => "<i4",
-            DataType::Uint32 => "<u4",
-            DataType::Int64 => "<i8",
-            DataType::Uint64 => "<u8",
-            DataType::Int8 => "|i1",
-            DataType::Uint8 => "|u1",
-            DataType::Int4 | DataType::Uint4 => return None,
-        })
-    }
-
     pub fn read(path: &Path, desc: &OperandDescriptor) -> Result<HostTensor, String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let bad = || format!("{}: not a version 1 or 2 .npy file", path.display());
@@ -205,7 +191,7 @@ mod npy {
         let field = |k: &str| header.split(k).nth(1).map(str::to_owned);
         let d = field("'descr':").ok_or_else(bad)?;
         let d = d.split('\'').nth(1).ok_or_else(bad)?;
-        let want = descr(desc.data_type).ok_or("4-bit inputs have no .npy form")?;
+        let want = desc.data_type.numpy_descr().ok_or("4-bit inputs have no .npy form")?;
         if d != want && !(d.ends_with(&want[1..]) && want.starts_with('|')) {
             return Err(format!("{}: holds {d}, the input needs {want}", path.display()));
         }
@@ -224,7 +210,7 @@ mod npy {
     }
 
     pub fn write(path: &Path, t: &HostTensor) -> Result<(), String> {
-        let d = descr(t.desc.data_type).ok_or("4-bit outputs have no .npy form")?;
+        let d = t.desc.data_type.numpy_descr().ok_or("4-bit outputs have no .npy form")?;
         let dims: Vec<String> = t.desc.max_shape().iter().map(u32::to_string).collect();
         let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
         let mut header = format!("{{'descr': '{d}', 'fortran_order': False, 'shape': {shape}, }}");
