@@ -96,14 +96,6 @@ impl MlContext {
         MlContext { inner: Owned::new("MLContext", ctx), power_preference: "default".to_owned() }
     }
 
-    fn tensor_desc(&self, shape: &Bound<'_, PyAny>, data_type: &str) -> PyResult<OperandDescriptor> {
-        let desc = arrays::descriptor(shape, data_type)?;
-        if !desc.is_static() {
-            return Err(type_error(format!("createTensor: {} has a dynamic dimension; a tensor's shape is static", describe(&desc))));
-        }
-        Ok(desc)
-    }
-
     fn read<'py>(&self, py: Python<'py>, t: &webnn::Tensor) -> PyResult<Bound<'py, PyAny>> {
         let read = self.inner.get()?.read_tensor(t);
         let bytes = crate::detached(py, move || pollster::block_on(read)).raise()?;
@@ -180,7 +172,7 @@ impl MlContext {
     /// this binding's backends), as pywebnn's do, so its examples run unchanged.
     #[pyo3(signature = (shape, data_type = "float32", readable = true, writable = true))]
     fn create_tensor(&self, shape: &Bound<'_, PyAny>, data_type: &str, readable: bool, writable: bool) -> PyResult<MlTensor> {
-        let desc = self.tensor_desc(shape, data_type)?;
+        let desc = arrays::descriptor(shape, data_type)?;
         let t = self.inner.get()?.create_tensor(TensorDescriptor::new(desc, readable, writable)).raise()?;
         Ok(MlTensor::new(t))
     }
@@ -199,7 +191,7 @@ impl MlContext {
             None => arrays::data_type_of(&py.import("numpy")?.call_method1("asarray", (value,))?)?,
         };
         let desc = match shape {
-            Some(s) => self.tensor_desc(s, t.name())?,
+            Some(s) => arrays::descriptor(s, t.name())?,
             None => OperandDescriptor::new(t, &arrays::shape_of(&arrays::as_array(value, t)?)?),
         };
         let bytes = arrays::bytes_for(value, &desc, "createConstantTensor")?;

@@ -388,9 +388,13 @@ impl Context {
     fn new_tensor(&self, desc: TensorDescriptor, data: Option<&[u8]>) -> Result<Tensor> {
         // Past the context's maxTensorByteLength (opSupportLimits) is a TypeError on every
         // backend, as the descriptor check says, not the device's own error.
+        let what = if desc.constant { "createConstantTensor" } else { "createTensor" };
+        // Bounded dynamic dimensions belong to graph inputs; a tensor holds one size.
+        if !desc.desc.is_static() {
+            return Err(Error::type_error(format!("{what}: {} has a dynamic dimension; a tensor's shape is static", desc.desc)));
+        }
         let limit = self.0.backend.capabilities().max_tensor_byte_length;
         if let Some(n) = desc.desc.max_byte_length().filter(|&n| n > limit) {
-            let what = if desc.constant { "createConstantTensor" } else { "createTensor" };
             return Err(Error::type_error(format!(
                 "{what}: {} holds {n} bytes, more than this context's maxTensorByteLength ({limit})",
                 desc.desc

@@ -42,7 +42,6 @@ pub struct Tensor(pub(crate) Rc<TensorInner>);
 impl Tensor {
     pub(crate) fn new(ctx: &Context, desc: TensorDescriptor, data: Option<&[u8]>) -> Result<Tensor> {
         check_descriptor(&desc.desc)?;
-        desc.desc.require_static("a tensor").map_err(|e| Error::type_error(e.rule))?;
         let bytes = desc.desc.max_byte_length().unwrap_or(0) as usize;
         if let Some(d) = data {
             check_len(&desc.desc, bytes, d.len())?;
