@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the browser polyfill into pkg-js/dist: crates/webnn-web for wasm32, wasm-bindgen's
 # ES module glue, wasm-opt, and the two entry scripts (scripts/web/bundle.mjs); and the chat
-# page's module (crates/webnn-llm-web) into www/chat/pkg.
+# page's module (crates/webnn-llm-web) into www/chat/pkg, and loadOnnx's module
+# (crates/webnn-onnx-web, pkg-js/src/onnx.mjs) beside the polyfill.
 #   build-web.sh             the three wasm builds (threads, relaxed-simd, simd128)
 #   build-web.sh --demo      the simd128 build alone, which every browser with WebGPU loads
 #   build-web.sh --harness   the three, and the WPT harness page's module (tests)
@@ -69,6 +70,18 @@ cargo build -q -p webnn-llm-web --target wasm32-unknown-unknown --release
 bindgen --out-dir www/chat/pkg --out-name webnn_llm_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_llm_web.wasm"
 opt "www/chat/pkg/webnn_llm_web_bg.wasm" -o "www/chat/pkg/webnn_llm_web_bg.wasm"
+
+# loadOnnx's module (pkg-js/src/onnx.mjs) and its wasm (crates/webnn-onnx-web): the ONNX
+# importer without any backend, loaded only by pages that import webnn-onnx.mjs. The demo
+# pages do not.
+if [ "$mode" != --demo ]; then
+  log "webnn-onnx-web (loadOnnx)"
+  cargo build -q -p webnn-onnx-web --target wasm32-unknown-unknown --release
+  bindgen --out-dir "$dist" --out-name webnn_onnx_web \
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_onnx_web.wasm"
+  opt "$dist/webnn_onnx_web_bg.wasm" -o "$dist/webnn_onnx_web_bg.wasm"
+  cp pkg-js/src/onnx.mjs "$dist/webnn-onnx.mjs"
+fi
 
 # --harness: also the WPT harness that drives the polyfill in a page (webnn-wpt-js), kept
 # in the target directory since it is only for tests.

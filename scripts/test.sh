@@ -4,7 +4,8 @@
 # MobileNetV2 on both), then in headless Chromium: the WPT suites on the cpu backend compiled
 # to wasm32, the wgpu backend on the page's WebGPU against the cpu backend, and the polyfill
 # (navigator.ml) driven through its JavaScript objects by the WPT suites and its own tests;
-# the polyfill in headless Firefox too; ONNX Runtime Web's WebNN execution provider on it.
+# the polyfill in headless Firefox too; ONNX Runtime Web's WebNN execution provider on it;
+# ONNX files through loadOnnx against ONNX Runtime Web.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -68,6 +69,10 @@ section "ONNX Runtime Web's WebNN execution provider on the polyfill: a CNN and 
 "$bin/webnn-www" ort-webnn --device cpu
 "$bin/webnn-www" ort-webnn --device gpu   # the gpu hint on a software adapter: the CPU context
 WEBNN_BROWSER=firefox "$bin/webnn-www" ort-webnn --device cpu
+
+section "loadOnnx: ONNX files (this project's exports and PP-OCR's from its package) built on the polyfill, equal to ONNX Runtime Web on the same files"
+"$bin/webnn-www" onnx --threads 1,2 --runs 3
+WEBNN_BROWSER=firefox "$bin/webnn-www" onnx --threads 1 --runs 3
 
 section "the chat page: SmolLM2 built through the polyfill's MLGraphBuilder, greedy tokens equal to the native decoder's"
 for cache in f32 f16; do

@@ -17,12 +17,17 @@
 //! BERT-style encoder exported by webnn-onnx, against its wasm execution provider; fails
 //! unless the outputs agree and every compute node ran on WebNN.
 //!
+//! `webnn-www onnx [--threads 1,2] [--runs N]`: `www/onnx/`, ONNX files through `loadOnnx`
+//! against ONNX Runtime Web (see `onnx_page.rs`).
+//!
 //! `webnn-www chat [--device cpu|gpu|npu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--threads N] [--build B]`:
 //! runs the chat page
 //! (`www/chat/`, SmolLM2 built through the polyfill's MLGraphBuilder) on that prompt in
 //! headless Chromium, then the native decoder (webnn-llm on the fast cpu backend, with the
 //! same caches' type) on the same one, and fails unless the greedy tokens are the same;
 //! prints both speeds.
+
+mod onnx_page;
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -39,6 +44,13 @@ fn mounts() -> Vec<Mount> {
             "/ort/",
             PathBuf::from(tools).join("node_modules/onnxruntime-web/dist"),
         ));
+    }
+    // The ONNX files of packages (scripts/onnx-setup.sh) for the loadOnnx page.
+    let onnx = std::env::var_os("WEBNN_ONNX_DIR").map(PathBuf::from).or_else(|| {
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/webnn-rs/onnx"))
+    });
+    if let Some(dir) = onnx.filter(|d| d.is_dir()) {
+        mounts.push(Mount::new("/onnx-models/", dir));
     }
     // The language model for the chat page (scripts/llm-setup.sh installs it).
     if let Some(dir) = webnn_llm::smollm2_path().parent() {
@@ -78,7 +90,12 @@ fn main() -> ExitCode {
             arg(&args, "--build"),
         ),
         Some("ort-webnn") => ort_webnn(port, &arg(&args, "--device").unwrap_or_else(|| "cpu".into())),
-        _ => Err("usage: webnn-www serve|demo|bench|chat|ort-webnn [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu|npu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--build B]".into()),
+        Some("onnx") => onnx_page::run(
+            port,
+            &arg(&args, "--threads").unwrap_or_else(|| "1,2".into()),
+            arg(&args, "--runs").and_then(|r| r.parse().ok()).unwrap_or(20),
+        ),
+        _ => Err("usage: webnn-www serve|demo|bench|chat|ort-webnn|onnx [--port N] [--screenshot FILE] [--threads 1,2] [--runs N] [--device cpu|gpu|npu] [--cache f32|f16] [--prompt TEXT] [--tokens N] [--build B]".into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
