@@ -4,6 +4,7 @@
 
 import { install, type InstallOptions } from "webnn-polyfill-rs";
 import * as webnn from "webnn-polyfill-rs";
+import { loadOnnx, type LoadOnnxOptions } from "webnn-polyfill-rs/onnx";
 
 // --- Feature detection, then the polyfill where the browser has no WebNN --------------------
 
@@ -381,3 +382,23 @@ async function misuse(ml: ML, context: MLContext, builder: MLGraphBuilder, x: ML
 }
 
 export { getML, forced, contexts, supports, classifier, recurrent, everyOp, flexible, legacy, inWorker, brands, misuse };
+
+// --- An ONNX file through loadOnnx, on any navigator.ml -------------------------------------
+
+async function onnxModel(context: MLContext): Promise<Float32Array> {
+    const options: LoadOnnxOptions = { dims: { batch: 1 }, shapes: { x: [1, 3, 48, 192] } };
+    const { graph, inputs, outputs } = await loadOnnx("/models/cls.onnx", context, options);
+    // A bounded dimension ({name, maxSize}) takes a size per tensor; here, its bound.
+    const sized = (d: MLOperandDescriptor) => ({ dataType: d.dataType, shape: d.shape.map((x) => (typeof x === "number" ? x : x.maxSize)) });
+    const feeds: MLNamedTensors = {};
+    for (const [name, desc] of Object.entries(inputs)) feeds[name] = await context.createTensor({ ...sized(desc), writable: true });
+    const results: MLNamedTensors = {};
+    for (const [name, desc] of Object.entries(outputs)) results[name] = await context.createTensor({ ...sized(desc), readable: true });
+    context.dispatch(graph, feeds, results);
+    const first = Object.values(results)[0];
+    if (!first) throw new Error("no output");
+    // @ts-expect-error a dimension is a size or {maxSize}
+    await loadOnnx(new ArrayBuffer(8), context, { dims: { batch: "one" } });
+    return new Float32Array(await context.readTensor(first));
+}
+void onnxModel;
