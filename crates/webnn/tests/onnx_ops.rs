@@ -17,6 +17,7 @@ use webnn_ort::OrtBackend;
 
 const F: i32 = tensor_proto::DataType::Float as i32;
 const I64: i32 = tensor_proto::DataType::Int64 as i32;
+const U8: i32 = tensor_proto::DataType::Uint8 as i32;
 
 fn ai(name: &str, v: i64) -> AttributeProto {
     AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Int as i32), i: Some(v), ..Default::default() }
@@ -40,6 +41,21 @@ fn node(op: &str, ins: &[&str], outs: &[&str], attribute: Vec<AttributeProto>) -
         attribute,
         ..Default::default()
     }
+}
+
+/// A node of ONNX Runtime's contrib domain.
+fn ms(op: &str, ins: &[&str], outs: &[&str], attribute: Vec<AttributeProto>) -> NodeProto {
+    NodeProto { domain: Some("com.microsoft".into()), ..node(op, ins, outs, attribute) }
+}
+
+/// Bytes without a pattern (quantized codes).
+fn bytes(n: usize, seed: u32) -> Vec<i32> {
+    spread(n, seed).iter().map(|x| ((x + 2.0) * 64.0) as i32 & 255).collect()
+}
+
+/// Positive scales.
+fn scales(n: usize, seed: u32) -> Vec<f32> {
+    spread(n, seed).iter().map(|x| 0.01 + 0.02 * x.abs()).collect()
 }
 
 fn value_info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
@@ -101,7 +117,10 @@ impl Case {
 fn model(c: &Case) -> ModelProto {
     ModelProto {
         ir_version: Some(8),
-        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(c.opset) }],
+        opset_import: vec![
+            OperatorSetIdProto { domain: Some(String::new()), version: Some(c.opset) },
+            OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) },
+        ],
         graph: Some(GraphProto {
             name: Some(c.name.into()),
             node: c.nodes.clone(),
@@ -331,6 +350,44 @@ fn cases() -> Vec<Case> {
                     node("If", &["c"], &["y"], vec![graph_attr("then_branch", then_g), graph_attr("else_branch", else_g)]),
                 ])
         },
+        // ONNX Runtime's contrib operators of LLM exports (import/contrib.rs).
+        case("SimplifiedLayerNormalization (RMSNorm)", 17, vec![("x", vec![2, 3, 8])], vec![floats_init("w", &[8], &spread(8, 40))],
+            vec![node("SimplifiedLayerNormalization", &["x", "w"], &["y"], vec![af("epsilon", 1e-5), ai("axis", -1)])]),
+        case("SkipSimplifiedLayerNormalization, the sum output", 17, vec![("x", vec![2, 3, 8]), ("skip", vec![2, 3, 8])],
+            vec![floats_init("w", &[8], &spread(8, 41)), floats_init("bias", &[8], &spread(8, 42))],
+            vec![ms("SkipSimplifiedLayerNormalization", &["x", "skip", "w", "bias"], &["y", "", "", "sum"], vec![af("epsilon", 1e-6)])])
+            .with_outputs(&["y", "sum"]),
+        case("MatMulNBits 4-bit, zero points, bias, 3-D input", 17, vec![("a", vec![2, 3, 64])],
+            vec![
+                typed_init("b", U8, &[6, 2, 16], &bytes(6 * 2 * 16, 43)),
+                floats_init("scales", &[12], &scales(12, 44)),
+                typed_init("zp", U8, &[6], &bytes(6, 45)),
+                floats_init("bias", &[6], &spread(6, 46)),
+            ],
+            vec![ms("MatMulNBits", &["a", "b", "scales", "zp", "", "bias"], &["y"], vec![ai("K", 64), ai("N", 6), ai("bits", 4), ai("block_size", 32)])]),
+        case("MatMulNBits 4-bit, an odd number of blocks per row", 17, vec![("a", vec![5, 48])],
+            vec![
+                typed_init("b", U8, &[7, 3, 8], &bytes(7 * 3 * 8, 47)),
+                floats_init("scales", &[21], &scales(21, 48)),
+                typed_init("zp", U8, &[14], &bytes(14, 49)),
+            ],
+            vec![ms("MatMulNBits", &["a", "b", "scales", "zp"], &["y"], vec![ai("K", 48), ai("N", 7), ai("bits", 4), ai("block_size", 16)])]),
+        case("MatMulNBits 4-bit, default zero points", 17, vec![("a", vec![1, 32])],
+            vec![typed_init("b", U8, &[4, 1, 16], &bytes(64, 50)), floats_init("scales", &[4], &scales(4, 51))],
+            vec![ms("MatMulNBits", &["a", "b", "scales"], &["y"], vec![ai("K", 32), ai("N", 4), ai("bits", 4), ai("block_size", 32)])]),
+        case("MatMulNBits 8-bit", 17, vec![("a", vec![3, 32])],
+            vec![
+                typed_init("b", U8, &[5, 2, 16], &bytes(160, 52)),
+                floats_init("scales", &[10], &scales(10, 53)),
+                typed_init("zp", U8, &[10], &bytes(10, 54)),
+            ],
+            vec![ms("MatMulNBits", &["a", "b", "scales", "zp"], &["y"], vec![ai("K", 32), ai("N", 5), ai("bits", 8), ai("block_size", 16)])]),
+        case("RotaryEmbedding interleaved, [B, S, hidden], position ids", 17, vec![("x", vec![1, 4, 16])],
+            vec![ints_init("pos", &[1, 4], &[3, 1, 0, 2]), floats_init("cos", &[8, 4], &spread(32, 55)), floats_init("sin", &[8, 4], &spread(32, 56))],
+            vec![ms("RotaryEmbedding", &["x", "pos", "cos", "sin"], &["y"], vec![ai("interleaved", 1)])]),
+        case("RotaryEmbedding on halves, [B, heads, S, D], a position offset", 17, vec![("x", vec![2, 2, 3, 8])],
+            vec![ints_init("pos", &[1], &[2]), floats_init("cos", &[8, 4], &spread(32, 57)), floats_init("sin", &[8, 4], &spread(32, 58))],
+            vec![ms("RotaryEmbedding", &["x", "pos", "cos", "sin"], &["y"], vec![ai("interleaved", 0)])]),
     ]
 }
 
@@ -345,6 +402,23 @@ fn single_op_models_match_onnx_runtime() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The contrib operators import as the patterns the fused kernels match (so an ONNX Runtime
+/// GenAI-style export runs the same kernels as a graph built op by op).
+#[test]
+fn contrib_operators_import_as_the_fused_patterns() {
+    let all = cases();
+    let graph = |name: &str| {
+        let c = all.iter().find(|c| c.name.starts_with(name)).unwrap_or_else(|| panic!("no case {name}"));
+        onnx::import_model(&model(c), &ImportOptions::default()).unwrap().graph
+    };
+    use webnn_core::fusion::{quantized_linears, rms_norms, ropes};
+    assert_eq!(rms_norms(&graph("SimplifiedLayerNormalization")).len(), 1);
+    assert_eq!(rms_norms(&graph("SkipSimplifiedLayerNormalization")).len(), 1);
+    assert_eq!(quantized_linears(&graph("MatMulNBits 4-bit, zero points")).len(), 1);
+    assert_eq!(quantized_linears(&graph("MatMulNBits 8-bit")).len(), 1);
+    assert_eq!(ropes(&graph("RotaryEmbedding interleaved")).len(), 1);
 }
 
 #[test]
@@ -374,6 +448,16 @@ fn errors_name_the_node_its_op_and_opset() {
         vec![node("LSTM", &["x", "W", "R", "", "", "", "", "P"], &["y"], vec![ai("hidden_size", 2)])]);
     let e = onnx::import_model(&model(&peep), &ImportOptions::default()).unwrap_err();
     assert!(e.to_string().contains("output-gate peephole"), "{e}");
+
+    // Contrib operators not imported, and attributes the decompositions do not express.
+    let gqa = case("gqa", 17, vec![("q", vec![1, 1, 8])], vec![], vec![ms("GroupQueryAttention", &["q"], &["y"], vec![])]);
+    let e = onnx::import_model(&model(&gqa), &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.kind, webnn::ErrorKind::NotSupportedError);
+    assert!(e.to_string().contains("(com.microsoft.GroupQueryAttention, opset 17): com.microsoft.GroupQueryAttention is not imported"), "{e}");
+    let two_bit = case("2-bit", 17, vec![("a", vec![1, 32])], vec![typed_init("b", U8, &[4, 1, 8], &bytes(32, 1)), floats_init("s", &[4], &scales(4, 2))],
+        vec![ms("MatMulNBits", &["a", "b", "s"], &["y"], vec![ai("K", 32), ai("N", 4), ai("bits", 2), ai("block_size", 32)])]);
+    let e = onnx::import_model(&model(&two_bit), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("bits = 2 (4 and 8 are imported) is not supported"), "{e}");
 
     let old = case("old opset", 5, vec![("x", vec![2])], vec![], vec![node("Relu", &["x"], &["y"], vec![])]);
     let e = onnx::import_model(&model(&old), &ImportOptions::default()).unwrap_err();

@@ -6,6 +6,7 @@
 //! Anything the importer cannot express is an error naming the node, its op type, the opset
 //! and what is missing.
 
+mod contrib;
 mod fold;
 mod host;
 mod inspect;
@@ -382,8 +383,17 @@ impl Cx {
             return Ok(folded.into_iter().map(Value::Host).collect());
         }
         let args = node::Args::new(n, inputs);
+        if let Some(v) = contrib::lower(self, n, &args)? {
+            return Ok(v);
+        }
         match n.domain.as_str() {
             "" | "ai.onnx" => {}
+            "com.microsoft" => {
+                return Err(Error::not_supported(format!(
+                    "{} is not imported (of ONNX Runtime's contrib operators: MatMulNBits, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization, RotaryEmbedding)",
+                    n.qualified_type()
+                )));
+            }
             other => {
                 return Err(Error::not_supported(format!("operators of the domain '{other}' are not imported")));
             }
