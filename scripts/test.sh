@@ -60,6 +60,13 @@ for build in auto relaxed-simd simd128; do
   WEBNN_BROWSER=firefox WEBNN_WPT_BUILD=$build "$bin/webnn-wpt" --backend browser-cpu
 done
 
+section "the fuzzer in the page: random graphs through navigator.ml on each wasm build and on WebGPU, as storms of write, dispatch, read and destroy, against the reference"
+for build in threads relaxed-simd simd128; do
+  "$bin/webnn-fuzz" --page cpu --build $build --cases 2000
+done
+"$bin/webnn-fuzz" --page webgpu --cases 200
+WEBNN_BROWSER=firefox "$bin/webnn-fuzz" --page cpu --cases 1000
+
 section "the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"
 "$bin/examples/mobilenet_files" www/models/mobilenetv2
 "$bin/webnn-www" bench --runs 2

@@ -46,19 +46,12 @@ function rethrow(e) {
   throw e;
 }
 
-/** Imports `model` and builds it on `context` with a new MLGraphBuilder. */
-export async function loadOnnx(model, context, options = {}) {
-  if (typeof MLGraphBuilder === 'undefined') throw new TypeError('loadOnnx: this page has no WebNN (MLGraphBuilder)');
-  const bytes = await modelBytes(model);
-  await load();
-  let imported;
-  try {
-    imported = importOnnx(bytes, JSON.stringify({ dims: options.dims ?? null, shapes: options.shapes ?? null }));
-  } catch (e) {
-    rethrow(e);
-  }
-  const program = JSON.parse(imported.program);
-  const blob = imported.constants;
+/**
+ * Builds a program of webnn_idl::emit (the graph as MLGraphBuilder calls, its constants in
+ * one buffer) with a new MLGraphBuilder on `context`. loadOnnx's second half, exported for
+ * other producers of programs (the fuzzer's page).
+ */
+export async function buildCalls(context, program, blob) {
   const builder = new MLGraphBuilder(context);
   const operands = [];
   // Transport markers (webnn_idl::emit): operands, special numbers, BigInts.
@@ -84,7 +77,22 @@ export async function loadOnnx(model, context, options = {}) {
     call.outputs.forEach((o, k) => (operands[o] = list[k]));
   }
   const named = Object.fromEntries(program.outputs.map((o) => [o.name, operands[o.operand]]));
-  const graph = await builder.build(named);
+  return { graph: await builder.build(named), named, descriptor };
+}
+
+/** Imports `model` and builds it on `context` with a new MLGraphBuilder. */
+export async function loadOnnx(model, context, options = {}) {
+  if (typeof MLGraphBuilder === 'undefined') throw new TypeError('loadOnnx: this page has no WebNN (MLGraphBuilder)');
+  const bytes = await modelBytes(model);
+  await load();
+  let imported;
+  try {
+    imported = importOnnx(bytes, JSON.stringify({ dims: options.dims ?? null, shapes: options.shapes ?? null }));
+  } catch (e) {
+    rethrow(e);
+  }
+  const program = JSON.parse(imported.program);
+  const { graph, named, descriptor } = await buildCalls(context, program, imported.constants);
   const describe = (op) => ({ dataType: op.dataType, shape: op.shape });
   return {
     graph,

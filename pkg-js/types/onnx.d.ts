@@ -36,3 +36,14 @@ export function loadOnnx(
     context: MLContext,
     options?: LoadOnnxOptions,
 ): Promise<OnnxGraph>;
+
+/**
+ * Builds a program of builder calls (the JSON `loadOnnx` receives from its wasm: `inputs`,
+ * `constants`, `calls`, `outputs`; format in `crates/webnn-idl/src/emit.rs`) with a new
+ * MLGraphBuilder on `context`; `constants` is the buffer the program's constants point into.
+ */
+export function buildCalls(
+    context: MLContext,
+    program: unknown,
+    constants: Uint8Array,
+): Promise<{ graph: MLGraph; named: Record<string, MLOperand> }>;

@@ -8,6 +8,7 @@ pub mod case;
 pub mod diff;
 pub mod gen;
 pub mod idl;
+pub mod page;
 pub mod repro;
 
 use case::Case;

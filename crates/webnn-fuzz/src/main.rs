@@ -16,6 +16,12 @@ const HELP: &str = "webnn-fuzz: random graphs on the reference interpreter, comp
   --ort N          also compare on ONNX Runtime (ORT_DYLIB_PATH), every N-th case
   --out DIR        write each failure's case (JSON) and page script (JS) there
   --no-minimise    report failures as generated
+  --page DEVICE    drive the polyfill in headless Chromium instead (WEBNN_BROWSER=firefox:
+                   Firefox): each case built through navigator.ml on a cpu or webgpu
+                   context, run as a storm of writes, dispatches, reads and a destroy, and
+                   its reads compared with the reference (needs scripts/build-web.sh)
+  --build B        with --page: the polyfill's wasm build (auto, threads, relaxed-simd,
+                   simd128; default auto)
   --record FILE    (re)write the expectedOutputs of every case in a corpus file with the
                    reference's outputs (for a case written by hand)";
 
@@ -28,6 +34,8 @@ fn main() -> ExitCode {
     let mut ort_every = 0u64;
     let mut out: Option<std::path::PathBuf> = None;
     let mut minimise = true;
+    let mut page: Option<String> = None;
+    let mut build = "auto".to_owned();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut num = |what: &str| -> u64 {
@@ -45,6 +53,8 @@ fn main() -> ExitCode {
             "--ort" => ort_every = num("--ort"),
             "--edges" => config.edges = true,
             "--no-minimise" => minimise = false,
+            "--page" => page = args.next(),
+            "--build" => build = args.next().unwrap_or_default(),
             "--out" => out = args.next().map(Into::into),
             "--record" => {
                 let path = args.next().unwrap_or_default();
@@ -68,6 +78,25 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(device) = page {
+        let options = webnn_fuzz::page::PageOptions { device, build, batch: 25 };
+        return match webnn_fuzz::page::run_page(seed, cases, &config, &options) {
+            Ok(s) => {
+                for f in &s.failures {
+                    println!("{f}");
+                }
+                println!(
+                    "page, {}, build {}: {} cases generated, {} built and run, {} reads checked ({} of a destroyed tensor rejected), {} failures, {:.0} cases/s",
+                    s.context, options.build, s.generated, s.ran, s.reads, s.destroyed_reads, s.failures.len(), s.generated as f64 / s.seconds
+                );
+                if s.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+            }
+            Err(e) => {
+                eprintln!("webnn-fuzz --page: {e}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let targets = vec![Target { name: "fast", backend: Box::new(webnn_fast::FastBackend::new(threads)) }];
     let mut slow = Vec::new();
