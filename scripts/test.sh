@@ -65,6 +65,10 @@ for build in threads relaxed-simd simd128; do
   "$bin/webnn-fuzz" --page cpu --build $build --cases 2000
 done
 "$bin/webnn-fuzz" --page webgpu --cases 200
+# Regressions: convTranspose2d lost NaN in the relaxed-SIMD builds (docs/fuzzing.md).
+for seed in 20000722 20001344 20005136; do
+  "$bin/webnn-fuzz" --page cpu --build relaxed-simd --edges --seed $seed --cases 1
+done
 WEBNN_BROWSER=firefox "$bin/webnn-fuzz" --page cpu --cases 1000
 
 section "the browser CPU benchmark page: MobileNetV2 on the polyfill and on ONNX Runtime Web agree (speed: scripts/bench-web.sh)"

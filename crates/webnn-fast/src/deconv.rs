@@ -174,7 +174,10 @@ impl Deconv {
                 self.gather_row(cols, r / self.oh, r % self.oh, out);
                 match residual {
                     Some(_) => post.finish(simd, out, residual, r * row_len),
-                    None => out.iter_mut().for_each(|v| *v = v.clamp(post.lo, post.hi)),
+                    // simd::clamp, not f32::clamp: LLVM turns the latter's two compare-and-
+                    // assigns into pmax/pmin, which relaxed-SIMD wasm builds lower to relaxed
+                    // max/min, losing NaN on x86 hosts (the fuzzer's page found it).
+                    None => out.iter_mut().for_each(|v| *v = simd::clamp(*v, post.lo, post.hi)),
                 }
             });
         }

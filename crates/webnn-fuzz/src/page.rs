@@ -215,7 +215,7 @@ pub fn run_page(seed: u64, cases: u64, config: &Config, options: &PageOptions) -
         for (s, r) in batch.iter().zip(&results) {
             stats.ran += 1;
             for b in check_result(s, r, &mut stats) {
-                stats.failures.push(format!("seed {}: {b}\n  program: {}", s.seed, s.page["program"]));
+                stats.failures.push(format!("seed {}: {b}\n  program: {}\n  constants (base64): {}", s.seed, s.page["program"], s.page["constants"].as_str().unwrap_or("")));
             }
         }
     }
