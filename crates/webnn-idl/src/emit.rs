@@ -787,16 +787,26 @@ fn node_call(op: &Op) -> (Vec<(&'static str, Value)>, Map<String, Value>) {
     (params, dict.0)
 }
 
-/// Writes `g` as a program, reads it back through JSON text (as a page receives it), replays
-/// it on a new builder and checks that the same graph comes back. Returns the replayed graph.
-/// The tests' check that every graph they build survives the trip.
+/// Writes `g` as a program, replays it on a new builder and checks that the same graph comes
+/// back. Returns the replayed graph. The tests' check that every graph they build survives
+/// the trip. The program is replayed as a value, not through JSON text: serde_json's default
+/// float parser can be one ulp off, while the text it writes is the shortest that reads back
+/// exactly with a correctly rounded parser, such as a page's `JSON.parse`.
 pub fn round_trip(g: &Graph) -> std::result::Result<Graph, String> {
     let (p, blob) = program(g).map_err(|e| e.to_string())?;
-    let text = p.to_string();
-    let p: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let again = replay(&mut GraphBuilder::new(), &p, &blob).map_err(|e| format!("replaying {text}: {e}"))?;
-    if normalised(&again) != normalised(g) {
-        return Err(format!("the replayed graph differs: {text}"));
+    let again = replay(&mut GraphBuilder::new(), &p, &blob).map_err(|e| format!("replaying {p}: {e}"))?;
+    let (a, b) = (normalised(&again), normalised(g));
+    if a != b {
+        let first = |x: &[String], y: &[String]| x.iter().zip(y).position(|(p, q)| p != q).unwrap_or(x.len().min(y.len()));
+        let show = |v: &Graph| -> (Vec<String>, Vec<String>) {
+            (v.operands.iter().map(|o| format!("{:?} {:?}", o.desc, o.source)).collect(), v.nodes.iter().map(|n| format!("{n:?}")).collect())
+        };
+        let ((oa, na), (ob, nb)) = (show(&a), show(&b));
+        let (i, k) = (first(&oa, &ob), first(&na, &nb));
+        return Err(format!(
+            "the replayed graph differs: {} / {} operands, first different {i}: {:?} against {:?}; {} / {} nodes, first different {k}: {:?} against {:?}; inputs {:?} / {:?}",
+            oa.len(), ob.len(), oa.get(i), ob.get(i), na.len(), nb.len(), na.get(k), nb.get(k), a.inputs, b.inputs
+        ));
     }
     Ok(again)
 }
