@@ -130,7 +130,7 @@ fn unstable(case: &Case) -> bool {
 
 /// The case with every float value of magnitude 65504 or more (infinities included) replaced
 /// by 1; `None` when it has none. NaN stays: it propagates the same in any order.
-fn tamed(case: &Case) -> Option<Case> {
+pub(crate) fn tamed(case: &Case) -> Option<Case> {
     let extreme = |i: &case::Input| i.data_type.is_float() && i.values.iter().any(|v| v.abs() >= 65504.0);
     if !case.inputs.iter().any(extreme) {
         return None;

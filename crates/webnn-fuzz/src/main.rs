@@ -87,8 +87,8 @@ fn main() -> ExitCode {
                     println!("{f}");
                 }
                 println!(
-                    "page, {}, build {}: {} cases generated, {} built and run, {} reads checked ({} of a destroyed tensor rejected), {} failures, {:.0} cases/s",
-                    s.context, options.build, s.generated, s.ran, s.reads, s.destroyed_reads, s.failures.len(), s.generated as f64 / s.seconds
+                    "page, {}, build {}: {} cases generated, {} built and run, {} reads checked ({} of a destroyed tensor rejected), {} failures, {} cases explained as extreme values, {:.0} cases/s",
+                    s.context, options.build, s.generated, s.ran, s.reads, s.destroyed_reads, s.failures.len(), s.extreme, s.generated as f64 / s.seconds
                 );
                 if s.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
             }

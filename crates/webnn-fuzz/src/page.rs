@@ -9,7 +9,7 @@
 //! InvalidStateError; a page error where the native build succeeded, or an unhandled
 //! rejection, is a failure.
 
-use crate::case::{quiet_panics, Outputs};
+use crate::case::{quiet_panics, Case, Outputs};
 use crate::diff::compare;
 use crate::gen::{generate, Config};
 use serde_json::{json, Value};
@@ -37,6 +37,9 @@ pub struct PageStats {
     pub reads: u64,
     pub destroyed_reads: u64,
     pub failures: Vec<String>,
+    /// Cases whose differences go once values of 65504 and more are replaced by 1 (the
+    /// native fuzzer's `Extreme`: the order of a sum of such values decides its overflow).
+    pub extreme: u64,
     pub seconds: f64,
     pub context: String,
 }
@@ -92,13 +95,13 @@ fn run(backend: &dyn Backend, g: &Graph, feeds: &[(String, HostTensor)]) -> Opti
 /// One case ready for the page, and the answers its reads are checked against.
 struct Sent {
     seed: u64,
+    case: Case,
     page: Value,
     /// Per input set (A, B): the interpreter's outputs and the fast backend's.
     answers: [(Outputs, Option<Outputs>); 2],
 }
 
-fn prepare(seed: u64, config: &Config, fast: &dyn Backend) -> Option<Sent> {
-    let case = generate(seed, config).case;
+fn prepare(seed: u64, case: Case, fast: &dyn Backend) -> Option<Sent> {
     let (graph, feeds) = case.build(None).ok()?;
     // Inputs no output depends on are not the graph's (build prunes them).
     let feeds_a: Vec<(String, HostTensor)> = feeds.into_iter().filter(|(n, _)| graph.inputs.iter().any(|(i, _)| i == n)).collect();
@@ -120,7 +123,7 @@ fn prepare(seed: u64, config: &Config, fast: &dyn Backend) -> Option<Sent> {
         })
         .collect();
     let page = json!({ "program": program, "constants": to_b64(&blob), "feeds": feeds });
-    Some(Sent { seed, page, answers })
+    Some(Sent { seed, case, page, answers })
 }
 
 /// Checks one read against the set's answers.
@@ -167,6 +170,30 @@ fn check_result(s: &Sent, r: &Value, stats: &mut PageStats) -> Vec<String> {
     bad
 }
 
+/// Sends `batch` to the page (its first case numbered `first`, which picks the destroys);
+/// returns each case's result and the rejections nobody handled meanwhile.
+fn send(browser: &Browser, batch: &[Sent], first: u64) -> Result<(Vec<Value>, Vec<Value>), String> {
+    let pages: Vec<&Value> = batch.iter().map(|s| &s.page).collect();
+    browser.eval(
+        "window.fuzzDone = null; window.fuzzBatch(arguments[0], arguments[1]).then((r) => (window.fuzzDone = r), (e) => (window.fuzzDone = { error: String(e.stack ?? e) }));",
+        json!([pages, first]),
+    )?;
+    let done = browser.wait_for("window.fuzzDone", Duration::from_secs(600))?;
+    if let Some(e) = done.get("error").and_then(Value::as_str) {
+        return Err(format!("the page's batch from seed {} failed: {e}", batch.first().map_or(0, |s| s.seed)));
+    }
+    let list = |k: &str| done[k].as_array().cloned().unwrap_or_default();
+    Ok((list("results"), list("unhandled")))
+}
+
+impl PageStats {
+    fn unhandled(&mut self, rejections: &[Value], seed: u64) {
+        for u in rejections {
+            self.failures.push(format!("an unhandled rejection in the page (batch from seed {seed}): {u}"));
+        }
+    }
+}
+
 /// Runs `cases` seeds from `seed` through the page.
 pub fn run_page(seed: u64, cases: u64, config: &Config, options: &PageOptions) -> Result<PageStats, String> {
     quiet_panics();
@@ -190,7 +217,7 @@ pub fn run_page(seed: u64, cases: u64, config: &Config, options: &PageOptions) -
         let mut batch = Vec::new();
         while batch.len() < options.batch.max(1) && next < seed + cases {
             stats.generated += 1;
-            if let Some(s) = prepare(next, config, &fast) {
+            if let Some(s) = prepare(next, generate(next, config).case, &fast) {
                 batch.push(s);
             }
             next += 1;
@@ -198,23 +225,34 @@ pub fn run_page(seed: u64, cases: u64, config: &Config, options: &PageOptions) -
         if batch.is_empty() {
             continue;
         }
-        let pages: Vec<&Value> = batch.iter().map(|s| &s.page).collect();
-        let first = stats.ran;
-        browser.eval(
-            "window.fuzzDone = null; window.fuzzBatch(arguments[0], arguments[1]).then((r) => (window.fuzzDone = r), (e) => (window.fuzzDone = { error: String(e.stack ?? e) }));",
-            json!([pages, first]),
-        )?;
-        let done = browser.wait_for("window.fuzzDone", Duration::from_secs(600))?;
-        if let Some(e) = done.get("error").and_then(Value::as_str) {
-            return Err(format!("the page's batch from seed {} failed: {e}", batch[0].seed));
-        }
-        for u in done["unhandled"].as_array().into_iter().flatten() {
-            stats.failures.push(format!("an unhandled rejection in the page (batch from seed {}): {u}", batch[0].seed));
-        }
-        let results = done["results"].as_array().cloned().unwrap_or_default();
-        for (s, r) in batch.iter().zip(&results) {
+        let results = send(&browser, &batch, stats.ran)?;
+        stats.unhandled(&results.1, batch[0].seed);
+        let mut failing = Vec::new();
+        for (s, r) in batch.iter().zip(&results.0) {
             stats.ran += 1;
-            for b in check_result(s, r, &mut stats) {
+            let bad = check_result(s, r, &mut stats);
+            if !bad.is_empty() {
+                failing.push((s, bad));
+            }
+        }
+        // A difference that goes once the extreme values are tamed is the native fuzzer's
+        // `Extreme`; the tamed case runs in the page as the original did.
+        for (s, bad) in failing {
+            let tame = crate::tamed(&s.case).and_then(|c| prepare(s.seed, c, &fast));
+            let explained = match &tame {
+                Some(t) => {
+                    let again = send(&browser, std::slice::from_ref(t), stats.ran)?;
+                    stats.unhandled(&again.1, s.seed);
+                    let mut scratch = PageStats::default();
+                    again.0.first().is_some_and(|r| check_result(t, r, &mut scratch).is_empty())
+                }
+                None => false,
+            };
+            if explained {
+                stats.extreme += 1;
+                continue;
+            }
+            for b in bad {
                 stats.failures.push(format!("seed {}: {b}\n  program: {}\n  constants (base64): {}", s.seed, s.page["program"], s.page["constants"].as_str().unwrap_or("")));
             }
         }
