@@ -85,7 +85,10 @@ async function start() {
   window.fuzzBatch = async (cases, first) => {
     const results = [];
     for (let i = 0; i < cases.length; i++) results.push(await runCase(context, cases[i], first + i));
-    return { results, unhandled: unhandled.splice(0) };
+    // The polyfill's wasm memory after the batch (its testing hook; a native WebNN has none).
+    const hook = navigator.ml[Symbol.for('webnn-rs.testing')];
+    const memory = typeof hook === 'function' ? await hook.call(navigator.ml, 'memory') : null;
+    return { results, unhandled: unhandled.splice(0), memory };
   };
   document.getElementById('status').textContent = `ready: ${context.backend} (${context.deviceName})`;
   return { backend: context.backend, deviceName: context.deviceName };

@@ -90,6 +90,16 @@ fn main() -> ExitCode {
                     "page, {}, build {}: {} cases generated, {} built and run, {} reads checked ({} of a destroyed tensor rejected), {} failures, {} cases explained as extreme values, {:.0} cases/s",
                     s.context, options.build, s.generated, s.ran, s.reads, s.destroyed_reads, s.failures.len(), s.extreme, s.generated as f64 / s.seconds
                 );
+                if let Some((first, last)) = s.memory {
+                    // After the first batch the allocator holds its working set; growth past
+                    // it over the run is what a leak would show.
+                    println!(
+                        "wasm memory: {:.1} MiB after the first batch, {:.1} MiB at the end ({:.0} bytes per 1,000 cases)",
+                        first / 1048576.0,
+                        last / 1048576.0,
+                        (last - first) * 1000.0 / s.ran.max(1) as f64
+                    );
+                }
                 if s.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
             }
             Err(e) => {

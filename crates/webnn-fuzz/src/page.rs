@@ -40,6 +40,8 @@ pub struct PageStats {
     /// Cases whose differences go once values of 65504 and more are replaced by 1 (the
     /// native fuzzer's `Extreme`: the order of a sum of such values decides its overflow).
     pub extreme: u64,
+    /// The polyfill's wasm memory (bytes) after the first batch and after the last.
+    pub memory: Option<(f64, f64)>,
     pub seconds: f64,
     pub context: String,
 }
@@ -172,7 +174,7 @@ fn check_result(s: &Sent, r: &Value, stats: &mut PageStats) -> Vec<String> {
 
 /// Sends `batch` to the page (its first case numbered `first`, which picks the destroys);
 /// returns each case's result and the rejections nobody handled meanwhile.
-fn send(browser: &Browser, batch: &[Sent], first: u64) -> Result<(Vec<Value>, Vec<Value>), String> {
+fn send(browser: &Browser, batch: &[Sent], first: u64) -> Result<(Vec<Value>, Vec<Value>, Option<f64>), String> {
     let pages: Vec<&Value> = batch.iter().map(|s| &s.page).collect();
     browser.eval(
         "window.fuzzDone = null; window.fuzzBatch(arguments[0], arguments[1]).then((r) => (window.fuzzDone = r), (e) => (window.fuzzDone = { error: String(e.stack ?? e) }));",
@@ -183,7 +185,7 @@ fn send(browser: &Browser, batch: &[Sent], first: u64) -> Result<(Vec<Value>, Ve
         return Err(format!("the page's batch from seed {} failed: {e}", batch.first().map_or(0, |s| s.seed)));
     }
     let list = |k: &str| done[k].as_array().cloned().unwrap_or_default();
-    Ok((list("results"), list("unhandled")))
+    Ok((list("results"), list("unhandled"), done["memory"].as_f64()))
 }
 
 impl PageStats {
@@ -227,6 +229,9 @@ pub fn run_page(seed: u64, cases: u64, config: &Config, options: &PageOptions) -
         }
         let results = send(&browser, &batch, stats.ran)?;
         stats.unhandled(&results.1, batch[0].seed);
+        if let Some(m) = results.2 {
+            stats.memory = Some((stats.memory.map_or(m, |(first, _)| first), m));
+        }
         let mut failing = Vec::new();
         for (s, r) in batch.iter().zip(&results.0) {
             stats.ran += 1;
