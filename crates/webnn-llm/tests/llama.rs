@@ -37,6 +37,26 @@ of the shed, where the birds waited for the seeds to ripen. The next morning a s
 the roof, and everyone stayed inside to read, draw maps of the garden and write down what they had \
 seen.";
 
+/// llama.cpp's answers and the float64 model's logits, computed once per process: both tests
+/// ask the same question, and the second waits for the first's answers.
+fn reference(request: &serde_json::Value) -> &'static (serde_json::Value, Vec<f32>) {
+    static ANSWERS: std::sync::OnceLock<(serde_json::Value, Vec<f32>)> = std::sync::OnceLock::new();
+    ANSWERS.get_or_init(|| {
+        let exact_file = std::env::temp_dir().join(format!("webnn-llm-exact-{}.f32", std::process::id()));
+        let mut request = request.clone();
+        request["exact_logits"] = serde_json::json!(exact_file);
+        let answers = llama_cpp(&request);
+        let exact = std::fs::read(&exact_file).unwrap().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        std::fs::remove_file(&exact_file).ok();
+        (answers, exact)
+    })
+}
+
+/// The tests of this binary run at once in one process; on a 2-core machine two decoders with
+/// their own thread pools (and ONNX Runtime's) oversubscribe the cores and take more than twice
+/// as long together as one after the other.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn llama_cpp(request: &serde_json::Value) -> serde_json::Value {
     let site = std::env::var("WEBNN_LLAMA_SITE").unwrap_or_else(|_| {
         format!("{}/.cache/webnn-rs/llama/site", std::env::var("HOME").unwrap_or_default())
@@ -83,14 +103,9 @@ fn matches_llama_cpp(ctx: webnn::Context) {
     let g = Gguf::read(&path).unwrap_or_else(|e| panic!("{e}: run scripts/llm-setup.sh"));
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
     let prompts: Vec<String> = QUESTIONS.iter().map(|q| tokenizer.chat_prompt(q)).collect();
-    // One file per test: the tests of this binary run at once in one process.
-    let exact_file = std::env::temp_dir().join(format!("webnn-llm-exact-{}-{}.f32", std::process::id(), ctx.backend().name()));
-    let request = serde_json::json!({
-        "model": path, "prompts": prompts, "teacher": TEACHER, "greedy": 32, "exact_logits": exact_file,
-    });
-    let reference = llama_cpp(&request);
-    let exact: Vec<f32> = std::fs::read(&exact_file).unwrap().chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    std::fs::remove_file(&exact_file).ok();
+    let request = serde_json::json!({ "model": path, "prompts": prompts, "teacher": TEACHER, "greedy": 32 });
+    let (reference, exact) = reference(&request);
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let config = Config::from_gguf(&g, 512, 64).unwrap();
     let mut session = pollster::block_on(Session::new(ctx, &g, config)).unwrap();
 

@@ -9,6 +9,15 @@ use webnn_llm::model::{CacheType, Config};
 use webnn_llm::session::{argmax, Session};
 use webnn_llm::tokenizer::Tokenizer;
 
+/// The tests of this binary run at once in one process; on a 2-core machine the whole-model
+/// tests' thread pools (the fast cpu's, ONNX Runtime's) oversubscribe the cores and take
+/// longer together than one after the other, so each holds this while it runs. The 2-layer
+/// tests, mostly the single-threaded reference interpreter, run beside them.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The model file, which scripts/llm-setup.sh installs (the README's commands run it).
 fn model() -> Gguf {
     let path = webnn_llm::smollm2_path();
@@ -91,12 +100,14 @@ fn answers(ctx: Context) {
 
 #[test]
 fn whole_model_answers_on_fast_cpu() {
+    let _serial = one_at_a_time();
     answers(Context::fast(webnn_fast::FastBackend::new(2)));
 }
 
 #[cfg(feature = "ort")]
 #[test]
 fn whole_model_answers_on_onnx_runtime() {
+    let _serial = one_at_a_time();
     let options = webnn::ContextOptions { backend: Some(webnn::BackendKind::Ort), ..Default::default() };
     answers(pollster::block_on(webnn::Ml.create_context(options)).unwrap());
 }
@@ -111,6 +122,7 @@ fn whole_model_answers_on_onnx_runtime() {
 #[cfg(feature = "ort")]
 #[test]
 fn parity_64_tokens_on_onnx_runtime_fast_cpu_and_wgpu() {
+    let _serial = one_at_a_time();
     let g = model();
     let tokenizer = Tokenizer::from_gguf(&g).unwrap();
     let config = Config::from_gguf(&g, 128, 64).unwrap();
