@@ -18,6 +18,7 @@ use webnn_ort::OrtBackend;
 const F: i32 = tensor_proto::DataType::Float as i32;
 const I64: i32 = tensor_proto::DataType::Int64 as i32;
 const U8: i32 = tensor_proto::DataType::Uint8 as i32;
+const I32: i32 = tensor_proto::DataType::Int32 as i32;
 
 fn ai(name: &str, v: i64) -> AttributeProto {
     AttributeProto { name: Some(name.into()), r#type: Some(AttributeType::Int as i32), i: Some(v), ..Default::default() }
@@ -388,7 +389,49 @@ fn cases() -> Vec<Case> {
         case("RotaryEmbedding on halves, [B, heads, S, D], a position offset", 17, vec![("x", vec![2, 2, 3, 8])],
             vec![ints_init("pos", &[1], &[2]), floats_init("cos", &[8, 4], &spread(32, 57)), floats_init("sin", &[8, 4], &spread(32, 58))],
             vec![ms("RotaryEmbedding", &["x", "pos", "cos", "sin"], &["y"], vec![ai("interleaved", 0)])]),
+        // GroupQueryAttention: the past as ONNX Runtime reads it (BNSH), seqlens_k the
+        // sequences' lengths less one, total_sequence_length the longest.
+        case("GroupQueryAttention decode step, the cache grows, rotary on halves", 17,
+            vec![("q", vec![1, 1, 64]), ("k", vec![1, 1, 32]), ("v", vec![1, 1, 32]), ("past_k", vec![1, 2, 5, 16]), ("past_v", vec![1, 2, 5, 16])],
+            vec![typed_init("seqlens", I32, &[1], &[5]), typed_init("total", I32, &[], &[6]), floats_init("cos", &[8, 8], &spread(64, 61)), floats_init("sin", &[8, 8], &spread(64, 62))],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total", "cos", "sin"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2), ai("do_rotary", 1)])])
+            .with_outputs(&["y", "present_k", "present_v"]),
+        case("GroupQueryAttention first prompt, packed QKV, interleaved rotary, batch 2", 17,
+            vec![("qkv", vec![2, 3, 64])],
+            vec![typed_init("seqlens", I32, &[2], &[2, 2]), typed_init("total", I32, &[], &[3]), floats_init("cos", &[4, 8], &spread(32, 63)), floats_init("sin", &[4, 8], &spread(32, 64))],
+            vec![ms("GroupQueryAttention", &["qkv", "", "", "", "", "seqlens", "total", "cos", "sin"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 2), ai("kv_num_heads", 1), ai("do_rotary", 1), ai("rotary_interleaved", 1)])])
+            .with_outputs(&["y", "present_k", "present_v"]),
+        // The shared-buffer form: the cache is longer than the total, its rows past the
+        // sequence zero (ONNX Runtime zeroes them in a separate present).
+        case("GroupQueryAttention in a cache of 6 rows, a local window, softcap", 17,
+            vec![("q", vec![1, 1, 16]), ("k", vec![1, 1, 16]), ("v", vec![1, 1, 16])],
+            vec![
+                floats_init("past_k", &[1, 2, 6, 8], &first_rows(&spread(96, 65), 2, 6, 8, 3)),
+                floats_init("past_v", &[1, 2, 6, 8], &first_rows(&spread(96, 66), 2, 6, 8, 3)),
+                typed_init("seqlens", I32, &[1], &[3]),
+                typed_init("total", I32, &[], &[4]),
+            ],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 2), ai("kv_num_heads", 2), ai("local_window_size", 2), af("softcap", 5.0), af("scale", 0.3)])])
+            .with_outputs(&["y", "present_k", "present_v"]),
+        // Sequences of different lengths in one batch: each attends over its own rows.
+        case("GroupQueryAttention decode step, batch 2 of lengths 5 and 3", 17,
+            vec![("q", vec![2, 1, 32]), ("k", vec![2, 1, 16]), ("v", vec![2, 1, 16]), ("past_k", vec![2, 2, 4, 8]), ("past_v", vec![2, 2, 4, 8])],
+            vec![typed_init("seqlens", I32, &[2], &[4, 2]), typed_init("total", I32, &[], &[5])],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2)])]),
     ]
+}
+
+/// `v` `[heads, rows, d]` with the rows from `kept` on zero.
+fn first_rows(v: &[f32], heads: usize, rows: usize, d: usize, kept: usize) -> Vec<f32> {
+    let mut v = v.to_vec();
+    for h in 0..heads {
+        v[(h * rows + kept) * d..(h + 1) * rows * d].fill(0.0);
+    }
+    v
 }
 
 #[test]
@@ -450,10 +493,14 @@ fn errors_name_the_node_its_op_and_opset() {
     assert!(e.to_string().contains("output-gate peephole"), "{e}");
 
     // Contrib operators not imported, and attributes the decompositions do not express.
-    let gqa = case("gqa", 17, vec![("q", vec![1, 1, 8])], vec![], vec![ms("GroupQueryAttention", &["q"], &["y"], vec![])]);
+    let gqa = case("gqa", 17, vec![("q", vec![1, 1, 16])], vec![typed_init("seqlens", I32, &[1], &[0])],
+        vec![ms("GroupQueryAttention", &["q", "", "", "", "", "seqlens"], &["y"], vec![ai("num_heads", 1), ai("kv_num_heads", 1), ai("smooth_softmax", 1)])]);
     let e = onnx::import_model(&model(&gqa), &ImportOptions::default()).unwrap_err();
     assert_eq!(e.kind, webnn::ErrorKind::NotSupportedError);
-    assert!(e.to_string().contains("(com.microsoft.GroupQueryAttention, opset 17): com.microsoft.GroupQueryAttention is not imported"), "{e}");
+    assert!(e.to_string().contains("(com.microsoft.GroupQueryAttention, opset 17): smooth_softmax (smooth softmax) is not supported"), "{e}");
+    let unknown_contrib = case("attention", 17, vec![("q", vec![1, 1, 16])], vec![], vec![ms("MultiHeadAttention", &["q"], &["y"], vec![])]);
+    let e = onnx::import_model(&model(&unknown_contrib), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("com.microsoft.MultiHeadAttention is not imported"), "{e}");
     let two_bit = case("2-bit", 17, vec![("a", vec![1, 32])], vec![typed_init("b", U8, &[4, 1, 8], &bytes(32, 1)), floats_init("s", &[4], &scales(4, 2))],
         vec![ms("MatMulNBits", &["a", "b", "s"], &["y"], vec![ai("K", 32), ai("N", 4), ai("bits", 2), ai("block_size", 32)])]);
     let e = onnx::import_model(&model(&two_bit), &ImportOptions::default()).unwrap_err();

@@ -1,18 +1,21 @@
 //! ONNX Runtime's contrib operators that LLM exports (ONNX Runtime GenAI's builder, Olive)
-//! write: `com.microsoft` MatMulNBits, SkipSimplifiedLayerNormalization and RotaryEmbedding,
-//! and SimplifiedLayerNormalization (which ONNX Runtime registers in the default domain).
-//! Each becomes WebNN primitives in the exact shapes `webnn_core::fusion` recognises, so a
-//! backend with the fused kernels (the fast CPU, wgpu) runs the 4-bit product, the RMSNorm
-//! and the rotary embedding fused, as it does for graphs built op by op:
+//! write: `com.microsoft` MatMulNBits, SkipSimplifiedLayerNormalization, RotaryEmbedding and
+//! GroupQueryAttention, and SimplifiedLayerNormalization (which ONNX Runtime registers in the
+//! default domain). Each becomes WebNN primitives; the first four in the exact shapes
+//! `webnn_core::fusion` recognises, so a backend with the fused kernels (the fast CPU, wgpu)
+//! runs the 4-bit product, the RMSNorm and the rotary embedding fused, as it does for graphs
+//! built op by op:
 //!
 //! - MatMulNBits: `gemm(x, dequantizeLinear(q, scale, zeroPoint), {bTranspose})`, the weight a
 //!   uint4 (or uint8) `[n, k]` constant with a scale and zero point per block of k;
 //! - (Skip)SimplifiedLayerNormalization: `mul(div(x, sqrt(add(reduceMean(pow(x, 2)), eps))), w)`;
 //! - RotaryEmbedding: `cos`/`sin` gathered at the position ids, then the rotation on
-//!   adjacent pairs (interleaved) or on the two halves.
+//!   adjacent pairs (interleaved) or on the two halves;
+//! - GroupQueryAttention (`attention.rs`): the cache written with `scatterND`, a causal mask
+//!   from `seqlens_k`, `matmul`, `softmax`. Its caches are head-major (`[B, heads, S, D]`),
+//!   which the fused attention (token-major caches) does not match yet.
 //!
-//! What the decomposition cannot express is refused naming the attribute: GroupQueryAttention
-//! (its cache grows by concatenation; WebNN graphs have static shapes) is not imported yet.
+//! What the decomposition cannot express is refused naming the attribute or input.
 
 use super::host::Host;
 use super::node::{Args, OnnxNode};
@@ -28,6 +31,7 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
         "SkipSimplifiedLayerNormalization" if contrib => simplified_layer_norm(cx, n, a, true),
         "MatMulNBits" if contrib => matmul_nbits(cx, n, a),
         "RotaryEmbedding" if contrib => rotary_embedding(cx, n, a),
+        "GroupQueryAttention" if contrib => super::attention::group_query_attention(cx, n, a),
         _ => Ok(None),
     }
 }
@@ -219,14 +223,25 @@ fn rotary_embedding(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
         (true, true) => (vec![b, heads, s, half, 2], vec![tb, 1, s, half, 1]),
         (true, false) => (vec![b, heads, s, d], vec![tb, 1, s, half]),
     };
+    let y = rotate(cx, x, &view, cos, sin, &table, interleaved)?;
+    let dims: Vec<Dim> = shape.iter().map(|&x| Dim::Static(x)).collect();
+    one(cx.b.reshape(y, dims, cx.o())?)
+}
+
+/// `x` reshaped to `view` (the rotated axis last: `[..., half, 2]` for adjacent pairs,
+/// `[..., 2 * half]` for halves) and rotated by `cos`/`sin` reshaped to `table` (the same
+/// rank, broadcasting): the slices, products, difference, sum and concat that
+/// `webnn_core::fusion::ropes` recognises. The result has the shape `view`.
+pub(super) fn rotate(cx: &mut Cx, x: Operand, view: &[u32], cos: Operand, sin: Operand, table: &[u32], interleaved: bool) -> Result<Operand> {
+    let half = if interleaved { view[view.len() - 2] } else { view[view.len() - 1] / 2 };
     let dims = |v: &[u32]| v.iter().map(|&x| Dim::Static(x)).collect::<Vec<Dim>>();
-    let x = cx.b.reshape(x, dims(&view), cx.o())?;
-    let cos = cx.b.reshape(cos, dims(&table), cx.o())?;
-    let sin = cx.b.reshape(sin, dims(&table), cx.o())?;
+    let x = cx.b.reshape(x, dims(view), cx.o())?;
+    let cos = cx.b.reshape(cos, dims(table), cx.o())?;
+    let sin = cx.b.reshape(sin, dims(table), cx.o())?;
     let last = view.len() - 1;
     let part = |cx: &mut Cx, k: u32| {
         let mut starts = vec![0; view.len()];
-        let mut sizes = dims(&view);
+        let mut sizes = dims(view);
         let (at, size) = if interleaved { (k, 1) } else { (k * half, half) };
         starts[last] = at;
         sizes[last] = Dim::Static(size);
@@ -237,6 +252,5 @@ fn rotary_embedding(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
     let first = cx.b.sub(c1, s2, cx.o())?;
     let (s1, c2) = (cx.b.mul(x1, sin, cx.o())?, cx.b.mul(x2, cos, cx.o())?);
     let second = cx.b.add(s1, c2, cx.o())?;
-    let y = cx.b.concat(&[first, second], last as u32, cx.o())?;
-    one(cx.b.reshape(y, dims(&shape), cx.o())?)
+    cx.b.concat(&[first, second], last as u32, cx.o())
 }

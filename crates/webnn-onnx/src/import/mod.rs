@@ -6,6 +6,7 @@
 //! Anything the importer cannot express is an error naming the node, its op type, the opset
 //! and what is missing.
 
+mod attention;
 mod contrib;
 mod fold;
 mod host;
@@ -146,6 +147,11 @@ pub fn import_model(model: &ModelProto, options: &ImportOptions) -> Result<Impor
     let opset = default_opset(model)?;
     let graph = model.graph.as_ref().ok_or_else(|| Error::data_error("the model has no graph"))?;
     let mut cx = Cx::new(options.dir.clone());
+    for vi in graph.output.iter().chain(&graph.value_info) {
+        if let Some(shape) = declared_shape(vi, options) {
+            cx.declared.insert(vi.name.clone().unwrap_or_default(), shape);
+        }
+    }
     for t in &graph.initializer {
         let name = t.name.clone().unwrap_or_default();
         let host = host::decode(t, options.dir.as_deref())?;
@@ -193,6 +199,20 @@ pub fn import_model(model: &ModelProto, options: &ImportOptions) -> Result<Impor
     let named: Vec<(&str, Operand)> = outputs.iter().map(|(n, o)| (n.as_str(), *o)).collect();
     let graph = cx.b.build(&named)?;
     Ok(Imported { graph, opset })
+}
+
+/// A value's declared shape: sizes, and dim_params the options fix; `None` for the others.
+fn declared_shape(vi: &ValueInfoProto, options: &ImportOptions) -> Option<Vec<Option<u32>>> {
+    let Some(type_proto::Value::TensorType(t)) = vi.r#type.as_ref()?.value.as_ref() else { return None };
+    let dims = t.shape.as_ref()?.dim.iter().map(|d| match &d.value {
+        Some(dimension::Value::DimValue(v)) => u32::try_from(*v).ok().filter(|&v| v > 0),
+        Some(dimension::Value::DimParam(p)) => match options.dims.get(p) {
+            Some(DimSpec::Fixed(n)) => Some(*n),
+            _ => None,
+        },
+        None => None,
+    });
+    Some(dims.collect())
 }
 
 /// A graph input's descriptor, its `dim_param`s resolved by the options.
@@ -250,6 +270,9 @@ pub(crate) struct Cx {
     dir: Option<PathBuf>,
     /// The current node's label, given to every WebNN op it becomes.
     pub label: String,
+    /// The shapes the model declares for graph outputs and `value_info`, by name, with the
+    /// dim_params the caller fixed resolved (`None`: unknown or not fixed).
+    declared: HashMap<String, Vec<Option<u32>>>,
 }
 
 impl Cx {
@@ -260,7 +283,13 @@ impl Cx {
             values: HashMap::new(),
             constants: HashMap::new(),
             label: String::new(),
+            declared: HashMap::new(),
         }
+    }
+
+    /// The shape the model declares for the value `name`, if it declares one.
+    pub fn declared(&self, name: &str) -> Option<&[Option<u32>]> {
+        self.declared.get(name).map(Vec::as_slice)
     }
 
     /// Options carrying the current node's label.
@@ -390,7 +419,7 @@ impl Cx {
             "" | "ai.onnx" => {}
             "com.microsoft" => {
                 return Err(Error::not_supported(format!(
-                    "{} is not imported (of ONNX Runtime's contrib operators: MatMulNBits, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization, RotaryEmbedding)",
+                    "{} is not imported (of ONNX Runtime's contrib operators: MatMulNBits, SkipSimplifiedLayerNormalization, SimplifiedLayerNormalization, RotaryEmbedding, GroupQueryAttention)",
                     n.qualified_type()
                 )));
             }

@@ -1,0 +1,252 @@
+//! ONNX Runtime's `com.microsoft` GroupQueryAttention, the attention of ONNX Runtime GenAI's
+//! LLM exports, as WebNN primitives:
+//!
+//! ```text
+//! past_b   = seqlens_k[b] + 1 - S            (0 for a first prompt: S == total_sequence_length)
+//! pos[b,s] = past_b + s                      (the rotary position; position_ids when given)
+//! present  = scatterND(past, [b, h, pos], k) (past padded with zeros to the present length)
+//! scores   = matmul(q [B, Hkv, G, S, D], transpose(present)) · scale   [B, Hkv, G, S, P]
+//! scores   = where(key <= pos (and key > pos - window), scores, -1e30)
+//! output   = matmul(softmax(scores), present_value) -> [B, S, Hq · D]
+//! ```
+//!
+//! The present length P is ONNX Runtime's `max(total_sequence_length, past length)`: the
+//! declared length of the `present_key` output when the caller's dims fix it, else the
+//! total length when it is known at import (GenAI exports compute it from the attention
+//! mask's shape), else the past's length, the shared-buffer form in which the cache is its
+//! own capacity and a decode step binds it in place. The new keys are written at each
+//! batch's position, as ONNX Runtime writes them; rows past a sequence's end keep what the
+//! past held (ONNX Runtime zeroes them when present and past are separate buffers; nothing
+//! reads them).
+
+use super::contrib::rotate;
+use super::host::Host;
+use super::node::{Args, OnnxNode};
+use super::{Cx, Value};
+use webnn_core::ops::*;
+use webnn_core::{DataType, Dim, Error, Operand, Result};
+
+fn dims(v: &[u32]) -> Vec<Dim> {
+    v.iter().map(|&x| Dim::Static(x)).collect()
+}
+
+/// GroupQueryAttention (query, key, value, past_key, past_value, seqlens_k,
+/// total_sequence_length, cos_cache, sin_cache, position_ids, attention_bias, head_sink)
+/// -> (output, present_key, present_value).
+pub(crate) fn group_query_attention(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
+    let (hq, hk) = (n.i("num_heads", 0), n.i("kv_num_heads", 0));
+    if hq <= 0 || hk <= 0 || hq % hk != 0 {
+        return Err(Error::type_error(format!("num_heads = {hq}, kv_num_heads = {hk}: positive, num_heads a multiple of kv_num_heads")));
+    }
+    for (attr, what) in [("smooth_softmax", "smooth softmax"), ("qk_output", "the QK output")] {
+        if n.i(attr, 0) != 0 {
+            return Err(n.unsupported(format!("{attr} ({what})")));
+        }
+    }
+    for (i, what) in [(10, "attention_bias"), (11, "head_sink")] {
+        if a.get(i).is_some() {
+            return Err(n.unsupported(format!("the {what} input")));
+        }
+    }
+    let (hq, hk) = (hq as u32, hk as u32);
+    let group = hq / hk;
+    let query = a.req(0)?;
+    let qs = cx.shape(query)?;
+    let [b, s, width] = qs[..] else {
+        return Err(Error::type_error(format!("query is {qs:?}; [batch, sequence, hidden] is read")));
+    };
+    let packed = a.get(1).is_none();
+    if packed != a.get(2).is_none() {
+        return Err(Error::type_error("key and value are both given, or both absent (packed QKV)"));
+    }
+    let d = if packed { width / (hq + 2 * hk) } else { width / hq };
+    if d == 0 || width != d * if packed { hq + 2 * hk } else { hq } {
+        return Err(Error::type_error(format!("a query of width {width} does not split into heads of {hq} and {hk}")));
+    }
+    let dt = cx.dt(query)?;
+    let x = a.op(cx, 0)?;
+    let part = |cx: &mut Cx, x: Operand, start: u32, size: u32| {
+        cx.b.slice(x, vec![0, 0, start], vec![b, s, size], SliceOptions { label: cx.label.clone(), ..Default::default() })
+    };
+    let (q, k, v) = if packed {
+        (part(cx, x, 0, hq * d)?, part(cx, x, hq * d, hk * d)?, part(cx, x, (hq + hk) * d, hk * d)?)
+    } else {
+        for i in [1, 2] {
+            let shape = cx.shape(a.req(i)?)?;
+            if shape != [b, s, hk * d] {
+                return Err(Error::type_error(format!("input {i} is {shape:?}; [{b}, {s}, {}] is read", hk * d)));
+            }
+        }
+        (x, a.op(cx, 1)?, a.op(cx, 2)?)
+    };
+
+    // The past, and the present length.
+    let past = match (a.get(3), a.get(4)) {
+        (Some(pk), Some(pv)) => {
+            let (ks, vs) = (cx.shape(pk)?, cx.shape(pv)?);
+            if ks.len() != 4 || ks != vs || ks[0] != b || ks[1] != hk || ks[3] != d {
+                return Err(Error::type_error(format!("past_key {ks:?} and past_value {vs:?} must both be [{b}, {hk}, past, {d}]")));
+            }
+            Some((a.op(cx, 3)?, a.op(cx, 4)?, ks[2]))
+        }
+        (None, None) => None,
+        _ => return Err(Error::type_error("past_key and past_value are both given, or both absent")),
+    };
+    let past_len = past.map_or(0, |p| p.2);
+    let total = match a.get(6) {
+        Some(Value::Host(h)) => h.ints().first().map(|&t| t as u32),
+        _ => None,
+    };
+    let present_len = n
+        .outputs
+        .get(1)
+        .and_then(|name| cx.declared(name))
+        .and_then(|shape| shape.get(2).copied().flatten())
+        .or(total.map(|t| t.max(past_len)))
+        .unwrap_or(if past.is_some() { past_len } else { s });
+    if present_len < past_len.max(1) || present_len < s {
+        return Err(Error::type_error(format!("a present length of {present_len} holds neither the past ({past_len}) nor the new {s} positions")));
+    }
+
+    // Where each sequence's new tokens go: past_b + s.
+    let i32 = DataType::Int32;
+    let seqlens = a.op(cx, 5)?;
+    if cx.b.desc(seqlens)?.data_type != i32 || cx.shape(a.req(5)?)? != [b] {
+        return Err(Error::type_error(format!("seqlens_k must be int32 [{b}]")));
+    }
+    let int = |cx: &mut Cx, shape: Vec<usize>, v: &[i64]| cx.operand(&Value::Host(Host::from_ints(i32, shape, v)));
+    let offset = int(cx, vec![], &[1 - i64::from(s)])?;
+    let mut base = cx.b.add(seqlens, offset, cx.o())?;
+    if let Some(t) = a.get(6) {
+        // A first prompt (S == total_sequence_length) starts every sequence at 0, padded or not.
+        let t = cx.operand(t)?;
+        let t = cx.b.reshape(t, vec![], cx.o())?;
+        let (sv, zero) = (int(cx, vec![], &[i64::from(s)])?, int(cx, vec![], &[0])?);
+        let first = cx.b.equal(t, sv, cx.o())?;
+        base = cx.b.where_(first, zero, base, cx.o())?;
+    }
+    let base = cx.b.reshape(base, dims(&[b, 1]), cx.o())?;
+    let steps: Vec<i64> = (0..i64::from(s)).collect();
+    let steps = int(cx, vec![1, s as usize], &steps)?;
+    let pos = cx.b.add(base, steps, cx.o())?; // [B, S]
+
+    // Rotary embedding of q and k at the positions (or the given position ids).
+    let heads = |cx: &mut Cx, x: Operand, h: u32| cx.b.reshape(x, dims(&[b, s, h, d]), cx.o());
+    let (mut q, mut k) = (heads(cx, q, hq)?, heads(cx, k, hk)?);
+    if n.i("do_rotary", 0) != 0 {
+        let (cos, sin) = (a.req(7)?, a.req(8)?);
+        let cache = cx.shape(cos)?;
+        if cache.len() != 2 || cx.shape(sin)? != cache || cache[1] == 0 || 2 * cache[1] > d {
+            return Err(Error::type_error(format!("cos_cache and sin_cache must both be [max_position, rotary_dim / 2], rotary_dim at most {d}")));
+        }
+        let ids = match a.opt_op(cx, 9)? {
+            Some(p) => p,
+            None => pos,
+        };
+        let (cos, sin) = (a.op(cx, 7)?, a.op(cx, 8)?);
+        let gather = |cx: &mut Cx, t: Operand| cx.b.gather(t, ids, GatherOptions { label: cx.label.clone(), axis: 0 });
+        let (cos, sin) = (gather(cx, cos)?, gather(cx, sin)?); // [B, S, half]
+        let interleaved = n.i("rotary_interleaved", 0) != 0;
+        q = rotary(cx, q, [b, s, hq, d], cos, sin, cache[1], interleaved)?;
+        k = rotary(cx, k, [b, s, hk, d], cos, sin, cache[1], interleaved)?;
+    }
+
+    // The present caches: the past (padded to the present length) with the new rows written
+    // at [b, h, pos].
+    let bnsh = TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 2, 1, 3]) };
+    let k = cx.b.transpose(k, bnsh.clone())?;
+    let v = cx.b.reshape(v, dims(&[b, s, hk, d]), cx.o())?;
+    let v = cx.b.transpose(v, bnsh)?;
+    let grid = |axis: usize| -> Vec<i64> {
+        let n = (b * hk * s) as usize;
+        (0..n).map(|i| [i / (hk * s) as usize, i / s as usize % hk as usize][axis] as i64).collect()
+    };
+    let bi = int(cx, vec![b as usize, hk as usize, s as usize, 1], &grid(0))?;
+    let hi = int(cx, vec![b as usize, hk as usize, s as usize, 1], &grid(1))?;
+    let pi = cx.b.reshape(pos, dims(&[b, 1, s, 1]), cx.o())?;
+    let pi = cx.b.expand(pi, dims(&[b, hk, s, 1]), cx.o())?;
+    let indices = cx.b.concat(&[bi, hi, pi], 3, cx.o())?;
+    let present = |cx: &mut Cx, old: Option<Operand>, new: Operand| -> Result<Operand> {
+        let data = match old {
+            Some(old) if present_len > past_len => {
+                let pad = PadOptions { label: cx.label.clone(), ..Default::default() };
+                cx.b.pad(old, vec![0; 4], vec![0, 0, present_len - past_len, 0], pad)?
+            }
+            Some(old) => old,
+            // Without a past the new rows are the first ones (a first prompt).
+            None if present_len == s => return Ok(new),
+            None => {
+                let pad = PadOptions { label: cx.label.clone(), ..Default::default() };
+                return cx.b.pad(new, vec![0; 4], vec![0, 0, present_len - s, 0], pad);
+            }
+        };
+        cx.b.scatter_nd(data, indices, new, cx.o())
+    };
+    let present_k = present(cx, past.map(|p| p.0), k)?;
+    let present_v = present(cx, past.map(|p| p.1), v)?;
+
+    // Attention of each kv head's group of query heads over the present keys.
+    let q = cx.b.reshape(q, dims(&[b, s, hk, group, d]), cx.o())?;
+    let q = cx.b.transpose(q, TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 2, 3, 1, 4]) })?;
+    let keys = cx.b.reshape(present_k, dims(&[b, hk, 1, present_len, d]), cx.o())?;
+    let keys = cx.b.transpose(keys, TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 1, 2, 4, 3]) })?;
+    let mut scores = cx.b.matmul(q, keys, cx.o())?;
+    let scale = match n.f("scale", 0.0) {
+        0.0 => 1.0 / f64::from(d).sqrt(),
+        s => f64::from(s),
+    };
+    let scale = cx.scalar(dt, scale)?;
+    scores = cx.b.mul(scores, scale, cx.o())?;
+    let softcap = n.f("softcap", 0.0);
+    if softcap > 0.0 {
+        let c = cx.scalar(dt, f64::from(softcap))?;
+        let t = cx.b.div(scores, c, cx.o())?;
+        let t = cx.b.tanh(t, cx.o())?;
+        scores = cx.b.mul(t, c, cx.o())?;
+    }
+    // Key j is seen by the query at position p when j <= p and, with a local window, j is
+    // one of the window's last keys, p's own included (j > p - window): ONNX Runtime 1.31's
+    // kernels (older ones took one key more).
+    let keys_at: Vec<i64> = (0..i64::from(present_len)).collect();
+    let keys_at = int(cx, vec![1, 1, 1, 1, present_len as usize], &keys_at)?;
+    let query_at = cx.b.reshape(pos, dims(&[b, 1, 1, s, 1]), cx.o())?;
+    let mut seen = cx.b.lesser_or_equal(keys_at, query_at, cx.o())?;
+    let window = n.i("local_window_size", -1);
+    if window > 0 {
+        let w = int(cx, vec![], &[window])?;
+        let oldest = cx.b.sub(query_at, w, cx.o())?;
+        let recent = cx.b.greater(keys_at, oldest, cx.o())?;
+        seen = cx.b.logical_and(seen, recent, cx.o())?;
+    }
+    // A masked score: far below any real one, finite so that softmax stays defined.
+    let hidden = cx.scalar(dt, if dt == DataType::Float16 { -65504.0 } else { -1e30 })?;
+    scores = cx.b.where_(seen, scores, hidden, cx.o())?;
+    let probs = cx.b.softmax(scores, 4, cx.o())?;
+    let values = cx.b.reshape(present_v, dims(&[b, hk, 1, present_len, d]), cx.o())?;
+    let y = cx.b.matmul(probs, values, cx.o())?; // [B, Hkv, G, S, D]
+    let y = cx.b.transpose(y, TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 3, 1, 2, 4]) })?;
+    let y = cx.b.reshape(y, dims(&[b, s, hq * d]), cx.o())?;
+    Ok(Some(vec![Value::Op(y), Value::Op(present_k), Value::Op(present_v)]))
+}
+
+/// `x` `[B, S, H, D]` with its first `2 · half` dims of each head rotated by `cos`/`sin`
+/// `[B, S, half]` (ONNX Runtime's partial rotary leaves the rest as they are).
+fn rotary(cx: &mut Cx, x: Operand, [b, s, h, d]: [u32; 4], cos: Operand, sin: Operand, half: u32, interleaved: bool) -> Result<Operand> {
+    let r = 2 * half;
+    let slice = |cx: &mut Cx, start: u32, size: u32| {
+        cx.b.slice(x, vec![0, 0, 0, start], vec![b, s, h, size], SliceOptions { label: cx.label.clone(), ..Default::default() })
+    };
+    let rotated = if r == d { x } else { slice(cx, 0, r)? };
+    let (view, table) = if interleaved {
+        (vec![b, s, h, half, 2], vec![b, s, 1, half, 1])
+    } else {
+        (vec![b, s, h, r], vec![b, s, 1, half])
+    };
+    let y = rotate(cx, rotated, &view, cos, sin, &table, interleaved)?;
+    let y = cx.b.reshape(y, dims(&[b, s, h, r]), cx.o())?;
+    if r == d {
+        return Ok(y);
+    }
+    let rest = slice(cx, r, d - r)?;
+    cx.b.concat(&[y, rest], 3, cx.o())
+}
