@@ -383,6 +383,30 @@ fn cases() -> Vec<Case> {
                 typed_init("zp", U8, &[10], &bytes(10, 54)),
             ],
             vec![ms("MatMulNBits", &["a", "b", "scales", "zp"], &["y"], vec![ai("K", 32), ai("N", 5), ai("bits", 8), ai("block_size", 16)])]),
+        case("MatMulNBits 4-bit, float zero points (a block minimum)", 17, vec![("a", vec![3, 64])],
+            vec![
+                typed_init("b", U8, &[5, 2, 16], &bytes(160, 71)),
+                floats_init("scales", &[10], &scales(10, 72)),
+                floats_init("zp", &[10], &spread(10, 73).iter().map(|x| 4.0 * x).collect::<Vec<f32>>()),
+            ],
+            vec![ms("MatMulNBits", &["a", "b", "scales", "zp"], &["y"], vec![ai("K", 64), ai("N", 5), ai("bits", 4), ai("block_size", 32)])]),
+        case("GatherBlockQuantized 4-bit, zero points, [2, 3] indices", 17, vec![("x", vec![2, 3, 64])],
+            vec![
+                typed_init("data", U8, &[6, 32], &bytes(192, 74)),
+                ints_init("ids", &[2, 3], &[5, 0, 2, 2, 1, 4]),
+                floats_init("scales", &[6, 2], &scales(12, 75)),
+                typed_init("zp", U8, &[6, 1], &bytes(6, 76)),
+            ],
+            vec![
+                ms("GatherBlockQuantized", &["data", "ids", "scales", "zp"], &["rows"], vec![ai("bits", 4), ai("block_size", 32)]),
+                node("Add", &["rows", "x"], &["y"], vec![]),
+            ]),
+        case("GatherBlockQuantized 8-bit, default zero points", 17, vec![("x", vec![2, 32])],
+            vec![typed_init("data", U8, &[4, 32], &bytes(128, 77)), ints_init("ids", &[2], &[3, 1]), floats_init("scales", &[4, 2], &scales(8, 78))],
+            vec![
+                ms("GatherBlockQuantized", &["data", "ids", "scales"], &["rows"], vec![ai("bits", 8), ai("block_size", 16)]),
+                node("Add", &["rows", "x"], &["y"], vec![]),
+            ]),
         case("RotaryEmbedding interleaved, [B, S, hidden], position ids", 17, vec![("x", vec![1, 4, 16])],
             vec![ints_init("pos", &[1, 4], &[3, 1, 0, 2]), floats_init("cos", &[8, 4], &spread(32, 55)), floats_init("sin", &[8, 4], &spread(32, 56))],
             vec![ms("RotaryEmbedding", &["x", "pos", "cos", "sin"], &["y"], vec![ai("interleaved", 1)])]),
@@ -461,6 +485,8 @@ fn contrib_operators_import_as_the_fused_patterns() {
     assert_eq!(rms_norms(&graph("SkipSimplifiedLayerNormalization")).len(), 1);
     assert_eq!(quantized_linears(&graph("MatMulNBits 4-bit, zero points")).len(), 1);
     assert_eq!(quantized_linears(&graph("MatMulNBits 8-bit")).len(), 1);
+    let offset = quantized_linears(&graph("MatMulNBits 4-bit, float zero points"));
+    assert!(offset.len() == 1 && offset[0].offset.is_some(), "{offset:?}");
     assert_eq!(ropes(&graph("RotaryEmbedding interleaved")).len(), 1);
 }
 

@@ -11,6 +11,7 @@
 //! - (Skip)SimplifiedLayerNormalization: `mul(div(x, sqrt(add(reduceMean(pow(x, 2)), eps))), w)`;
 //! - RotaryEmbedding: `cos`/`sin` gathered at the position ids, then the rotation on
 //!   adjacent pairs (interleaved) or on the two halves;
+//! - GatherBlockQuantized: the codes, scales and zero points gathered, then dequantized;
 //! - GroupQueryAttention (`attention.rs`): the cache written with `scatterND`, a causal mask
 //!   from `seqlens_k`, `matmul`, `softmax`. Its caches are head-major (`[B, heads, S, D]`),
 //!   which the fused attention (token-major caches) does not match yet.
@@ -32,6 +33,7 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
         "MatMulNBits" if contrib => matmul_nbits(cx, n, a),
         "RotaryEmbedding" if contrib => rotary_embedding(cx, n, a),
         "GroupQueryAttention" if contrib => super::attention::group_query_attention(cx, n, a),
+        "GatherBlockQuantized" if contrib => gather_block_quantized(cx, n, a),
         _ => Ok(None),
     }
 }
@@ -128,6 +130,7 @@ fn matmul_nbits(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>
         return Err(Error::type_error(format!("scales must be {nn} x {blocks} floats")));
     }
     let scales = scales.reshaped(vec![nn, blocks]);
+    let mut offsets = None;
     let zero_points = match a.host(3, "the zero points")? {
         None => Host::from_ints(weight.dt, vec![nn, blocks], &vec![1i64 << (bits - 1); nn * blocks]),
         Some(z) if z.dt == DataType::Uint8 => {
@@ -137,7 +140,16 @@ fn matmul_nbits(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>
             }
             codes(&z.data, nn, blocks, stride, bits)?
         }
-        Some(z) => return Err(n.unsupported(format!("{} zero points (uint8 codes are imported)", z.dt))),
+        // Float zero points (a block minimum, GGUF's Q4_1): w = q·s - zp·s, the codes
+        // dequantized around 0 and the offset -zp·s added per block, the form of
+        // `webnn_core::fusion::QuantizedLinear`'s offset.
+        Some(z) if z.dt.is_float() && z.elements() == nn * blocks => {
+            let s = scales.floats();
+            let offset: Vec<f64> = z.floats().iter().zip(&s).map(|(z, s)| -z * s).collect();
+            offsets = Some(Host::from_floats(scales.dt, vec![nn, blocks, 1], &offset));
+            Host::from_ints(weight.dt, vec![nn, blocks], &vec![0; nn * blocks])
+        }
+        Some(z) => return Err(n.unsupported(format!("{} zero points of {} elements (uint8 codes, or a float per block, are imported)", z.dt, z.elements()))),
     };
     let x = a.op(cx, 0)?;
     let shape = cx.shape(a.req(0)?)?;
@@ -145,7 +157,14 @@ fn matmul_nbits(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>
         return Err(Error::type_error(format!("A is {shape:?}; its last dimension must be K = {k}")));
     }
     let (q, s, z) = (cx.operand(&Value::Host(weight))?, cx.operand(&Value::Host(scales))?, cx.operand(&Value::Host(zero_points))?);
-    let w = cx.b.dequantize_linear(q, s, z, cx.o())?;
+    let mut w = cx.b.dequantize_linear(q, s, z, cx.o())?;
+    if let Some(offsets) = offsets {
+        let offsets = cx.operand(&Value::Host(offsets))?;
+        let (rows, cols) = (Dim::Static(nn as u32), Dim::Static(k as u32));
+        w = cx.b.reshape(w, vec![rows.clone(), Dim::Static(blocks as u32), Dim::Static(block as u32)], cx.o())?;
+        w = cx.b.add(w, offsets, cx.o())?;
+        w = cx.b.reshape(w, vec![rows, cols], cx.o())?;
+    }
     let m: u32 = shape[..shape.len() - 1].iter().product();
     let flat = if shape.len() == 2 { x } else { cx.b.reshape(x, vec![Dim::Static(m), Dim::Static(k as u32)], cx.o())? };
     let options = GemmOptions { label: cx.label.clone(), b_transpose: true, ..Default::default() };
@@ -159,6 +178,59 @@ fn matmul_nbits(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>
         y = cx.b.reshape(y, out, cx.o())?;
     }
     one(y)
+}
+
+/// GatherBlockQuantized (data, indices, scales, zero_points): rows of a block-quantized table
+/// (an embedding), gathered then dequantized: `dequantizeLinear(gather(codes), gather(scales),
+/// gather(zeroPoints))`, as a graph built op by op gathers a quantized embedding. The uint8
+/// form is read: `bits` 4 (two codes a byte, low nibble first) or 8, gathered along axis 0 and
+/// quantized in blocks along the last axis; zero points default to `2^(bits - 1)`.
+fn gather_block_quantized(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Value>>> {
+    let (bits, block) = (n.i("bits", 4), n.i("block_size", 128));
+    let data = a.host(0, "the quantized data")?.ok_or_else(|| Error::type_error("input 0 (data) is required"))?;
+    if data.dt != DataType::Uint8 {
+        return Err(n.unsupported(format!("{} data (the uint8 form is imported)", data.dt)));
+    }
+    if bits != 4 && bits != 8 {
+        return Err(n.unsupported(format!("bits = {bits} (4 and 8 are imported)")));
+    }
+    let rank = data.shape.len() as i64;
+    let (gather_axis, quantize_axis) = (n.i("gather_axis", 0), n.i("quantize_axis", 1));
+    if rank != 2 || gather_axis != 0 || !(quantize_axis == 1 || quantize_axis == -1) {
+        return Err(n.unsupported(format!("gather_axis {gather_axis} and quantize_axis {quantize_axis} of rank-{rank} data (a [rows, bytes] table gathered along 0 is imported)")));
+    }
+    let (rows, bytes, bits) = (data.shape[0], data.shape[1], bits as u32);
+    let cols = bytes * 8 / bits as usize;
+    if block < 16 || block.count_ones() != 1 || cols % block as usize != 0 {
+        return Err(Error::type_error(format!("block_size = {block}: a power of two of at least 16 that divides the {cols} columns")));
+    }
+    let blocks = cols / block as usize;
+    // One code a byte: WebNN's gather takes no 4-bit type.
+    let wide = |h: Host| if h.dt == DataType::Uint8 { h } else { Host::from_ints(DataType::Uint8, h.shape.clone(), &h.ints()) };
+    let codes = wide(codes(&data.data, rows, cols, bytes, bits)?);
+    let scales = a.host(2, "the scales")?.ok_or_else(|| Error::type_error("input 2 (scales) is required"))?;
+    if !scales.dt.is_float() || scales.elements() != rows * blocks {
+        return Err(Error::type_error(format!("scales must be [{rows}, {blocks}] floats")));
+    }
+    let scales = scales.reshaped(vec![rows, blocks]);
+    let zero_points = match a.host(3, "the zero points")? {
+        None => Host::from_ints(codes.dt, vec![rows, blocks], &vec![1i64 << (bits - 1); rows * blocks]),
+        Some(z) if z.dt == DataType::Uint8 => {
+            let stride = (blocks * bits as usize).div_ceil(8);
+            if z.data.len() != rows * stride {
+                return Err(Error::type_error(format!("zero_points must be {rows} rows of {stride} bytes")));
+            }
+            wide(self::codes(&z.data, rows, blocks, stride, bits)?)
+        }
+        Some(z) => return Err(n.unsupported(format!("{} zero points (uint8 codes are imported)", z.dt))),
+    };
+    let indices = a.op(cx, 1)?;
+    let gather = |cx: &mut Cx, h: Host| -> Result<Operand> {
+        let table = cx.operand(&Value::Host(h))?;
+        cx.b.gather(table, indices, GatherOptions { label: cx.label.clone(), axis: 0 })
+    };
+    let (q, s, z) = (gather(cx, codes)?, gather(cx, scales)?, gather(cx, zero_points)?);
+    one(cx.b.dequantize_linear(q, s, z, cx.o())?)
 }
 
 /// RotaryEmbedding (input, position_ids, cos_cache, sin_cache): the input `[B, S, H * D]` or
