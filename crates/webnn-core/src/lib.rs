@@ -13,6 +13,7 @@ pub mod limits;
 pub mod memory;
 pub mod ops;
 pub mod passes;
+pub mod patterns;
 pub mod fusion;
 pub mod shape;
 mod validate;

@@ -92,16 +92,8 @@ impl Build<'_> {
 
     /// RMSNorm over the last axis: `x / sqrt(mean(x²) + eps) * weight`.
     fn rms_norm(&mut self, x: Operand, weight: &str) -> Result<Operand> {
-        let none = OpOptions::default;
         let w = self.float(weight, &[self.c.dim])?;
-        let two = self.b.constant_scalar(F, MLNumber::Double(2.0))?;
-        let eps = self.b.constant_scalar(F, MLNumber::Double(self.c.eps))?;
-        let sq = self.b.pow(x, two, none())?;
-        let mean = self.b.reduce_mean(sq, ReduceOptions { axes: Some(vec![1]), keep_dimensions: true, ..Default::default() })?;
-        let var = self.b.add(mean, eps, none())?;
-        let rms = self.b.sqrt(var, none())?;
-        let y = self.b.div(x, rms, none())?;
-        self.b.mul(y, w, none())
+        Ok(webnn_core::patterns::rms_norm(&mut self.b, x, vec![1], self.c.eps, w, &OpOptions::default())?.0)
     }
 
     /// Rotary embedding of `x` `[seq, heads * head_dim]` on adjacent pairs, with `cos`/`sin`
@@ -110,17 +102,8 @@ impl Build<'_> {
         let none = OpOptions::default;
         let half = self.c.head_dim() / 2;
         let shape = vec![seq.clone(), heads.into(), half.into(), 2.into()];
-        let x = self.b.reshape(x, shape.clone(), none())?;
-        let part = |b: &mut GraphBuilder, k: u32| {
-            let sizes = vec![seq.clone(), heads.into(), half.into(), 1.into()];
-            b.slice_dims(x, vec![0, 0, 0, k], sizes, SliceOptions::default())
-        };
-        let (even, odd) = (part(&mut self.b, 0)?, part(&mut self.b, 1)?);
-        let (ec, os) = (self.b.mul(even, cos, none())?, self.b.mul(odd, sin, none())?);
-        let (es, oc) = (self.b.mul(even, sin, none())?, self.b.mul(odd, cos, none())?);
-        let first = self.b.sub(ec, os, none())?;
-        let second = self.b.add(es, oc, none())?;
-        let y = self.b.concat(&[first, second], 3, none())?;
+        let x = self.b.reshape(x, shape, none())?;
+        let y = webnn_core::patterns::rotate(&mut self.b, x, cos, sin, true, &none())?;
         self.b.reshape(y, vec![seq.clone(), (heads * self.c.head_dim()).into()], none())
     }
 }

@@ -38,18 +38,11 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
     }
 }
 
-/// RMSNorm over axes `first..rank`; returns (y, the root mean square kept).
+/// RMSNorm over axes `first..rank` (the fused kernels' pattern); returns (y, the root mean
+/// square kept).
 fn rms_norm(cx: &mut Cx, x: Operand, first: u32, rank: u32, eps: f64, scale: Operand) -> Result<(Operand, Operand)> {
-    let dt = cx.b.desc(x)?.data_type;
-    let two = cx.scalar(dt, 2.0)?;
-    let eps = cx.scalar(dt, eps)?;
-    let sq = cx.b.pow(x, two, cx.o())?;
-    let reduce = ReduceOptions { label: cx.label.clone(), axes: Some((first..rank).collect()), keep_dimensions: true };
-    let mean = cx.b.reduce_mean(sq, reduce)?;
-    let var = cx.b.add(mean, eps, cx.o())?;
-    let rms = cx.b.sqrt(var, cx.o())?;
-    let y = cx.b.div(x, rms, cx.o())?;
-    Ok((cx.b.mul(y, scale, cx.o())?, rms))
+    let o = cx.o();
+    webnn_core::patterns::rms_norm(&mut cx.b, x, (first..rank).collect(), eps, scale, &o)
 }
 
 /// SimplifiedLayerNormalization (X, scale -> Y, inv_std_var) and its skip form (input, skip,
@@ -302,27 +295,13 @@ fn rotary_embedding(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
 
 /// `x` reshaped to `view` (the rotated axis last: `[..., half, 2]` for adjacent pairs,
 /// `[..., 2 * half]` for halves) and rotated by `cos`/`sin` reshaped to `table` (the same
-/// rank, broadcasting): the slices, products, difference, sum and concat that
-/// `webnn_core::fusion::ropes` recognises. The result has the shape `view`.
+/// rank, broadcasting), as `webnn_core::patterns::rotate` writes the rotation. The result
+/// has the shape `view`.
 pub(super) fn rotate(cx: &mut Cx, x: Operand, view: &[u32], cos: Operand, sin: Operand, table: &[u32], interleaved: bool) -> Result<Operand> {
-    let half = if interleaved { view[view.len() - 2] } else { view[view.len() - 1] / 2 };
     let dims = |v: &[u32]| v.iter().map(|&x| Dim::Static(x)).collect::<Vec<Dim>>();
     let x = cx.b.reshape(x, dims(view), cx.o())?;
     let cos = cx.b.reshape(cos, dims(table), cx.o())?;
     let sin = cx.b.reshape(sin, dims(table), cx.o())?;
-    let last = view.len() - 1;
-    let part = |cx: &mut Cx, k: u32| {
-        let mut starts = vec![0; view.len()];
-        let mut sizes = dims(view);
-        let (at, size) = if interleaved { (k, 1) } else { (k * half, half) };
-        starts[last] = at;
-        sizes[last] = Dim::Static(size);
-        cx.b.slice_dims(x, starts, sizes, SliceOptions { label: cx.label.clone(), ..Default::default() })
-    };
-    let (x1, x2) = (part(cx, 0)?, part(cx, 1)?);
-    let (c1, s2) = (cx.b.mul(x1, cos, cx.o())?, cx.b.mul(x2, sin, cx.o())?);
-    let first = cx.b.sub(c1, s2, cx.o())?;
-    let (s1, c2) = (cx.b.mul(x1, sin, cx.o())?, cx.b.mul(x2, cos, cx.o())?);
-    let second = cx.b.add(s1, c2, cx.o())?;
-    cx.b.concat(&[first, second], last as u32, cx.o())
+    let o = cx.o();
+    webnn_core::patterns::rotate(&mut cx.b, x, cos, sin, interleaved, &o)
 }
