@@ -7,6 +7,7 @@
 
 import { install } from '/pkg/webnn.mjs';
 import { sampleInput } from '../shared/sample.js';
+import { median, timedBlocks } from '../shared/timing.js';
 
 const MODEL = '../models/mobilenetv2/';
 const $ = (id) => document.getElementById(id);
@@ -67,7 +68,6 @@ function buildMobileNetV2(builder, manifest, weights) {
   return { logits, probabilities: builder.softmax(logits, 1) };
 }
 
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 const argMax = (a) => a.reduce((best, x, i) => (x > a[best] ? i : best), 0);
 
@@ -132,26 +132,8 @@ async function bench() {
   const outputs = [];
   for (const r of runners) {
     outputs.push(await r.run()); // warm-up, and the outputs compared below
-    r.times = [];
   }
-  // Blocks of runs, alternating between the two, with a pause before each block: both keep
-  // worker threads that spin for a while after each run, and one's spinning workers would
-  // take cores from the other's run. Alternating blocks still spreads any drift of the
-  // machine's speed over both.
-  const blocks = Math.min(runs, 5);
-  let done = 0;
-  for (let b = 0; b < blocks; b++) {
-    const n = Math.round(((b + 1) * runs) / blocks) - Math.round((b * runs) / blocks);
-    for (const r of runners) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      for (let i = 0; i < n; i++) {
-        const t = performance.now();
-        await r.run();
-        r.times.push(performance.now() - t);
-        $('progress').value = ++done / (2 * runs);
-      }
-    }
-  }
+  await timedBlocks(runners, runs, (done, total) => { $('progress').value = done / total; });
   for (const r of runners) {
     r.medianMs = median(r.times);
     r.minMs = Math.min(...r.times);

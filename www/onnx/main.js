@@ -10,6 +10,7 @@
 // ONNX Runtime then starts in a browser whose caches the polyfill warmed (not its files).
 
 import { sampleInput } from '../shared/sample.js';
+import { median, timedBlocks } from '../shared/timing.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -30,7 +31,6 @@ const MODELS = [
 const unhandled = [];
 addEventListener('unhandledrejection', (e) => unhandled.push(String(e.reason?.stack ?? e.reason)));
 
-const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const size = (shape) => shape.reduce((a, b) => a * b, 1);
 const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, float16: Uint16Array, uint8: Uint8Array };
 
@@ -86,22 +86,6 @@ async function ortRunner(m, ort, inputs, values) {
   return { run, modelBytes: model.byteLength };
 }
 
-async function timedBlocks(pair) {
-  for (const r of pair) r.times = [];
-  const blocks = Math.min(runs, 5);
-  for (let b = 0; b < blocks; b++) {
-    const n = Math.round(((b + 1) * runs) / blocks) - Math.round((b * runs) / blocks);
-    for (const r of pair) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      for (let i = 0; i < n; i++) {
-        const t = performance.now();
-        await r.run();
-        r.times.push(performance.now() - t);
-      }
-    }
-  }
-}
-
 function show(rows) {
   const head = ['model', 'runtime', 'runtime bytes', 'model bytes', 'first result', 'steady (median)', 'max |Δ| / max |out|'];
   $('results').innerHTML = [head].concat(rows.flatMap((r) => [
@@ -137,7 +121,7 @@ async function main() {
     onnx.firstMs = ortStart + performance.now() - t0;
     // Later models find each runtime loaded.
     webnnStart = ortStart = 0;
-    await timedBlocks([webnn, onnx]);
+    await timedBlocks([webnn, onnx], runs);
     let maxDiff = 0;
     let maxAbs = 0;
     for (const [name, a] of Object.entries(first[0])) {

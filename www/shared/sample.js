@@ -1,4 +1,4 @@
-// What the benchmark and ONNX Runtime Web pages share: their deterministic input.
+// What the benchmark pages (bench/, onnx/, ort-webnn/) share: their deterministic input.
 
 /** `n` deterministic values in [-1, 1), as a normalized picture would be (xorshift32). */
 export function sampleInput(n) {
