@@ -121,6 +121,24 @@ fn start(port: u16) -> Result<Server, String> {
     Ok(server)
 }
 
+/// Opens `page` on the server and waits (up to `minutes`) for the page's result in
+/// `window.{var}`. A timeout's error carries the page's status line; a result with an
+/// `error` member fails, naming `what` and the page's unhandled rejections if it lists any.
+pub(crate) fn page_result(browser: &Browser, server: &Server, page: &str, var: &str, what: &str, minutes: u64) -> Result<Value, String> {
+    browser.goto(&server.url(page))?;
+    let r = browser.wait_for(&format!("window.{var}"), Duration::from_secs(60 * minutes)).map_err(|e| {
+        let status = browser.eval("return document.getElementById('status')?.textContent ?? ''", Value::Null);
+        format!("{e}; the page's status: {}", status.unwrap_or_default())
+    })?;
+    if let Some(e) = r.get("error").and_then(Value::as_str) {
+        return Err(match r.get("unhandled") {
+            Some(u) => format!("{what} failed: {e} (unhandled: {u})"),
+            None => format!("{what} failed: {e}"),
+        });
+    }
+    Ok(r)
+}
+
 fn serve(port: u16) -> Result<(), String> {
     let _server = start(port)?;
     loop {
@@ -133,14 +151,8 @@ fn demo(port: u16, screenshot: Option<PathBuf>) -> Result<(), String> {
     let browser = Browser::start()?;
     let mut shot = None;
     for (device, sample) in [("cpu", "chelsea"), ("gpu", "chelsea"), ("cpu", "coffee")] {
-        let url = server.url(&format!(
-            "/image-classification/?auto&device={device}&sample={sample}&layout=nchw"
-        ));
-        browser.goto(&url)?;
-        let r = browser.wait_for("window.demoResult", Duration::from_secs(600))?;
-        if let Some(e) = r.get("error").and_then(Value::as_str) {
-            return Err(format!("the demo page failed ({device}, {sample}): {e}"));
-        }
+        let page = format!("/image-classification/?auto&device={device}&sample={sample}&layout=nchw");
+        let r = page_result(&browser, &server, &page, "demoResult", &format!("the demo page ({device}, {sample})"), 10)?;
         print_result(sample, &r);
         if shot.is_none() {
             shot = Some(browser.screenshot()?);
@@ -198,11 +210,8 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
             .trim()
             .parse()
             .map_err(|_| format!("--threads: {threads:?} is not a list of numbers"))?;
-        browser.goto(&server.url(&format!("/bench/?threads={t}&runs={runs}&auto")))?;
-        let r = browser.wait_for("window.benchResult", Duration::from_secs(1200))?;
-        if let Some(e) = r.get("error").and_then(Value::as_str) {
-            return Err(format!("the benchmark page failed ({t} threads): {e}"));
-        }
+        let page = format!("/bench/?threads={t}&runs={runs}&auto");
+        let r = page_result(&browser, &server, &page, "benchResult", &format!("the benchmark page ({t} threads)"), 20)?;
         let runners = r["runners"].as_array().cloned().unwrap_or_default();
         for x in &runners {
             println!(
@@ -248,14 +257,7 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
 fn ort_webnn(port: u16, device: &str) -> Result<(), String> {
     let server = start(port)?;
     let browser = Browser::start()?;
-    browser.goto(&server.url(&format!("/ort-webnn/?device={device}&auto")))?;
-    let r = browser.wait_for("window.ortWebnnResult", Duration::from_secs(600)).map_err(|e| {
-        let status = browser.eval("return document.getElementById('status').textContent", Value::Null);
-        format!("{e}; the page's status: {}", status.unwrap_or_default())
-    })?;
-    if let Some(e) = r.get("error").and_then(Value::as_str) {
-        return Err(format!("the ONNX Runtime Web page failed: {e} (unhandled: {})", r["unhandled"]));
-    }
+    let r = page_result(&browser, &server, &format!("/ort-webnn/?device={device}&auto"), "ortWebnnResult", "the ONNX Runtime Web page", 10)?;
     let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     println!(
         "onnxruntime-web {} with executionProviders [{{name: 'webnn', deviceType: '{device}'}}] on the polyfill's {} context, in {}:\n",
@@ -345,11 +347,7 @@ fn chat(port: u16, device: &str, cache: &str, prompt: &str, tokens: usize, threa
     if let Some(b) = build {
         page += &format!("&build={b}");
     }
-    browser.goto(&server.url(&page))?;
-    let r = browser.wait_for("window.chatResult", Duration::from_secs(1200))?;
-    if let Some(e) = r.get("error").and_then(Value::as_str) {
-        return Err(format!("the chat page failed: {e}"));
-    }
+    let r = page_result(&browser, &server, &page, "chatResult", "the chat page", 20)?;
     let ids = |v: &Value| -> Vec<u32> {
         v.as_array().into_iter().flatten().filter_map(Value::as_u64).map(|x| x as u32).collect()
     };

@@ -6,7 +6,6 @@
 //! DataError, and nothing was left as an unhandled rejection.
 
 use serde_json::Value;
-use std::time::Duration;
 use webnn_www::Browser;
 
 pub fn run(port: u16, threads: &str, runs: u32) -> Result<(), String> {
@@ -19,14 +18,8 @@ pub fn run(port: u16, threads: &str, runs: u32) -> Result<(), String> {
     let mut files: Vec<String> = Vec::new();
     for t in threads.split(',') {
         let t: u32 = t.trim().parse().map_err(|_| format!("--threads: {threads:?} is not a list of numbers"))?;
-        browser.goto(&server.url(&format!("/onnx/?threads={t}&runs={runs}&auto")))?;
-        let r = browser.wait_for("window.onnxResult", Duration::from_secs(1200)).map_err(|e| {
-            let status = browser.eval("return document.getElementById('status').textContent", Value::Null);
-            format!("{e}; the page's status: {}", status.unwrap_or_default())
-        })?;
-        if let Some(e) = r.get("error").and_then(Value::as_str) {
-            return Err(format!("the ONNX page failed ({t} threads): {e} (unhandled: {})", r["unhandled"]));
-        }
+        let page = format!("/onnx/?threads={t}&runs={runs}&auto");
+        let r = crate::page_result(&browser, &server, &page, "onnxResult", &format!("the ONNX page ({t} threads)"), 20)?;
         let refused = r["refused"].as_str().unwrap_or("?");
         if !refused.starts_with("DOMException DataError: ") {
             failures.push(format!("{t} threads: bytes that are not a model gave '{refused}', not a DataError"));
