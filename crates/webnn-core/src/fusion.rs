@@ -340,6 +340,14 @@ fn rope(g: &Graph, u: &[usize], node: usize, c: &crate::ops::Concat) -> Option<R
 /// `masked` float32 constant scalars; `y` is `[kv_heads, group, seq, head_dim]`. Caches kept
 /// in float16 (half the bytes a decode step streams) are read through a `cast` to float32
 /// before the reshape: `keys` and `values` are then the float16 operands, the casts absorbed.
+///
+/// Head-major caches (`[1, kv_heads, rows, head_dim]`, ONNX Runtime's GroupQueryAttention
+/// layout, float32) match too, viewed without moving a row:
+///
+/// ```text
+/// kh = transpose(reshape(keys, [kv_heads, 1, rows, head_dim]), [0, 1, 3, 2])
+/// vh = reshape(values, [kv_heads, 1, rows, head_dim])
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attention {
     /// The final matmul (its output is the match's output).
@@ -357,6 +365,16 @@ pub struct Attention {
     pub scores_node: usize,
     pub scale: f32,
     pub masked: f32,
+    pub layout: CacheLayout,
+}
+
+/// How an `Attention`'s caches hold their rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheLayout {
+    /// `[total, kv_heads * head_dim]`: a row holds every kv head's key of one position.
+    TokenMajor,
+    /// `[1, kv_heads, rows, head_dim]`: each kv head's rows together.
+    HeadMajor,
 }
 
 /// Every `Attention` of the graph.
@@ -404,8 +422,42 @@ fn cache_view(g: &Graph, u: &[usize], t: Operand, perm: [u32; 4]) -> Option<(Ope
     ok.then_some((x, nodes, [heads.as_static()?, hd.as_static()?]))
 }
 
+/// The head-major views: `t = transpose(reshape(x, [heads, 1, rows, hd]), [0, 1, 3, 2])` for
+/// keys, `t = reshape(x, [heads, 1, rows, hd])` for values, `x` float32 `[1, heads, rows, hd]`:
+/// the cache operand, the nodes, (heads, hd).
+fn head_major_view(g: &Graph, u: &[usize], t: Operand, keys: bool) -> Option<(Operand, Vec<usize>, [u32; 2])> {
+    let mut nodes = Vec::new();
+    let mut r = t;
+    if keys {
+        let tn = producer(g, t)?;
+        let Op::Transpose(tr) = &g.nodes[tn].op else { return None };
+        if tr.options.permutation.as_deref() != Some(&[0, 1, 3, 2][..]) || readers(u, tr.input) != 1 {
+            return None;
+        }
+        nodes.push(tn);
+        r = tr.input;
+    }
+    let rn = producer(g, r)?;
+    let Op::Reshape(re) = &g.nodes[rn].op else { return None };
+    nodes.push(rn);
+    let x = g.desc(re.input);
+    let [heads, one, rows, hd] = &re.new_shape[..] else { return None };
+    let (heads, hd) = (heads.as_static()?, hd.as_static()?);
+    let ok = *one == Dim::Static(1)
+        && x.data_type == DataType::Float32
+        && x.shape == [Dim::Static(1), Dim::Static(heads), rows.clone(), Dim::Static(hd)]
+        && readers(u, t) == 1;
+    ok.then_some((re.input, nodes, [heads, hd]))
+}
+
 fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -> Option<Attention> {
-    let (values, value_nodes, vdims) = cache_view(g, u, vh, [1, 2, 0, 3])?;
+    let (values, value_nodes, vdims, layout) = match cache_view(g, u, vh, [1, 2, 0, 3]) {
+        Some((v, n, d)) => (v, n, d, CacheLayout::TokenMajor),
+        None => {
+            let (v, n, d) = head_major_view(g, u, vh, false)?;
+            (v, n, d, CacheLayout::HeadMajor)
+        }
+    };
     let sm = producer(g, probs)?;
     let Op::Softmax(s) = &g.nodes[sm].op else { return None };
     let wn = producer(g, s.input)?;
@@ -420,9 +472,15 @@ fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -
     };
     let qn = producer(g, scores)?;
     let Op::Matmul(qk) = &g.nodes[qn].op else { return None };
-    let (keys, key_nodes, kdims) = cache_view(g, u, qk.b, [1, 2, 3, 0])?;
+    let (keys, key_nodes, kdims) = match layout {
+        CacheLayout::TokenMajor => cache_view(g, u, qk.b, [1, 2, 3, 0])?,
+        CacheLayout::HeadMajor => head_major_view(g, u, qk.b, true)?,
+    };
     let (q, mask) = (g.desc(qk.a), g.desc(w.condition));
-    let total = &g.desc(keys).shape[0];
+    let total = match layout {
+        CacheLayout::TokenMajor => &g.desc(keys).shape[0],
+        CacheLayout::HeadMajor => &g.desc(keys).shape[2],
+    };
     let ok = s.axis == 3
         && q.rank() == 4
         && vdims == kdims
@@ -437,7 +495,7 @@ fn attention(g: &Graph, u: &[usize], node: usize, probs: Operand, vh: Operand) -
     ok.then(|| {
         let mut absorbed = [value_nodes, key_nodes, vec![qn, mn, wn, sm]].concat();
         absorbed.sort_unstable();
-        Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scores, scores_node: qn, scale, masked }
+        Attention { node, absorbed, query: qk.a, keys, values, mask: w.condition, scores, scores_node: qn, scale, masked, layout }
     })
 }
 

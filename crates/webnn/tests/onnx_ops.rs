@@ -440,6 +440,19 @@ fn cases() -> Vec<Case> {
             vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
                 vec![ai("num_heads", 2), ai("kv_num_heads", 2), ai("local_window_size", 2), af("softcap", 5.0), af("scale", 0.3)])])
             .with_outputs(&["y", "present_k", "present_v"]),
+        // The same in the form the fused attention takes (no softcap): its kernel reads the
+        // head-major cache up to the last row the mask shows (4 of 8).
+        case("GroupQueryAttention in a cache of 8 rows, a local window, fused", 17,
+            vec![("q", vec![1, 1, 32]), ("k", vec![1, 1, 16]), ("v", vec![1, 1, 16])],
+            vec![
+                floats_init("past_k", &[1, 2, 8, 8], &first_rows(&spread(128, 67), 2, 8, 8, 3)),
+                floats_init("past_v", &[1, 2, 8, 8], &first_rows(&spread(128, 68), 2, 8, 8, 3)),
+                typed_init("seqlens", I32, &[1], &[3]),
+                typed_init("total", I32, &[], &[4]),
+            ],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2), ai("local_window_size", 3)])])
+            .with_outputs(&["y", "present_k", "present_v"]),
         // Sequences of different lengths in one batch: each attends over its own rows.
         case("GroupQueryAttention decode step, batch 2 of lengths 5 and 3", 17,
             vec![("q", vec![2, 1, 32]), ("k", vec![2, 1, 16]), ("v", vec![2, 1, 16]), ("past_k", vec![2, 2, 4, 8]), ("past_v", vec![2, 2, 4, 8])],
@@ -480,7 +493,7 @@ fn contrib_operators_import_as_the_fused_patterns() {
         let c = all.iter().find(|c| c.name.starts_with(name)).unwrap_or_else(|| panic!("no case {name}"));
         onnx::import_model(&model(c), &ImportOptions::default()).unwrap().graph
     };
-    use webnn_core::fusion::{quantized_linears, rms_norms, ropes};
+    use webnn_core::fusion::{attentions, quantized_linears, rms_norms, ropes};
     assert_eq!(rms_norms(&graph("SimplifiedLayerNormalization")).len(), 1);
     assert_eq!(rms_norms(&graph("SkipSimplifiedLayerNormalization")).len(), 1);
     assert_eq!(quantized_linears(&graph("MatMulNBits 4-bit, zero points")).len(), 1);
@@ -488,6 +501,10 @@ fn contrib_operators_import_as_the_fused_patterns() {
     let offset = quantized_linears(&graph("MatMulNBits 4-bit, float zero points"));
     assert!(offset.len() == 1 && offset[0].offset.is_some(), "{offset:?}");
     assert_eq!(ropes(&graph("RotaryEmbedding interleaved")).len(), 1);
+    // A batch of one in the fused attention's form; batches and softcap stay primitives.
+    assert_eq!(attentions(&graph("GroupQueryAttention in a cache of 8 rows")).len(), 1);
+    assert_eq!(attentions(&graph("GroupQueryAttention decode step, the cache grows")).len(), 1);
+    assert!(attentions(&graph("GroupQueryAttention decode step, batch 2")).is_empty());
 }
 
 #[test]

@@ -3,6 +3,11 @@
 //! weighted sum of the values, read straight from the `[total, kv_heads * head_dim]` rows.
 //! The decomposed graph would transpose both caches into head-major copies, multiply, scale,
 //! select and normalise in five more passes over `[heads, seq, total]` scores.
+//!
+//! Head-major caches (`[1, kv_heads, rows, head_dim]`, an imported GroupQueryAttention's) are
+//! first gathered into token-major rows, only up to the last row the mask lets any query
+//! see: a cache's rows past every sequence's end are masked for every query, and their
+//! exponentials are exactly 0, so leaving them out changes nothing.
 
 mod rows;
 #[cfg(target_arch = "x86_64")]
@@ -16,7 +21,7 @@ use crate::simd::{self, fma};
 // `simd::dispatch!` names the x86 levels.
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Simd;
-use webnn_core::fusion::Attention;
+use webnn_core::fusion::{Attention, CacheLayout};
 use webnn_core::{DataType, Error, Result};
 use webnn_cpu::Data;
 
@@ -30,6 +35,8 @@ pub(crate) struct AttentionStep {
     pub cached: Option<(usize, usize)>,
     /// Whether the caches hold float16.
     half: bool,
+    /// The rows per kv head of head-major caches (`CacheLayout::HeadMajor`).
+    head_major: Option<usize>,
     mask: usize,
     out: usize,
     heads: usize,
@@ -40,13 +47,22 @@ pub(crate) struct AttentionStep {
 }
 
 /// Whether the step takes a match: a float32 query, float32 or float16 caches (the match
-/// gives both one type), a uint8 mask, static head sizes.
+/// gives both one type; head-major ones float32 with a static row count), a uint8 mask,
+/// static head sizes.
 pub(crate) fn fits(g: &webnn_core::Graph, a: &Attention) -> bool {
-    let caches = matches!(g.desc(a.keys).data_type, DataType::Float32 | DataType::Float16);
+    let caches = match a.layout {
+        CacheLayout::TokenMajor => matches!(g.desc(a.keys).data_type, DataType::Float32 | DataType::Float16),
+        CacheLayout::HeadMajor => g.desc(a.keys).data_type == DataType::Float32 && head_major_rows(g, a).is_some(),
+    };
     g.desc(a.query).data_type == DataType::Float32
         && caches
         && g.desc(a.mask).data_type == DataType::Uint8
         && head_dims(g, a).is_some()
+}
+
+/// The rows per kv head of head-major caches `[1, kv_heads, rows, head_dim]`.
+fn head_major_rows(g: &webnn_core::Graph, a: &Attention) -> Option<usize> {
+    g.desc(a.keys).shape.get(2)?.as_static().map(|r| r as usize)
 }
 
 /// (kv heads, group, head_dim) from the query's `[kv_heads, group, seq, head_dim]`.
@@ -66,6 +82,10 @@ pub(crate) fn plan(p: &mut Planner, a: &Attention) -> Option<AttentionStep> {
         values: p.logical(a.values),
         cached: None,
         half: g.desc(a.keys).data_type == DataType::Float16,
+        head_major: match a.layout {
+            CacheLayout::TokenMajor => None,
+            CacheLayout::HeadMajor => Some(head_major_rows(g, a)?),
+        },
         mask: p.logical(a.mask),
         out: out.index(),
         heads: dims[0] as usize,
@@ -79,7 +99,8 @@ pub(crate) fn plan(p: &mut Planner, a: &Attention) -> Option<AttentionStep> {
 impl AttentionStep {
     pub(crate) fn describe(&self) -> String {
         let caches = if self.half { ", float16 caches" } else { "" };
-        format!("attention, {}x{} heads of {}{caches}", self.heads, self.group, self.head_dim)
+        let layout = if self.head_major.is_some() { ", head-major caches" } else { "" };
+        format!("attention, {}x{} heads of {}{caches}{layout}", self.heads, self.group, self.head_dim)
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
@@ -97,9 +118,36 @@ impl AttentionStep {
         let shape = values.get(self.query)?.shape.clone();
         let seq = y.len() / (h * g * d);
         // The mask is [seq, total]: the cached rows to read.
-        let total = match lent {
-            Some(_) => values.get(self.mask)?.data.len() / seq.max(1),
+        let mask_stride = values.get(self.mask)?.data.len() / seq.max(1);
+        let mut total = match lent {
+            Some(_) => mask_stride,
             None => values.get(self.keys)?.data.len() / width,
+        };
+        // Head-major caches: their rows up to the last one any query sees, token-major. (When
+        // some query sees no row at all, its softmax spreads over every row, so all are kept.)
+        let gathered = match self.head_major {
+            Some(rows) => {
+                let Data::U8(mask) = &values.get(self.mask)?.data else {
+                    return Err(Error::operation_error("attention: the mask is not uint8"));
+                };
+                let last: Option<Vec<usize>> = mask.chunks(mask_stride.max(1)).map(|m| m.iter().rposition(|&v| v != 0)).collect();
+                total = last.and_then(|l| l.into_iter().max()).map_or(rows, |l| l + 1);
+                let (k, v) = (values.f32(self.keys)?, values.f32(self.values)?);
+                if k.len() != h * rows * d || v.len() != k.len() || mask_stride != rows {
+                    return Err(Error::operation_error("attention: operand sizes disagree"));
+                }
+                let gather = |v: &[f32]| -> Vec<f32> {
+                    let mut out = vec![0.0f32; total * width];
+                    for head in 0..h {
+                        for j in 0..total {
+                            out[j * width + head * d..][..d].copy_from_slice(&v[(head * rows + j) * d..][..d]);
+                        }
+                    }
+                    out
+                };
+                Some((gather(k), gather(v)))
+            }
+            None => None,
         };
         // Units: (query row, block of keys), every kv head. Each block leaves, per kv head and
         // group member, its running maximum, sum of exponentials and weighted values; the
@@ -110,20 +158,21 @@ impl AttentionStep {
         let stride = g * (d + 2);
         let mut partial = values.alloc(h * seq * blocks * stride);
         let (mut kd, mut vd) = (Scratch::default(), Scratch::default());
-        let (keys, vals) = match lent {
-            Some((k, v)) => (rows(k, self.half, total * width, &mut kd)?, rows(v, self.half, total * width, &mut vd)?),
-            None => (Rows::of(&values.get(self.keys)?.data)?, Rows::of(&values.get(self.values)?.data)?),
+        let (keys, vals) = match (lent, &gathered) {
+            (Some((k, v)), _) => (rows(k, self.half, total * width, &mut kd)?, rows(v, self.half, total * width, &mut vd)?),
+            (None, Some((k, v))) => (Rows::F32(k), Rows::F32(v)),
+            (None, None) => (Rows::of(&values.get(self.keys)?.data)?, Rows::of(&values.get(self.values)?.data)?),
         };
         let Data::U8(mask) = &values.get(self.mask)?.data else {
             return Err(Error::operation_error("attention: the mask is not uint8"));
         };
         let q = values.f32(self.query)?;
-        if vals.len() != keys.len() || mask.len() != seq * total || q.len() != h * g * seq * d {
+        if vals.len() != keys.len() || mask.len() != seq * mask_stride || total > mask_stride || q.len() != h * g * seq * d {
             return Err(Error::operation_error("attention: operand sizes disagree"));
         }
         {
             let dst = SharedMut::new(&mut partial);
-            let job = Job { step: self, q, keys, vals, mask, total, seq, blocks, dst: &dst };
+            let job = Job { step: self, q, keys, vals, mask, mask_stride, total, seq, blocks, dst: &dst };
             ctx.pool.run(seq * blocks, &|unit| simd::dispatch!(ctx.simd, attend((&job, unit))));
         }
         for row in 0..h * seq {
@@ -160,6 +209,8 @@ struct Job<'a> {
     keys: Rows<'a>,
     vals: Rows<'a>,
     mask: &'a [u8],
+    /// The mask's row length: the cache's rows (`total` may stop short of it).
+    mask_stride: usize,
     total: usize,
     seq: usize,
     blocks: usize,
@@ -202,7 +253,7 @@ fn attend<const FMA: bool>((job, unit): (&Job, usize)) {
     for r in 0..rows {
         for (t, j) in keys.clone().enumerate() {
             let v = &mut scores[r * n + t];
-            *v = if job.mask[i * total + j] != 0 { *v * s.scale } else { s.masked };
+            *v = if job.mask[i * job.mask_stride + j] != 0 { *v * s.scale } else { s.masked };
             best[r] = best[r].max(*v);
         }
     }

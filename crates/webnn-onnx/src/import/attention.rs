@@ -6,6 +6,7 @@
 //! pos[b,s] = past_b + s                      (the rotary position; position_ids when given)
 //! present  = scatterND(past, [b, h, pos], k) (past padded with zeros to the present length)
 //! scores   = matmul(q [B, Hkv, G, S, D], transpose(present)) · scale   [B, Hkv, G, S, P]
+//!            (without the B axis for a batch of one: the fused attention's form)
 //! scores   = where(key <= pos (and key > pos - window), scores, -1e30)
 //! output   = matmul(softmax(scores), present_value) -> [B, S, Hq · D]
 //! ```
@@ -185,11 +186,21 @@ pub(crate) fn group_query_attention(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Resu
     let present_k = present(cx, past.map(|p| p.0), k)?;
     let present_v = present(cx, past.map(|p| p.1), v)?;
 
-    // Attention of each kv head's group of query heads over the present keys.
-    let q = cx.b.reshape(q, dims(&[b, s, hk, group, d]), cx.o())?;
-    let q = cx.b.transpose(q, TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 2, 3, 1, 4]) })?;
-    let keys = cx.b.reshape(present_k, dims(&[b, hk, 1, present_len, d]), cx.o())?;
-    let keys = cx.b.transpose(keys, TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 1, 2, 4, 3]) })?;
+    // Attention of each kv head's group of query heads over the present keys. A batch of
+    // one drops the batch axis: q [Hkv, G, S, D], the caches viewed [Hkv, 1, rows, D], the
+    // mask [S, rows], the form `webnn_core::fusion::attentions` matches (head-major caches).
+    let batched = b > 1;
+    let batch: &[u32] = if batched { &[b] } else { &[] };
+    let lead = |v: &[u32]| -> Vec<Dim> { dims(&[batch, v].concat()) };
+    let label = cx.label.clone();
+    let perm = |batched_perm: Vec<u32>, single: Vec<u32>| TransposeOptions {
+        label: label.clone(),
+        permutation: Some(if batched { batched_perm } else { single }),
+    };
+    let q = cx.b.reshape(q, lead(&[s, hk, group, d]), cx.o())?;
+    let q = cx.b.transpose(q, perm(vec![0, 2, 3, 1, 4], vec![1, 2, 0, 3]))?;
+    let keys = cx.b.reshape(present_k, lead(&[hk, 1, present_len, d]), cx.o())?;
+    let keys = cx.b.transpose(keys, perm(vec![0, 1, 2, 4, 3], vec![0, 1, 3, 2]))?;
     let mut scores = cx.b.matmul(q, keys, cx.o())?;
     let scale = match n.f("scale", 0.0) {
         0.0 => 1.0 / f64::from(d).sqrt(),
@@ -208,8 +219,9 @@ pub(crate) fn group_query_attention(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Resu
     // one of the window's last keys, p's own included (j > p - window): ONNX Runtime 1.31's
     // kernels (older ones took one key more).
     let keys_at: Vec<i64> = (0..i64::from(present_len)).collect();
-    let keys_at = int(cx, vec![1, 1, 1, 1, present_len as usize], &keys_at)?;
-    let query_at = cx.b.reshape(pos, dims(&[b, 1, 1, s, 1]), cx.o())?;
+    let (key_shape, query_shape) = if batched { (vec![1, 1, 1, 1, present_len], vec![b, 1, 1, s, 1]) } else { (vec![1, present_len], vec![s, 1]) };
+    let keys_at = int(cx, key_shape.iter().map(|&x| x as usize).collect(), &keys_at)?;
+    let query_at = cx.b.reshape(pos, dims(&query_shape), cx.o())?;
     let mut seen = cx.b.lesser_or_equal(keys_at, query_at, cx.o())?;
     let window = n.i("local_window_size", -1);
     if window > 0 {
@@ -221,10 +233,10 @@ pub(crate) fn group_query_attention(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Resu
     // A masked score: far below any real one, finite so that softmax stays defined.
     let hidden = cx.scalar(dt, if dt == DataType::Float16 { -65504.0 } else { -1e30 })?;
     scores = cx.b.where_(seen, scores, hidden, cx.o())?;
-    let probs = cx.b.softmax(scores, 4, cx.o())?;
-    let values = cx.b.reshape(present_v, dims(&[b, hk, 1, present_len, d]), cx.o())?;
-    let y = cx.b.matmul(probs, values, cx.o())?; // [B, Hkv, G, S, D]
-    let y = cx.b.transpose(y, TransposeOptions { label: cx.label.clone(), permutation: Some(vec![0, 3, 1, 2, 4]) })?;
+    let probs = cx.b.softmax(scores, if batched { 4 } else { 3 }, cx.o())?;
+    let values = cx.b.reshape(present_v, lead(&[hk, 1, present_len, d]), cx.o())?;
+    let y = cx.b.matmul(probs, values, cx.o())?; // [(B,) Hkv, G, S, D]
+    let y = cx.b.transpose(y, perm(vec![0, 3, 1, 2, 4], vec![2, 0, 1, 3]))?;
     let y = cx.b.reshape(y, dims(&[b, s, hq * d]), cx.o())?;
     Ok(Some(vec![Value::Op(y), Value::Op(present_k), Value::Op(present_v)]))
 }
