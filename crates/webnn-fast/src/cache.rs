@@ -1,6 +1,7 @@
 //! Key/value caches updated where they lie. A decoder binds each cache tensor as an input and
 //! as the output that `scatterND` updates (`Graph::in_place_pairs`), then reads its first
-//! rows through a `slice`. The reference scatter would copy the whole cache every step (and
+//! rows through a `slice`, or (head-major caches, an imported GroupQueryAttention's, written
+//! at `[b, head, position]`) hands it whole to a fused attention step. The reference scatter would copy the whole cache every step (and
 //! the dispatch would copy it in and out); this step writes only the new rows into the bound
 //! tensor's bytes and decodes only the rows the slice reads. Float16 caches take their rows
 //! from a float32 → float16 `cast` that the step absorbs (rounding them itself, to nearest
@@ -13,9 +14,9 @@ use half::f16;
 use webnn_core::{DataType, DimBindings, Error, Operand, Result};
 use webnn_cpu::{Data, Tensor};
 
-/// `scatterND(cache, indices [s, 1], updates [s, ...row])` of a float32 graph input, or of a
-/// float16 one with `updates = cast(x)` of float32 `x`, and the `slice` of its leading rows
-/// that reads it.
+/// `scatterND(cache, indices [..., k], updates [..., ...row])` of a float32 graph input, or
+/// of a float16 one with `updates = cast(x)` of float32 `x`, and the `slice` of its leading
+/// rows that reads it (k = 1) or the fused attention that reads it whole.
 pub(crate) struct CacheWrite {
     /// The cache's graph input (its slot is never filled: the bytes are the value).
     pub input: usize,
@@ -24,9 +25,13 @@ pub(crate) struct CacheWrite {
     updates: usize,
     /// Whether the cache holds float16.
     pub half: bool,
-    /// The cache's rows and the elements in one row.
+    /// The sizes of the axes an index addresses (the first k), their product the cache's
+    /// rows, and the elements in one row (the other axes).
+    axes: Vec<usize>,
     rows: usize,
     row: usize,
+    /// The scatter's output slot when a fused attention step reads the cache (in place).
+    pub attended: Option<usize>,
     /// The slice of the leading rows: its slot and output operand (for its bound size).
     prefix: Option<(usize, Operand)>,
     /// Whether the slice's rows are decoded into its slot: not when its only reader is an
@@ -37,12 +42,14 @@ pub(crate) struct CacheWrite {
 /// The cache write for the scatter node `n` that makes output `out` of an in-place pair,
 /// when it updates a float32 input along its first axis and nothing but a leading-rows slice
 /// (and the graph output) reads the result. Absorbs the slice.
-pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite> {
+/// `attended`: the operands fused attention steps read whole (`plan::link_caches` gives them
+/// the bound bytes).
+pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand, attended: &std::collections::HashSet<Operand>) -> Option<CacheWrite> {
     let g = p.orig;
     let Op::ScatterNd(a) = &g.nodes[n].op else { return None };
     let shape = g.desc(a.input).static_shape()?;
-    let index_depth = g.desc(a.indices).shape.last().and_then(|d| d.as_static());
-    if shape.is_empty() || index_depth != Some(1) {
+    let depth = g.desc(a.indices).shape.last().and_then(|d| d.as_static())? as usize;
+    if shape.is_empty() || depth == 0 || depth > shape.len() {
         return None;
     }
     // A float16 cache's rows: the float32 operand a cast narrows, the cast read only here.
@@ -55,9 +62,15 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite
         }
         _ => return None,
     };
+    let mut read_whole = None;
     let prefix = match p.users(out) {
         [] => None,
-        &[u] => {
+        // Its attention reads the cache itself (the view nodes are the attention's).
+        &[_] if attended.contains(&out) => {
+            read_whole = Some(out.index());
+            None
+        }
+        &[u] if depth == 1 => {
             let Op::Slice(s) = &g.nodes[u].op else { return None };
             let unit = s.options.strides.as_ref().is_none_or(|v| v.iter().all(|&x| x == 1));
             let leading = s.starts.iter().all(|&x| x == 0)
@@ -79,8 +92,10 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite
         indices: a.indices.index(),
         updates: updates.index(),
         half: cast.is_some(),
-        rows: shape[0] as usize,
-        row: shape[1..].iter().map(|&d| d as usize).product(),
+        axes: shape[..depth].iter().map(|&d| d as usize).collect(),
+        rows: shape[..depth].iter().map(|&d| d as usize).product(),
+        row: shape[depth..].iter().map(|&d| d as usize).product(),
+        attended: read_whole,
         prefix,
         decode_prefix: true,
     })
@@ -88,7 +103,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand) -> Option<CacheWrite
 
 impl CacheWrite {
     pub(crate) fn describe(&self) -> String {
-        let read = if self.decode_prefix { "" } else { ", its rows read in place" };
+        let read = if self.decode_prefix && self.attended.is_none() { "" } else { ", its rows read in place" };
         format!("cache write, {} rows of {}{read}", self.rows, self.row)
     }
 
@@ -112,12 +127,16 @@ impl CacheWrite {
         }
         let indices = values.get(self.indices)?.to_i128();
         let updates = values.f32(self.updates)?;
-        if updates.len() != indices.len() * self.row {
+        let depth = self.axes.len();
+        if updates.len() * depth != indices.len() * self.row {
             return Err(Error::operation_error("cache write: updates and indices disagree"));
         }
-        for (k, &i) in indices.iter().enumerate() {
-            let n = self.rows as i128;
-            let r = (if i < 0 { i + n } else { i }).clamp(0, n - 1) as usize;
+        for (k, index) in indices.chunks_exact(depth).enumerate() {
+            // The row of the index tuple, each component wrapped and clamped on its axis.
+            let r = index.iter().zip(&self.axes).fold(0usize, |r, (&i, &n)| {
+                let n = n as i128;
+                r * n as usize + (if i < 0 { i + n } else { i }).clamp(0, n - 1) as usize
+            });
             let dst = &mut cache[r * row_bytes..(r + 1) * row_bytes];
             let src = &updates[k * self.row..(k + 1) * self.row];
             match self.half {

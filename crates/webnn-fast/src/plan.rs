@@ -128,22 +128,28 @@ impl<'g> Planner<'g> {
                 self.quantized.insert(q.node, (q, packed));
             }
         }
-        let mut caches = Vec::new();
         let g = self.orig;
-        for (i, o) in g.in_place_pairs() {
-            let ((input, _), (output, out)) = (&g.inputs[i], &g.outputs[o]);
-            let Some(n) = self.producer[out.index()] else { continue };
-            if let Some(c) = cache::plan(&mut self, n, *out) {
-                caches.push((input.clone(), output.clone(), c.input));
-                self.caches.insert(n, c);
-            }
-        }
+        // Attentions before the caches they read: a head-major cache written in place is read
+        // only by its attention step, through the bound bytes.
+        let mut attended = std::collections::HashSet::new();
         for a in webnn_core::fusion::attentions(g) {
             if attention::fits(g, &a) && a.absorbed.iter().all(|&n| !self.absorbed[n]) {
                 for &n in &a.absorbed {
                     self.absorbed[n] = true;
                 }
+                if a.layout == webnn_core::fusion::CacheLayout::HeadMajor {
+                    attended.extend([a.keys, a.values]);
+                }
                 self.attention.insert(a.node, a);
+            }
+        }
+        let mut caches = Vec::new();
+        for (i, o) in g.in_place_pairs() {
+            let ((input, _), (output, out)) = (&g.inputs[i], &g.outputs[o]);
+            let Some(n) = self.producer[out.index()] else { continue };
+            if let Some(c) = cache::plan(&mut self, n, *out, &attended) {
+                caches.push((input.clone(), output.clone(), c.input));
+                self.caches.insert(n, c);
             }
         }
         let norms = webnn_core::fusion::rms_norms(g).into_iter().filter(|r| rows::rms_norm_fits(&self, r));
@@ -579,6 +585,15 @@ fn link_caches(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[(String
             _ => None,
         })
         .collect();
+    // Head-major caches written for an attention: the attention reads the bound bytes (their
+    // other reader is the graph output, the bound tensor itself).
+    let attended: HashMap<usize, usize> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::CacheWrite(c) => Some((c.attended?, c.input)),
+            _ => None,
+        })
+        .collect();
     let mut readers: HashMap<usize, usize> = HashMap::new();
     for slot in steps.iter().flat_map(|s| s.reads(graph)).chain(outputs.iter().map(|(_, s)| *s)) {
         *readers.entry(slot).or_default() += 1;
@@ -586,7 +601,10 @@ fn link_caches(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[(String
     let mut linked = Vec::new();
     for step in steps.iter_mut() {
         let Step::Attention(a) = step else { continue };
-        let sole = |slot: usize| prefixes.get(&slot).filter(|_| readers.get(&slot) == Some(&1)).copied();
+        let sole = |slot: usize| {
+            let prefix = prefixes.get(&slot).filter(|_| readers.get(&slot) == Some(&1));
+            prefix.or(attended.get(&slot)).copied()
+        };
         if let (Some(k), Some(v), true) = (sole(a.keys), sole(a.values), a.keys != a.values) {
             a.cached = Some((k, v));
             linked.extend([a.keys, a.values]);

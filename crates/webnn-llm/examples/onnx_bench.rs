@@ -2,7 +2,10 @@
 //! it from the GGUF; webnn-onnx imports it) against webnn-llm's own graph of the same GGUF, on
 //! the fast cpu backend, in one process:
 //!
-//!     cargo run --release -p webnn-llm --example onnx_bench -- [--threads N] [--steps N] [--rounds N]
+//!     cargo run --release -p webnn-llm --example onnx_bench -- [--threads N] [--steps N] [--rounds N] [--profile]
+//!
+//! `--profile` prints the imported decode graph's slowest fast-cpu steps at each capacity,
+//! summed by kind.
 //!
 //! Both run decode steps with the caches bound in place (the imported graph's present caches
 //! are `scatterND`s of its pasts), at a capacity of 64 and of 1,024 rows, in interleaved
@@ -76,6 +79,43 @@ impl Imported {
     }
 }
 
+/// The imported decode graph's fast-cpu steps at `capacity`, their median times summed by
+/// kind (the description up to its first comma), slowest first.
+fn profile_steps(file: &std::path::Path, capacity: u32, threads: usize) -> Res<()> {
+    let dims = format!("batch_size=1,sequence_length=1,past_sequence_length={capacity},total_sequence_length={capacity}");
+    let g = onnx::import_file(file, &ImportOptions::default().with_dims(&dims)?)?.graph;
+    let compiled = webnn_fast::FastBackend::new(threads).compile_graph(&g)?;
+    let mut inputs = std::collections::HashMap::new();
+    for (name, o) in &g.inputs {
+        let desc = g.desc(*o);
+        let mut bytes = vec![0u8; desc.max_byte_length().unwrap_or(0) as usize];
+        if name == "attention_mask" {
+            // Nine positions seen, as at the start of the timed steps.
+            bytes.chunks_exact_mut(8).take(9).for_each(|b| b.copy_from_slice(&1i64.to_le_bytes()));
+        }
+        inputs.insert(name.clone(), webnn_cpu::Tensor::from_bytes(desc, &bytes)?);
+    }
+    let steps = compiled.profile(&inputs, 5)?;
+    let total: f64 = steps.iter().map(|(_, t)| t).sum();
+    let mut kinds: Vec<(String, f64, usize)> = Vec::new();
+    for (name, t) in steps {
+        let kind = name.split(',').next().unwrap_or("").to_owned();
+        match kinds.iter_mut().find(|k| k.0 == kind) {
+            Some(k) => {
+                k.1 += t;
+                k.2 += 1;
+            }
+            None => kinds.push((kind, t, 1)),
+        }
+    }
+    kinds.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("imported decode graph, capacity {capacity}: {:.2} ms a step in its fast-cpu steps; by kind:", total * 1e3);
+    for (kind, t, n) in kinds.iter().take(10) {
+        println!("  {:8.1} us {:5.1}%  {n:4} x {kind}", t * 1e6, 100.0 * t / total);
+    }
+    Ok(())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -98,7 +138,11 @@ fn main() -> Res<()> {
     println!("SmolLM2-135M decode on the fast cpu ({threads} threads): the GenAI-style ONNX model imported, against webnn-llm's graph of the GGUF");
     println!("| capacity | GGUF graph tok/s | imported ONNX tok/s | ratio (imported / GGUF) |");
     println!("|---|---|---|---|");
+    let profile = std::env::args().any(|a| a == "--profile");
     for capacity in [64u32, 1024] {
+        if profile {
+            profile_steps(&file, capacity, threads)?;
+        }
         let fast = || Context::fast(webnn_fast::FastBackend::new(threads));
         let imported = Imported::new(fast(), &file, capacity)?;
         let mut session = pollster::block_on(Session::new(fast(), &g, Config::from_gguf(&g, capacity, 16)?))?;

@@ -453,6 +453,14 @@ fn cases() -> Vec<Case> {
             vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
                 vec![ai("num_heads", 4), ai("kv_num_heads", 2), ai("local_window_size", 3)])])
             .with_outputs(&["y", "present_k", "present_v"]),
+        // The shared-buffer form with the caches as inputs: each written in place (a cache
+        // write at [0, head, 5]) and read by the fused attention from the bound bytes.
+        case("GroupQueryAttention, the caches written in place", 17,
+            vec![("q", vec![1, 1, 32]), ("k", vec![1, 1, 16]), ("v", vec![1, 1, 16]), ("past_k", vec![1, 2, 6, 8]), ("past_v", vec![1, 2, 6, 8])],
+            vec![typed_init("seqlens", I32, &[1], &[5]), typed_init("total", I32, &[], &[6])],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2)])])
+            .with_outputs(&["y", "present_k", "present_v"]),
         // Sequences of different lengths in one batch: each attends over its own rows.
         case("GroupQueryAttention decode step, batch 2 of lengths 5 and 3", 17,
             vec![("q", vec![2, 1, 32]), ("k", vec![2, 1, 16]), ("v", vec![2, 1, 16]), ("past_k", vec![2, 2, 4, 8]), ("past_v", vec![2, 2, 4, 8])],
@@ -505,6 +513,8 @@ fn contrib_operators_import_as_the_fused_patterns() {
     assert_eq!(attentions(&graph("GroupQueryAttention in a cache of 8 rows")).len(), 1);
     assert_eq!(attentions(&graph("GroupQueryAttention decode step, the cache grows")).len(), 1);
     assert!(attentions(&graph("GroupQueryAttention decode step, batch 2")).is_empty());
+    let in_place = graph("GroupQueryAttention, the caches written in place");
+    assert_eq!((attentions(&in_place).len(), in_place.in_place_pairs().len()), (1, 2));
 }
 
 #[test]

@@ -132,20 +132,40 @@ impl AttentionStep {
                 };
                 let last: Option<Vec<usize>> = mask.chunks(mask_stride.max(1)).map(|m| m.iter().rposition(|&v| v != 0)).collect();
                 total = last.and_then(|l| l.into_iter().max()).map_or(rows, |l| l + 1);
-                let (k, v) = (values.f32(self.keys)?, values.f32(self.values)?);
-                if k.len() != h * rows * d || v.len() != k.len() || mask_stride != rows {
+                if mask_stride != rows {
                     return Err(Error::operation_error("attention: operand sizes disagree"));
                 }
-                let gather = |v: &[f32]| -> Vec<f32> {
+                // Row j of kv head `head` is elements (head · rows + j) · d ...
+                let gather = |row: &dyn Fn(usize, &mut [f32])| -> Vec<f32> {
                     let mut out = vec![0.0f32; total * width];
                     for head in 0..h {
                         for j in 0..total {
-                            out[j * width + head * d..][..d].copy_from_slice(&v[(head * rows + j) * d..][..d]);
+                            row(head * rows + j, &mut out[j * width + head * d..][..d]);
                         }
                     }
                     out
                 };
-                Some((gather(k), gather(v)))
+                // ... of the bound bytes when the caches are written in place, else of the values.
+                match lent {
+                    Some((k, v)) => {
+                        if k.len() != h * rows * d * 4 || v.len() != k.len() {
+                            return Err(Error::operation_error("attention: the bound caches have another size"));
+                        }
+                        fn from_bytes(bytes: &[u8], r: usize, d: usize, out: &mut [f32]) {
+                            for (o, b) in out.iter_mut().zip(bytes[r * d * 4..(r + 1) * d * 4].chunks_exact(4)) {
+                                *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                            }
+                        }
+                        Some((gather(&|r, out| from_bytes(k, r, d, out)), gather(&|r, out| from_bytes(v, r, d, out))))
+                    }
+                    None => {
+                        let (k, v) = (values.f32(self.keys)?, values.f32(self.values)?);
+                        if k.len() != h * rows * d || v.len() != k.len() {
+                            return Err(Error::operation_error("attention: operand sizes disagree"));
+                        }
+                        Some((gather(&|r, out| out.copy_from_slice(&k[r * d..(r + 1) * d])), gather(&|r, out| out.copy_from_slice(&v[r * d..(r + 1) * d]))))
+                    }
+                }
             }
             None => None,
         };
@@ -158,9 +178,9 @@ impl AttentionStep {
         let stride = g * (d + 2);
         let mut partial = values.alloc(h * seq * blocks * stride);
         let (mut kd, mut vd) = (Scratch::default(), Scratch::default());
-        let (keys, vals) = match (lent, &gathered) {
-            (Some((k, v)), _) => (rows(k, self.half, total * width, &mut kd)?, rows(v, self.half, total * width, &mut vd)?),
-            (None, Some((k, v))) => (Rows::F32(k), Rows::F32(v)),
+        let (keys, vals) = match (&gathered, lent) {
+            (Some((k, v)), _) => (Rows::F32(k), Rows::F32(v)),
+            (None, Some((k, v))) => (rows(k, self.half, total * width, &mut kd)?, rows(v, self.half, total * width, &mut vd)?),
             (None, None) => (Rows::of(&values.get(self.keys)?.data)?, Rows::of(&values.get(self.values)?.data)?),
         };
         let Data::U8(mask) = &values.get(self.mask)?.data else {
