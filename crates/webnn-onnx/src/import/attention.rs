@@ -249,10 +249,12 @@ fn rotary(cx: &mut Cx, x: Operand, [b, s, h, d]: [u32; 4], cos: Operand, sin: Op
         cx.b.slice(x, vec![0, 0, 0, start], vec![b, s, h, size], SliceOptions { label: cx.label.clone(), ..Default::default() })
     };
     let rotated = if r == d { x } else { slice(cx, 0, r)? };
+    // A batch of one drops the batch axis: `[S, H, half, 2]`, the fast cpu's rope step.
+    let batch: &[u32] = if b > 1 { &[b] } else { &[] };
     let (view, table) = if interleaved {
-        (vec![b, s, h, half, 2], vec![b, s, 1, half, 1])
+        ([batch, &[s, h, half, 2]].concat(), [batch, &[s, 1, half, 1]].concat())
     } else {
-        (vec![b, s, h, r], vec![b, s, 1, half])
+        ([batch, &[s, h, r]].concat(), [batch, &[s, 1, half]].concat())
     };
     let y = rotate(cx, rotated, &view, cos, sin, &table, interleaved)?;
     let y = cx.b.reshape(y, dims(&[b, s, h, r]), cx.o())?;
