@@ -289,6 +289,10 @@ fn cases() -> Vec<Case> {
         case("reduceSum opset 13 axes input, reduceMax opset 13 axes attribute", 13, vec![("x", vec![2, 3, 4])], vec![ints_init("ax", &[1], &[1])],
             vec![node("ReduceSum", &["x", "ax"], &["s"], vec![]), node("ReduceMax", &["s"], &["y"], vec![aints("axes", &[2]), ai("keepdims", 0)])]),
         case("argMax", 13, vec![("x", vec![3, 5])], vec![], vec![node("ArgMax", &["x"], &["y"], vec![ai("axis", 1), ai("keepdims", 0)])]),
+        case("TopK k = 1, the largest", 13, vec![("x", vec![3, 5])], vec![ints_init("k", &[1], &[1])],
+            vec![node("TopK", &["x", "k"], &["values", "indices"], vec![ai("axis", 1)])]).with_outputs(&["values", "indices"]),
+        case("TopK k = 1, the smallest along axis 0", 13, vec![("x", vec![3, 5])], vec![ints_init("k", &[1], &[1])],
+            vec![node("TopK", &["x", "k"], &["values", "indices"], vec![ai("axis", 0), ai("largest", 0)])]).with_outputs(&["values", "indices"]),
         case("where greater", 13, vec![("x", vec![2, 4]), ("z", vec![4])], vec![],
             vec![node("Greater", &["x", "z"], &["c"], vec![]), node("Where", &["c", "x", "z"], &["y"], vec![])]),
         case("cast truncates toward zero", 13, vec![("x", vec![12])], vec![floats_init("k", &[], &[3.0])],
@@ -558,6 +562,10 @@ fn errors_name_the_node_its_op_and_opset() {
         vec![ms("MatMulNBits", &["a", "b", "s"], &["y"], vec![ai("K", 32), ai("N", 4), ai("bits", 2), ai("block_size", 32)])]);
     let e = onnx::import_model(&model(&two_bit), &ImportOptions::default()).unwrap_err();
     assert!(e.to_string().contains("bits = 2 (4 and 8 are imported) is not supported"), "{e}");
+
+    let top2 = case("top 2", 13, vec![("x", vec![3, 5])], vec![ints_init("k", &[1], &[2])], vec![node("TopK", &["x", "k"], &["v", "i"], vec![])]);
+    let e = onnx::import_model(&model(&top2), &ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("k = 2 (WebNN has no top-k"), "{e}");
 
     let old = case("old opset", 5, vec![("x", vec![2])], vec![], vec![node("Relu", &["x"], &["y"], vec![])]);
     let e = onnx::import_model(&model(&old), &ImportOptions::default()).unwrap_err();

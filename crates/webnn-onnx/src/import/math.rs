@@ -196,6 +196,26 @@ pub(crate) fn lower(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Result<Option<Vec<Va
             let options = ArgMinMaxOptions { label, keep_dimensions: n.i("keepdims", 1) != 0, output_data_type: DataType::Int64 };
             one(if op == "ArgMax" { cx.b.arg_max(x, ax, options)? } else { cx.b.arg_min(x, ax, options)? })
         }
+        // WebNN has no top-k; k = 1 (a classifier's best class) is the extreme and its index,
+        // the lower index on ties as ONNX orders equal values.
+        "TopK" => {
+            let k = match n.opset {
+                ..=9 => n.i("k", 0),
+                _ => a.ints(1, "k")?.and_then(|v| v.first().copied()).ok_or_else(|| n.unsupported("k computed at run time"))?,
+            };
+            if k != 1 {
+                return Err(n.unsupported(format!("k = {k} (WebNN has no top-k; k = 1 is imported as reduceMax/argMax)")));
+            }
+            let rank = cx.rank(a.req(0)?)?;
+            let ax = axis(n.i("axis", -1), rank)? as u32;
+            let x = a.op(cx, 0)?;
+            let largest = n.i("largest", 1) != 0;
+            let reduce = ReduceOptions { label: label.clone(), axes: Some(vec![ax]), keep_dimensions: true };
+            let values = if largest { cx.b.reduce_max(x, reduce)? } else { cx.b.reduce_min(x, reduce)? };
+            let options = ArgMinMaxOptions { label, keep_dimensions: true, output_data_type: DataType::Int64 };
+            let indices = if largest { cx.b.arg_max(x, ax, options)? } else { cx.b.arg_min(x, ax, options)? };
+            Ok(Some(vec![Value::Op(values), Value::Op(indices)]))
+        }
         "QuantizeLinear" | "DequantizeLinear" => quantize(cx, n, a),
         _ => Ok(None),
     }
