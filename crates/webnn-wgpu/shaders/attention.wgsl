@@ -2,7 +2,9 @@
 // not a WebNN op) on the row frame with LANES = 64. A frame row is one query position of up
 // to four query heads of one kv head's group: grouped-query attention's heads share the keys
 // and values, so each key and value element is loaded once for the four (vec4 over the heads).
-// The keys and values are read where the cache keeps them, [total, kv_heads * head_dim].
+// The keys and values are read where the cache keeps them: key t of kv head h at
+// t * R.outer_strides[1].x + h * R.outer_strides[1].y, which is [total, kv_heads * head_dim]
+// (token-major) or [kv_heads, total, head_dim] (head-major, an imported GroupQueryAttention's).
 // Keys come CHUNK at a time with a running maximum and sum (online softmax) that rescale the
 // partial outputs, so no score row is kept and the cache length is unbounded. Per chunk:
 //   1. lane l scores keys l, l + 64, l + 128, l + 192 (mask ? q·k * scale : masked), keeps
@@ -20,7 +22,8 @@
 // (head_dim + 2)) for attention_merge.wgsl to combine.
 // Rows block: rows, len = total; i = (seq, head_dim, group, kv_heads); f = (scale, masked);
 // outer_shape[0] = (blocks, keys per block, quads of query heads per kv head);
-// outer_strides[0] = q's and the output's layout (`q_at`, `out_at`).
+// outer_strides[0] = q's and the output's layout (`q_at`, `out_at`); outer_strides[1] = the
+// caches' strides of a key and of a kv head.
 // Inputs: a = q [kv_heads, group, seq, head_dim] (or token-major), b = keys, c = values,
 // d = mask [seq, total].
 override SPLIT: bool = false;
@@ -80,7 +83,9 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
     let seq = R.i.x;
     let hd = R.i.y;
     let group = R.i.z;
-    let width = R.i.w * hd;
+    // The caches' strides of a key and of a kv head.
+    let width = R.outer_strides[1].x;
+    let head_stride = R.outer_strides[1].y;
     let blocks = R.outer_shape[0].x;
     var rest = frame_row;
     var start = 0u;
@@ -138,7 +143,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
         workgroupBarrier();
         // 1. Keys past the chunk read its last one and are not kept.
         let keys = vec4<u32>(lane, lane + 64u, lane + 128u, lane + 192u);
-        let at = (c0 + min(keys, vec4<u32>(max(n, 1u) - 1u))) * width + h * hd;
+        let at = (c0 + min(keys, vec4<u32>(max(n, 1u) - 1u))) * width + h * head_stride;
         var d0 = vec4<f32>(0.0);
         var d1 = vec4<f32>(0.0);
         var d2 = vec4<f32>(0.0);
@@ -228,8 +233,8 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
             // order.
             var t = kp;
             for (; t + phases < n; t += 2u * phases) {
-                let v0 = value4(t, c0, width, h * hd + dq, dl);
-                let v1 = value4(t + phases, c0, width, h * hd + dq, dl);
+                let v0 = value4(t, c0, width, h * head_stride + dq, dl);
+                let v1 = value4(t + phases, c0, width, h * head_stride + dq, dl);
                 let p0 = probs[t];
                 let p1 = probs[t + phases];
                 acc0 += p0 * v0.x;
@@ -242,7 +247,7 @@ fn run_row(frame_row: u32, slot: u32, lane: u32, live: bool) {
                 acc3 += p1 * v1.w;
             }
             if (t < n) {
-                let v = value4(t, c0, width, h * hd + dq, dl);
+                let v = value4(t, c0, width, h * head_stride + dq, dl);
                 let p = probs[t];
                 acc0 += p * v.x;
                 acc1 += p * v.y;

@@ -11,7 +11,8 @@
 // Rows block: rows = tiles, len = total; i = (seq, head_dim, group, kv_heads);
 // f = (scale, masked); outer_strides[0] = q's and the output's layout (`q_at`, `out_at`).
 // Inputs: a = q [kv_heads, group, seq, head_dim] (or token-major), b = keys, c = values
-// ([total, kv_heads * head_dim], where the cache keeps them), d = mask [seq, total].
+// ([total, kv_heads * head_dim] or [kv_heads, total, head_dim], where the cache keeps them:
+// outer_strides[1] = their strides of a key and of a kv head), d = mask [seq, total].
 const TR: u32 = 16u;
 const TC: u32 = 16u;
 const HD: u32 = 64u;
@@ -41,7 +42,7 @@ fn kv_elem(e: u32, j0: u32, live: bool, width: u32, h: u32, hd: u32) -> vec2<f32
     let t = j0 + e / HD;
     let d = e % HD;
     if (live && t < R.len && d < hd) {
-        let at = t * width + h * hd + d;
+        let at = t * width + h * R.outer_strides[1].y + d;
         return vec2<f32>(load_b(at), load_c(at));
     }
     return vec2<f32>(0.0);
@@ -55,7 +56,8 @@ fn component(v: vec4<bool>, c: u32) -> bool {
 fn run_row(tile: u32, slot: u32, lane: u32, live: bool) {
     let seq = R.i.x;
     let hd = R.i.y;
-    let width = R.i.w * hd;
+    // The caches' strides of a key (and, in kv_elem, of a kv head): token-major or head-major.
+    let width = R.outer_strides[1].x;
     let total = R.len;
     let per_head = R.i.z * seq;
     let tiles = (per_head + TR - 1u) / TR;

@@ -132,11 +132,8 @@ impl Patterns {
         }
         // attention.wgsl stages a query row in workgroup memory and gives lanes four output
         // dimensions each: head dims up to 256, multiples of 4. Float32 queries; the caches
-        // float32 or float16, token-major (head-major caches run unfused).
+        // float32 or float16, token-major or head-major (strides in the uniform block).
         let fits = |a: &Attention| {
-            if a.layout != fusion::CacheLayout::TokenMajor {
-                return false;
-            }
             let hd = graph.desc(a.query).shape.last().is_some_and(|d| d.max_size() <= 256 && d.max_size() % 4 == 0);
             let caches = matches!(graph.desc(a.keys).data_type, DataType::Float32 | DataType::Float16);
             hd && caches && graph.desc(a.query).data_type == DataType::Float32

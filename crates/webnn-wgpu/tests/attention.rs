@@ -4,7 +4,7 @@
 //! into 256-key blocks over long caches and merged by attention_merge.wgsl) and prompt-sized
 //! ones on attention_tiled.wgsl (16-row tiles, 16-key blocks, online softmax), with partial
 //! quads, chunks, tiles and blocks, head dims of 32 to 256, a causal mask and fully masked
-//! rows and blocks.
+//! rows and blocks; token-major and head-major caches.
 
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
 use webnn_models::{attention, AttentionShape, Rng};
@@ -74,6 +74,49 @@ fn graph_tokens(sh: Shape) -> Graph {
     b.build(&[("y", y)]).unwrap()
 }
 
+/// Head-major caches `[1, kv_heads, total, head_dim]`, as an imported GroupQueryAttention
+/// keeps them, viewed without a transpose of their rows (`fusion::CacheLayout::HeadMajor`).
+fn graph_head_major(sh: Shape) -> Graph {
+    use webnn_core::ops::{MLNumber, OpOptions, TransposeOptions};
+    let seq = Dim::Dynamic { name: "seq".into(), max_size: 24 };
+    let total = Dim::Dynamic { name: "total".into(), max_size: 600 };
+    let mut b = GraphBuilder::new();
+    let none = OpOptions::default;
+    let f = |shape: Vec<Dim>| OperandDescriptor::with_dims(DataType::Float32, shape);
+    let q = b.input("q", f(vec![sh.heads.into(), sh.group.into(), seq.clone(), sh.hd.into()])).unwrap();
+    let cache = f(vec![1.into(), sh.heads.into(), total.clone(), sh.hd.into()]);
+    let keys = b.input("keys", cache.clone()).unwrap();
+    let values = b.input("values", cache).unwrap();
+    let mask = b.input("mask", OperandDescriptor::with_dims(DataType::Uint8, vec![seq, total.clone()])).unwrap();
+    let view = vec![sh.heads.into(), 1.into(), total, sh.hd.into()];
+    let kh = b.reshape(keys, view.clone(), none()).unwrap();
+    let kh = b.transpose(kh, TransposeOptions { permutation: Some(vec![0, 1, 3, 2]), ..Default::default() }).unwrap();
+    let vh = b.reshape(values, view, none()).unwrap();
+    let scale = b.constant_scalar(DataType::Float32, MLNumber::Double(1.0 / (sh.hd as f64).sqrt())).unwrap();
+    let masked = b.constant_scalar(DataType::Float32, MLNumber::Double(-1e30)).unwrap();
+    let scores = b.matmul(q, kh, none()).unwrap();
+    let scores = b.mul(scores, scale, none()).unwrap();
+    let scores = b.where_(mask, scores, masked, none()).unwrap();
+    let probs = b.softmax(scores, 3, none()).unwrap();
+    let y = b.matmul(probs, vh, none()).unwrap();
+    b.build(&[("y", y)]).unwrap()
+}
+
+/// Head-major caches on every attention kernel: rows, tiles, split blocks.
+#[test]
+fn fused_attention_over_head_major_caches() {
+    let g = graph_head_major(SMOLLM);
+    let a = webnn_core::fusion::attentions(&g);
+    assert!(a.len() == 1 && a[0].layout == webnn_core::fusion::CacheLayout::HeadMajor);
+    assert!(kernel_at(&g, SMOLLM, 1, 40).starts_with("Attention "));
+    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("AttentionTiled"));
+    assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"));
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for backend in [backend.clone().tuned_for_gpu(), backend] {
+        check_against_cpu(&g, SMOLLM, &backend, &CASES);
+    }
+}
+
 /// Token-major q and output: no transpose kernel, on every attention kernel.
 #[test]
 fn fused_attention_reads_and_writes_the_projections_layout() {
@@ -112,6 +155,7 @@ fn kernel_at(g: &Graph, sh: Shape, seq: u32, total: u32) -> String {
         let shape = match name.as_str() {
             "q" => vec![sh.heads, sh.group, seq, sh.hd],
             "mask" => vec![seq, total],
+            _ if g.desc(*o).rank() == 4 => vec![1, sh.heads, total, sh.hd],
             _ => vec![total, sh.heads * sh.hd],
         };
         dims.bind(name, g.desc(*o), &shape).unwrap();
@@ -199,14 +243,17 @@ fn check_against_cpu(g: &Graph, sh: Shape, backend: &webnn_wgpu::WgpuBackend, ca
             })
             .collect();
         // The caches in the graph's type: float16 values rounded from the same draws.
-        let cache = g.desc(g.inputs.iter().find(|(n, _)| n == "keys").unwrap().1).data_type;
+        let keys = g.desc(g.inputs.iter().find(|(n, _)| n == "keys").unwrap().1);
+        let cache = keys.data_type;
+        // Token-major rows, or head-major (`graph_head_major`): the same draws either way.
+        let cache_shape = if keys.rank() == 4 { vec![1, heads, total, hd] } else { vec![total, heads * hd] };
         let rows = |rng: &mut Rng| {
             let bytes = floats(rng, total * heads * hd);
             let bytes = match cache {
                 DataType::Float32 => bytes,
                 _ => bytes.chunks_exact(4).flat_map(|c| half::f16::from_f32(f32::from_le_bytes([c[0], c[1], c[2], c[3]])).to_le_bytes()).collect(),
             };
-            host(cache, &[total, heads * hd], bytes)
+            host(cache, &cache_shape, bytes)
         };
         // q head-major, or token-major (`graph_tokens`).
         let q_rank = g.desc(g.inputs.iter().find(|(n, _)| n == "q").unwrap().1).rank();

@@ -496,6 +496,35 @@ fn single_op_models_match_onnx_runtime() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// GroupQueryAttention's imports on wgpu (Mesa's lavapipe), against the fast cpu: a batch of
+/// one through the fused attention kernels over head-major caches, batches as primitives.
+#[test]
+fn group_query_attention_on_wgpu_matches_the_fast_cpu() {
+    let wgpu = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for c in cases().iter().filter(|c| c.name.starts_with("GroupQueryAttention")) {
+        let g = onnx::import_model(&model(c), &ImportOptions::default()).unwrap().graph;
+        let feeds: Vec<(String, HostTensor)> = g
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, (n, o))| {
+                let d: &OperandDescriptor = g.desc(*o);
+                let v = spread(d.max_elements() as usize, 31 + i as u32);
+                (n.clone(), HostTensor { desc: d.clone(), bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() })
+            })
+            .collect();
+        let refs: Vec<(&str, &HostTensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
+        let fast = webnn::FastBackend::new(1).compile(&g).unwrap().dispatch(&refs).unwrap();
+        let gpu = wgpu.compile(&g).unwrap().dispatch(&refs).unwrap();
+        for ((name, a), (_, b)) in fast.iter().zip(&gpu) {
+            let f = |t: &HostTensor| -> Vec<f32> { t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect() };
+            let d = f(a).iter().zip(&f(b)).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+            println!("{:64} {name}: max |fast - wgpu| {d:.1e}", c.name);
+            assert!(d <= 1e-5, "{}: output {name} differs between the fast cpu and wgpu by {d}", c.name);
+        }
+    }
+}
+
 /// The contrib operators import as the patterns the fused kernels match (so an ONNX Runtime
 /// GenAI-style export runs the same kernels as a graph built op by op).
 #[test]

@@ -226,7 +226,13 @@ pub fn attention(
     };
     let mut r = Rows::zeroed();
     let per_head = u32_of(elements(&[group, seq]))?;
-    let total = keys[0];
+    // The caches' strides of a key and of a kv head: `[total, kv_heads * head_dim]`, or
+    // head-major `[1, kv_heads, total, head_dim]` (an imported GroupQueryAttention's).
+    let (total, cache_strides) = match a.layout {
+        webnn_core::fusion::CacheLayout::TokenMajor => (keys[0], [u32_of(u64::from(kv_heads) * u64::from(hd))?, hd]),
+        webnn_core::fusion::CacheLayout::HeadMajor => (keys[2], [hd, u32_of(u64::from(keys[2]) * u64::from(hd))?]),
+    };
+    r.outer_strides[4..6].copy_from_slice(&cache_strides);
     r.len = total;
     r.i = [seq, hd, group, kv_heads];
     r.f = [a.scale, a.masked, 0.0, 0.0];
