@@ -42,11 +42,10 @@ fn exported() -> &'static std::path::Path {
 }
 
 /// The prompt graph (`seq` tokens) or the decode graph (1 token).
-fn import(seq: usize) -> (webnn_core::Graph, onnx::Imported) {
+fn import(seq: usize) -> webnn_core::Graph {
     let dims = format!("batch_size=1,sequence_length={seq},past_sequence_length={CAPACITY},total_sequence_length={CAPACITY}");
     let options = ImportOptions::default().with_dims(&dims).unwrap();
-    let imported = onnx::import_file(exported(), &options).unwrap_or_else(|e| panic!("importing the GenAI-style model: {e}"));
-    (imported.graph.clone(), imported)
+    onnx::import_file(exported(), &options).unwrap_or_else(|e| panic!("importing the GenAI-style model: {e}")).graph
 }
 
 fn int64(shape: &[u32], v: &[i64]) -> HostTensor {
@@ -146,7 +145,7 @@ fn genai_style_onnx_model_decodes_as_the_gguf() {
     }
     assert_eq!(tokenizer.decode(&want), "The capital of France is Paris.<|im_end|>");
 
-    let ((prompt_graph, _), (step_graph, _)) = (import(prompt.len()), import(1));
+    let (prompt_graph, step_graph) = (import(prompt.len()), import(1));
     let fast = webnn::FastBackend::new(2);
     let mut ours = GenAi::new(fast.compile(&prompt_graph).unwrap(), fast.compile(&step_graph).unwrap(), &step_graph);
     let (tokens, first) = ours.greedy(&prompt, tokenizer.eos, 16);
@@ -159,9 +158,8 @@ fn genai_style_onnx_model_decodes_as_the_gguf() {
     {
         let model = onnx::decode_model(&std::fs::read(exported()).unwrap()).unwrap();
         let ort = webnn_ort::OrtBackend::new().unwrap().standard_onnx();
-        let (pi, si) = (import(prompt.len()).1, import(1).1);
-        let compile = |imported: &onnx::Imported| ort.compile_model(&onnx::reference_model(&model, &imported.graph)).unwrap();
-        let mut theirs = GenAi::new(compile(&pi), compile(&si), &step_graph);
+        let compile = |graph: &webnn_core::Graph| ort.compile_model(&onnx::reference_model(&model, graph)).unwrap();
+        let mut theirs = GenAi::new(compile(&prompt_graph), compile(&step_graph), &step_graph);
         let (tokens, ort_first) = theirs.greedy(&prompt, tokenizer.eos, 16);
         let diff = ort_first.iter().zip(&first).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
         eprintln!("ONNX Runtime on the same file (its contrib kernels): {:?}; first logits max |diff| against ours {diff:.2e}", tokenizer.decode(&tokens));
@@ -181,6 +179,6 @@ fn fused_patterns_in_both_graphs() {
     let ours = webnn_llm::model::build_graph(&g, config).unwrap();
     let counts = |graph: &webnn_core::Graph| (quantized_linears(graph).len(), rms_norms(graph).len(), ropes(graph).len(), attentions(graph).len());
     assert_eq!(counts(&ours), (7 * layers + 1, 2 * layers + 1, 2 * layers, layers), "webnn-llm's graph: products (the head too), norms, ropes, attentions");
-    let (imported, _) = import(1);
+    let imported = import(1);
     assert_eq!(counts(&imported), (7 * layers + 1, 2 * layers + 1, 2 * layers, layers), "the imported graph: products, norms, ropes, attentions");
 }
