@@ -465,6 +465,20 @@ fn cases() -> Vec<Case> {
             vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
                 vec![ai("num_heads", 4), ai("kv_num_heads", 2)])])
             .with_outputs(&["y", "present_k", "present_v"]),
+        // An additive bias on the scores (after softcap, as ONNX Runtime adds it), and a sink
+        // logit of 0 in each row's softmax.
+        case("GroupQueryAttention with attention_bias, softcap and smooth_softmax", 17,
+            vec![("q", vec![1, 1, 32]), ("k", vec![1, 1, 16]), ("v", vec![1, 1, 16]), ("past_k", vec![1, 2, 4, 8]), ("past_v", vec![1, 2, 4, 8])],
+            vec![typed_init("seqlens", I32, &[1], &[4]), typed_init("total", I32, &[], &[5]), floats_init("bias", &[1, 4, 1, 5], &spread(20, 69))],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total", "", "", "", "bias"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2), ai("smooth_softmax", 1), af("softcap", 2.0)])])
+            .with_outputs(&["y", "present_k", "present_v"]),
+        // A learned sink logit per query head (gpt-oss), over a batch of two lengths.
+        case("GroupQueryAttention with head_sink, batch 2", 17,
+            vec![("q", vec![2, 1, 32]), ("k", vec![2, 1, 16]), ("v", vec![2, 1, 16]), ("past_k", vec![2, 2, 4, 8]), ("past_v", vec![2, 2, 4, 8])],
+            vec![typed_init("seqlens", I32, &[2], &[4, 2]), typed_init("total", I32, &[], &[5]), floats_init("sink", &[4], &spread(4, 70))],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total", "", "", "", "", "sink"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2)])]),
         // Sequences of different lengths in one batch: each attends over its own rows.
         case("GroupQueryAttention decode step, batch 2 of lengths 5 and 3", 17,
             vec![("q", vec![2, 1, 32]), ("k", vec![2, 1, 16]), ("v", vec![2, 1, 16]), ("past_k", vec![2, 2, 4, 8]), ("past_v", vec![2, 2, 4, 8])],
@@ -580,10 +594,10 @@ fn errors_name_the_node_its_op_and_opset() {
 
     // Contrib operators not imported, and attributes the decompositions do not express.
     let gqa = case("gqa", 17, vec![("q", vec![1, 1, 16])], vec![typed_init("seqlens", I32, &[1], &[0])],
-        vec![ms("GroupQueryAttention", &["q", "", "", "", "", "seqlens"], &["y"], vec![ai("num_heads", 1), ai("kv_num_heads", 1), ai("smooth_softmax", 1)])]);
+        vec![ms("GroupQueryAttention", &["q", "", "", "", "", "seqlens"], &["y"], vec![ai("num_heads", 1), ai("kv_num_heads", 1), ai("qk_output", 1)])]);
     let e = onnx::import_model(&model(&gqa), &ImportOptions::default()).unwrap_err();
     assert_eq!(e.kind, webnn::ErrorKind::NotSupportedError);
-    assert!(e.to_string().contains("(com.microsoft.GroupQueryAttention, opset 17): smooth_softmax (smooth softmax) is not supported"), "{e}");
+    assert!(e.to_string().contains("(com.microsoft.GroupQueryAttention, opset 17): qk_output (the QK output) is not supported"), "{e}");
     let unknown_contrib = case("attention", 17, vec![("q", vec![1, 1, 16])], vec![], vec![ms("MultiHeadAttention", &["q"], &["y"], vec![])]);
     let e = onnx::import_model(&model(&unknown_contrib), &ImportOptions::default()).unwrap_err();
     assert!(e.to_string().contains("com.microsoft.MultiHeadAttention is not imported"), "{e}");

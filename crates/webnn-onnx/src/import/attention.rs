@@ -7,8 +7,9 @@
 //! present  = scatterND(past, [b, h, pos], k) (past padded with zeros to the present length)
 //! scores   = matmul(q [B, Hkv, G, S, D], transpose(present)) · scale   [B, Hkv, G, S, P]
 //!            (without the B axis for a batch of one: the fused attention's form)
-//! scores   = where(key <= pos (and key > pos - window), scores, -1e30)
+//! scores   = where(key <= pos (and key > pos - window), scores + attention_bias, -1e30)
 //! output   = matmul(softmax(scores), present_value) -> [B, S, Hq · D]
+//!            (a sink logit joins each row's softmax with smooth_softmax or head_sink)
 //! ```
 //!
 //! The present length P is ONNX Runtime's `max(total_sequence_length, past length)`: the
@@ -39,15 +40,8 @@ pub(crate) fn group_query_attention(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Resu
     if hq <= 0 || hk <= 0 || hq % hk != 0 {
         return Err(Error::type_error(format!("num_heads = {hq}, kv_num_heads = {hk}: positive, num_heads a multiple of kv_num_heads")));
     }
-    for (attr, what) in [("smooth_softmax", "smooth softmax"), ("qk_output", "the QK output")] {
-        if n.i(attr, 0) != 0 {
-            return Err(n.unsupported(format!("{attr} ({what})")));
-        }
-    }
-    for (i, what) in [(10, "attention_bias"), (11, "head_sink")] {
-        if a.get(i).is_some() {
-            return Err(n.unsupported(format!("the {what} input")));
-        }
+    if n.i("qk_output", 0) != 0 {
+        return Err(n.unsupported("qk_output (the QK output)"));
     }
     let (hq, hk) = (hq as u32, hk as u32);
     let group = hq / hk;
@@ -232,8 +226,51 @@ pub(crate) fn group_query_attention(cx: &mut Cx, n: &OnnxNode, a: &Args) -> Resu
     }
     // A masked score: far below any real one, finite so that softmax stays defined.
     let hidden = cx.scalar(dt, if dt == DataType::Float16 { -65504.0 } else { -1e30 })?;
+    // attention_bias [B or 1, Hq or 1, S, rows], added after softcap and before the mask, as
+    // ONNX Runtime 1.31 adds it (a test with both tells the orders apart).
+    if let Some(bias) = a.get(10) {
+        let shape = cx.shape(bias)?;
+        let [bb, bh, bs, bt] = shape[..] else {
+            return Err(Error::type_error(format!("attention_bias is {shape:?}; [batch or 1, num_heads or 1, sequence, total] is read")));
+        };
+        if !(bb == b || bb == 1) || !(bh == hq || bh == 1) || bs != s || bt != present_len {
+            return Err(n.unsupported(format!("attention_bias of shape {shape:?} over a present of {present_len} rows ([{b} or 1, {hq} or 1, {s}, {present_len}] is read)")));
+        }
+        let heads = if bh == 1 { [1, 1] } else { [hk, group] };
+        let mut view = if batched { vec![bb] } else { vec![] };
+        view.extend([heads[0], heads[1], s, present_len]);
+        let bias = a.op(cx, 10)?;
+        let bias = cx.b.reshape(bias, dims(&view), cx.o())?;
+        scores = cx.b.add(scores, bias, cx.o())?;
+    }
     scores = cx.b.where_(seen, scores, hidden, cx.o())?;
-    let probs = cx.b.softmax(scores, if batched { 4 } else { 3 }, cx.o())?;
+    // A sink: one more logit per query row that takes its share of the softmax and is then
+    // dropped (`smooth_softmax`: 0 for every head; `head_sink`: one per query head).
+    let sink = match (a.get(11), n.i("smooth_softmax", 0) != 0) {
+        (Some(_), _) => {
+            if cx.shape(a.req(11)?)? != [hq] {
+                return Err(Error::type_error(format!("head_sink must be [{hq}] (one per query head)")));
+            }
+            let h = a.op(cx, 11)?;
+            let view = if batched { dims(&[1, hk, group, 1, 1]) } else { dims(&[hk, group, 1, 1]) };
+            Some(cx.b.reshape(h, view, cx.o())?)
+        }
+        (None, true) => Some(cx.scalar(dt, 0.0)?),
+        (None, false) => None,
+    };
+    let last = if batched { 4 } else { 3 };
+    let probs = match sink {
+        Some(sink) => {
+            let rows_shape = lead(&[hk, group, s, 1]);
+            let sink = cx.b.expand(sink, rows_shape.clone(), cx.o())?;
+            let wide = cx.b.concat(&[scores, sink], last, cx.o())?;
+            let p = cx.b.softmax(wide, last, cx.o())?;
+            let mut sizes = lead(&[hk, group, s, present_len]);
+            sizes[last as usize] = Dim::Static(present_len);
+            cx.b.slice_dims(p, vec![0; last as usize + 1], sizes, SliceOptions { label: cx.label.clone(), ..Default::default() })?
+        }
+        None => cx.b.softmax(scores, last, cx.o())?,
+    };
     let values = cx.b.reshape(present_v, lead(&[hk, 1, present_len, d]), cx.o())?;
     let y = cx.b.matmul(probs, values, cx.o())?; // [(B,) Hkv, G, S, D]
     let y = cx.b.transpose(y, perm(vec![0, 3, 1, 2, 4], vec![2, 0, 1, 3]))?;
