@@ -1,9 +1,10 @@
 //! Key/value caches updated where they lie. A decoder binds each cache tensor as an input and
 //! as the output that `scatterND` updates (`Graph::in_place_pairs`), then reads its first
 //! rows through a `slice`, or (head-major caches, an imported GroupQueryAttention's, written
-//! at `[b, head, position]`) hands it whole to a fused attention step. The reference scatter would copy the whole cache every step (and
-//! the dispatch would copy it in and out); this step writes only the new rows into the bound
-//! tensor's bytes and decodes only the rows the slice reads. Float16 caches take their rows
+//! at `[b, head, position]`) hands it whole to a fused attention step. The reference scatter
+//! would copy the whole cache every step (and the dispatch would copy it in and out); this
+//! step writes only the new rows into the bound tensor's bytes and decodes only the rows the
+//! slice reads (none for an attention that reads the bytes itself). Float16 caches take their rows
 //! from a float32 → float16 `cast` that the step absorbs (rounding them itself, to nearest
 //! even as the cast does).
 
@@ -30,20 +31,22 @@ pub(crate) struct CacheWrite {
     axes: Vec<usize>,
     rows: usize,
     row: usize,
-    /// The scatter's output slot when a fused attention step reads the cache (in place).
-    pub attended: Option<usize>,
+    /// The scatter's output slot and the cache's shape when a fused attention step reads the
+    /// cache whole: it reads the bound bytes when `plan::link_caches` links the two, else
+    /// the slot is filled (`decode_prefix`).
+    pub attended: Option<(usize, Vec<usize>)>,
     /// The slice of the leading rows: its slot and output operand (for its bound size).
     prefix: Option<(usize, Operand)>,
-    /// Whether the slice's rows are decoded into its slot: not when its only reader is an
+    /// Whether the slice's rows (or, `attended`, the whole cache) are decoded into its slot:
+    /// not when its only reader is an
     /// attention step that reads the cache's bytes itself (`plan::link_caches`).
     pub decode_prefix: bool,
 }
 
 /// The cache write for the scatter node `n` that makes output `out` of an in-place pair,
-/// when it updates a float32 input along its first axis and nothing but a leading-rows slice
-/// (and the graph output) reads the result. Absorbs the slice.
-/// `attended`: the operands fused attention steps read whole (`plan::link_caches` gives them
-/// the bound bytes).
+/// when it updates a float32 (or cast float16) input at index tuples of any depth and
+/// nothing but the graph output and a leading-rows slice (depth 1; absorbed) or a fused
+/// attention (`attended`: the operands such steps read whole) reads the result.
 pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand, attended: &std::collections::HashSet<Operand>) -> Option<CacheWrite> {
     let g = p.orig;
     let Op::ScatterNd(a) = &g.nodes[n].op else { return None };
@@ -67,7 +70,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand, attended: &std::coll
         [] => None,
         // Its attention reads the cache itself (the view nodes are the attention's).
         &[_] if attended.contains(&out) => {
-            read_whole = Some(out.index());
+            read_whole = Some((out.index(), shape.iter().map(|&d| d as usize).collect()));
             None
         }
         &[u] if depth == 1 => {
@@ -103,7 +106,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, out: Operand, attended: &std::coll
 
 impl CacheWrite {
     pub(crate) fn describe(&self) -> String {
-        let read = if self.decode_prefix && self.attended.is_none() { "" } else { ", its rows read in place" };
+        let read = if self.decode_prefix { "" } else { ", its rows read in place" };
         format!("cache write, {} rows of {}{read}", self.rows, self.row)
     }
 
@@ -144,8 +147,16 @@ impl CacheWrite {
                 false => dst.chunks_exact_mut(4).zip(src).for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes())),
             }
         }
-        if let (Some((slot, y)), true) = (self.prefix, self.decode_prefix) {
-            let shape: Vec<usize> = dims.shape(graph.desc(y))?.iter().map(|&d| d as usize).collect();
+        if !self.decode_prefix {
+            return Ok(());
+        }
+        // The slice's rows, or the whole cache for an attention that does not read the bytes.
+        let slot_shape = match (&self.prefix, &self.attended) {
+            (Some((slot, y)), _) => Some((*slot, dims.shape(graph.desc(*y))?.iter().map(|&d| d as usize).collect::<Vec<_>>())),
+            (None, Some((slot, shape))) => Some((*slot, shape.clone())),
+            (None, None) => None,
+        };
+        if let Some((slot, shape)) = slot_shape {
             let len: usize = shape.iter().product();
             let bytes = &cache[..len * size];
             if self.half {

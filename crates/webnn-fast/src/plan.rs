@@ -590,7 +590,7 @@ fn link_caches(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[(String
     let attended: HashMap<usize, usize> = steps
         .iter()
         .filter_map(|s| match s {
-            Step::CacheWrite(c) => Some((c.attended?, c.input)),
+            Step::CacheWrite(c) => Some((c.attended.as_ref()?.0, c.input)),
             _ => None,
         })
         .collect();
@@ -612,7 +612,8 @@ fn link_caches(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[(String
     }
     for step in steps.iter_mut() {
         if let Step::CacheWrite(c) = step {
-            if c.prefix_slot().is_some_and(|s| linked.contains(&s)) {
+            let read = c.prefix_slot().or(c.attended.as_ref().map(|a| a.0));
+            if read.is_some_and(|s| linked.contains(&s)) {
                 c.decode_prefix = false;
             }
         }

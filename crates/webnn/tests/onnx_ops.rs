@@ -465,6 +465,14 @@ fn cases() -> Vec<Case> {
             vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
                 vec![ai("num_heads", 4), ai("kv_num_heads", 2)])])
             .with_outputs(&["y", "present_k", "present_v"]),
+        // Only the key cache an output (an in-place pair): its write cannot lend the attention
+        // both caches' bytes, so it fills its slot and the attention reads values.
+        case("GroupQueryAttention, only the key cache written in place", 17,
+            vec![("q", vec![1, 1, 32]), ("k", vec![1, 1, 16]), ("v", vec![1, 1, 16]), ("past_k", vec![1, 2, 6, 8]), ("past_v", vec![1, 2, 6, 8])],
+            vec![typed_init("seqlens", I32, &[1], &[5]), typed_init("total", I32, &[], &[6])],
+            vec![ms("GroupQueryAttention", &["q", "k", "v", "past_k", "past_v", "seqlens", "total"], &["y", "present_k", "present_v"],
+                vec![ai("num_heads", 4), ai("kv_num_heads", 2)])])
+            .with_outputs(&["y", "present_k"]),
         // An additive bias on the scores (after softcap, as ONNX Runtime adds it), and a sink
         // logit of 0 in each row's softmax.
         case("GroupQueryAttention with attention_bias, softcap and smooth_softmax", 17,
