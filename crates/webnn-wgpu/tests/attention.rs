@@ -149,14 +149,22 @@ fn floats(rng: &mut Rng, n: u32) -> Vec<u8> {
     rng.fill(n as usize, -2.0, 2.0).iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
+/// A cache's shape at `total` rows: token-major, or head-major (`graph_head_major`).
+fn cache_shape(cache: &OperandDescriptor, sh: Shape, total: u32) -> Vec<u32> {
+    if cache.rank() == 4 {
+        vec![1, sh.heads, total, sh.hd]
+    } else {
+        vec![total, sh.heads * sh.hd]
+    }
+}
+
 fn kernel_at(g: &Graph, sh: Shape, seq: u32, total: u32) -> String {
     let mut dims = webnn_core::DimBindings::default();
     for (name, o) in &g.inputs {
         let shape = match name.as_str() {
             "q" => vec![sh.heads, sh.group, seq, sh.hd],
             "mask" => vec![seq, total],
-            _ if g.desc(*o).rank() == 4 => vec![1, sh.heads, total, sh.hd],
-            _ => vec![total, sh.heads * sh.hd],
+            _ => cache_shape(g.desc(*o), sh, total),
         };
         dims.bind(name, g.desc(*o), &shape).unwrap();
     }
@@ -245,8 +253,7 @@ fn check_against_cpu(g: &Graph, sh: Shape, backend: &webnn_wgpu::WgpuBackend, ca
         // The caches in the graph's type: float16 values rounded from the same draws.
         let keys = g.desc(g.inputs.iter().find(|(n, _)| n == "keys").unwrap().1);
         let cache = keys.data_type;
-        // Token-major rows, or head-major (`graph_head_major`): the same draws either way.
-        let cache_shape = if keys.rank() == 4 { vec![1, heads, total, hd] } else { vec![total, heads * hd] };
+        let cache_shape = cache_shape(keys, sh, total);
         let rows = |rng: &mut Rng| {
             let bytes = floats(rng, total * heads * hd);
             let bytes = match cache {

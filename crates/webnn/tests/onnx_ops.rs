@@ -134,22 +134,26 @@ fn model(c: &Case) -> ModelProto {
     }
 }
 
+/// Deterministic float inputs for every input of `g`, input i from seed `seed + i`.
+fn feeds(g: &webnn_core::Graph, seed: u32) -> Vec<(String, HostTensor)> {
+    g.inputs
+        .iter()
+        .enumerate()
+        .map(|(i, (n, o))| {
+            let d: &OperandDescriptor = g.desc(*o);
+            let v = spread(d.max_elements() as usize, seed + i as u32);
+            (n.clone(), HostTensor { desc: d.clone(), bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() })
+        })
+        .collect()
+}
+
 /// Imports, runs on the fast backend and on ONNX Runtime, and returns the largest
 /// difference (floats) or an error (integer outputs that differ at all).
 fn check(c: &Case) -> Result<f64, String> {
     let m = model(c);
     let imported = onnx::import_model(&m, &ImportOptions::default()).map_err(|e| e.to_string())?;
     let g = imported.graph;
-    let feeds: Vec<(String, HostTensor)> = g
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, (n, o))| {
-            let d: &OperandDescriptor = g.desc(*o);
-            let v = spread(d.max_elements() as usize, 11 + i as u32);
-            (n.clone(), HostTensor { desc: d.clone(), bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() })
-        })
-        .collect();
+    let feeds = feeds(&g, 11);
     let refs: Vec<(&str, &HostTensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
     let ours = webnn::FastBackend::new(1).compile(&g).map_err(|e| e.to_string())?.dispatch(&refs).map_err(|e| e.to_string())?;
     let ort = OrtBackend::new().unwrap().standard_onnx();
@@ -525,16 +529,7 @@ fn group_query_attention_on_wgpu_matches_the_fast_cpu() {
     let wgpu = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for c in cases().iter().filter(|c| c.name.starts_with("GroupQueryAttention")) {
         let g = onnx::import_model(&model(c), &ImportOptions::default()).unwrap().graph;
-        let feeds: Vec<(String, HostTensor)> = g
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, (n, o))| {
-                let d: &OperandDescriptor = g.desc(*o);
-                let v = spread(d.max_elements() as usize, 31 + i as u32);
-                (n.clone(), HostTensor { desc: d.clone(), bytes: v.iter().flat_map(|x| x.to_le_bytes()).collect() })
-            })
-            .collect();
+        let feeds = feeds(&g, 31);
         let refs: Vec<(&str, &HostTensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t)).collect();
         let fast = webnn::FastBackend::new(1).compile(&g).unwrap().dispatch(&refs).unwrap();
         let gpu = wgpu.compile(&g).unwrap().dispatch(&refs).unwrap();

@@ -13,6 +13,7 @@ mod rows;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+use crate::buffers::Buf;
 use crate::exec::{Ctx, Values};
 use rows::{rows, Rows, Scratch};
 use crate::plan::Planner;
@@ -123,49 +124,11 @@ impl AttentionStep {
             Some(_) => mask_stride,
             None => values.get(self.keys)?.data.len() / width,
         };
-        // Head-major caches: their rows up to the last one any query sees, token-major. (When
-        // some query sees no row at all, its softmax spreads over every row, so all are kept.)
+        // Head-major caches: their rows up to the last one any query sees, token-major.
         let gathered = match self.head_major {
             Some(rows) => {
-                let Data::U8(mask) = &values.get(self.mask)?.data else {
-                    return Err(Error::operation_error("attention: the mask is not uint8"));
-                };
-                let last: Option<Vec<usize>> = mask.chunks(mask_stride.max(1)).map(|m| m.iter().rposition(|&v| v != 0)).collect();
-                total = last.and_then(|l| l.into_iter().max()).map_or(rows, |l| l + 1);
-                if mask_stride != rows {
-                    return Err(Error::operation_error("attention: operand sizes disagree"));
-                }
-                // Row j of kv head `head` is elements (head · rows + j) · d ...
-                let gather = |row: &dyn Fn(usize, &mut [f32])| -> Vec<f32> {
-                    let mut out = vec![0.0f32; total * width];
-                    for head in 0..h {
-                        for j in 0..total {
-                            row(head * rows + j, &mut out[j * width + head * d..][..d]);
-                        }
-                    }
-                    out
-                };
-                // ... of the bound bytes when the caches are written in place, else of the values.
-                match lent {
-                    Some((k, v)) => {
-                        if k.len() != h * rows * d * 4 || v.len() != k.len() {
-                            return Err(Error::operation_error("attention: the bound caches have another size"));
-                        }
-                        fn from_bytes(bytes: &[u8], r: usize, d: usize, out: &mut [f32]) {
-                            for (o, b) in out.iter_mut().zip(bytes[r * d * 4..(r + 1) * d * 4].chunks_exact(4)) {
-                                *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                            }
-                        }
-                        Some((gather(&|r, out| from_bytes(k, r, d, out)), gather(&|r, out| from_bytes(v, r, d, out))))
-                    }
-                    None => {
-                        let (k, v) = (values.f32(self.keys)?, values.f32(self.values)?);
-                        if k.len() != h * rows * d || v.len() != k.len() {
-                            return Err(Error::operation_error("attention: operand sizes disagree"));
-                        }
-                        Some((gather(&|r, out| out.copy_from_slice(&k[r * d..(r + 1) * d])), gather(&|r, out| out.copy_from_slice(&v[r * d..(r + 1) * d]))))
-                    }
-                }
+                total = visible_rows(values, self.mask, mask_stride, rows)?;
+                Some(self.gather_head_major(values, lent, rows, total)?)
             }
             None => None,
         };
@@ -214,8 +177,67 @@ impl AttentionStep {
             }
         }
         values.recycle(partial);
+        if let Some((k, v)) = gathered {
+            values.recycle(k);
+            values.recycle(v);
+        }
         values.put(self.out, shape, y);
         Ok(())
+    }
+}
+
+/// How many leading rows of a head-major cache any query sees: one past the last row the mask
+/// `[seq, rows]` shows. Every row when some query sees none (its softmax spreads over all).
+fn visible_rows(values: &Values, mask: usize, stride: usize, rows: usize) -> Result<usize> {
+    let Data::U8(mask) = &values.get(mask)?.data else {
+        return Err(Error::operation_error("attention: the mask is not uint8"));
+    };
+    if stride != rows {
+        return Err(Error::operation_error("attention: operand sizes disagree"));
+    }
+    let last: Option<Vec<usize>> = mask.chunks(stride.max(1)).map(|m| m.iter().rposition(|&v| v != 0)).collect();
+    Ok(last.and_then(|l| l.into_iter().max()).map_or(rows, |l| l + 1))
+}
+
+impl AttentionStep {
+    /// The first `total` rows of head-major key and value caches `[1, heads, rows, head_dim]`
+    /// as token-major rows `[total, heads * head_dim]`, in buffers from the spare ones: from
+    /// the bound bytes when the caches are written in place (`lent`), else from the values.
+    fn gather_head_major(&self, values: &mut Values, lent: Option<(&[u8], &[u8])>, rows: usize, total: usize) -> Result<(Buf, Buf)> {
+        let (h, d) = (self.heads, self.head_dim);
+        let width = h * d;
+        let (mut k_out, mut v_out) = (values.alloc(total * width), values.alloc(total * width));
+        // Row j of kv head `head` is elements (head · rows + j) · d of the cache.
+        let gather = |out: &mut [f32], row: &dyn Fn(usize, &mut [f32])| {
+            for head in 0..h {
+                for j in 0..total {
+                    row(head * rows + j, &mut out[j * width + head * d..][..d]);
+                }
+            }
+        };
+        match lent {
+            Some((k, v)) => {
+                if k.len() != h * rows * d * 4 || v.len() != k.len() {
+                    return Err(Error::operation_error("attention: the bound caches have another size"));
+                }
+                let from = |bytes: &[u8], r: usize, out: &mut [f32]| {
+                    for (o, b) in out.iter_mut().zip(bytes[r * d * 4..(r + 1) * d * 4].chunks_exact(4)) {
+                        *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    }
+                };
+                gather(&mut k_out, &|r, out| from(k, r, out));
+                gather(&mut v_out, &|r, out| from(v, r, out));
+            }
+            None => {
+                let (k, v) = (values.f32(self.keys)?, values.f32(self.values)?);
+                if k.len() != h * rows * d || v.len() != k.len() {
+                    return Err(Error::operation_error("attention: operand sizes disagree"));
+                }
+                gather(&mut k_out, &|r, out| out.copy_from_slice(&k[r * d..(r + 1) * d]));
+                gather(&mut v_out, &|r, out| out.copy_from_slice(&v[r * d..(r + 1) * d]));
+            }
+        }
+        Ok((k_out, v_out))
     }
 }
 
