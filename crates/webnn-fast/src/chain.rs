@@ -13,6 +13,8 @@
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
+use crate::simd::{dispatch, Simd};
+use crate::vmath;
 use webnn_core::graph::Source;
 use webnn_core::ops::Op;
 use webnn_core::{Operand, Result};
@@ -384,24 +386,12 @@ impl ChainStep {
                 .map(|&s| values.f32(s))
                 .collect::<Result<Vec<_>>>()?;
             let dst = SharedMut::new(&mut y);
+            let inputs = &inputs[..];
             ctx.pool.run(len.div_ceil(TASK), &|t| {
                 let range = t * TASK..((t + 1) * TASK).min(len);
                 // SAFETY: each task writes its own range.
                 let out = unsafe { dst.range(range.start, range.len()) };
-                let mut v = [0.0f64; BLOCK];
-                for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
-                    let at = range.start + b * BLOCK;
-                    let v = &mut v[..chunk.len()];
-                    for (x, &h) in v.iter_mut().zip(&inputs[0][at..]) {
-                        *x = h as f64;
-                    }
-                    for l in &self.links {
-                        self.apply(l, v, &inputs, at);
-                    }
-                    for (o, x) in chunk.iter_mut().zip(v.iter()) {
-                        *o = *x as f32;
-                    }
-                }
+                dispatch!(ctx.simd, run_blocks(self, out, range.start, inputs));
             });
         }
         values.put(self.out, shape, y);
@@ -412,6 +402,7 @@ impl ChainStep {
     /// result rounded to float32 as the op alone would store it. The op is matched once per
     /// block, not per element: each arm below is its own loop, where `apply` on a variant
     /// known at compile time inlines to its arithmetic and the plain ones vectorize.
+    #[inline(always)]
     fn apply(&self, l: &Link, v: &mut [f64], inputs: &[&[f32]], at: usize) {
         match *l {
             // gelu and erf by the faster approximations (module approx), within a few ULP.
@@ -420,6 +411,12 @@ impl ChainStep {
             Link::Unary(f) => {
                 use FloatUnary as U;
                 match f {
+                    // Branch-free polynomials (module vmath): the reference's float32
+                    // results but for a last-bit difference now and then.
+                    U::Exp => unary(v, vmath::exp),
+                    U::Sigmoid => unary(v, vmath::sigmoid),
+                    U::Tanh => unary(v, vmath::tanh),
+                    U::Elu { alpha } => unary(v, |x| vmath::elu(x, alpha)),
                     U::Neg => unary(v, |x| U::Neg.apply(x)),
                     U::Abs => unary(v, |x| U::Abs.apply(x)),
                     U::Identity => unary(v, |x| U::Identity.apply(x)),
@@ -466,6 +463,28 @@ impl ChainStep {
     }
 }
 
+/// The chain over `out` (elements `start..` of the result), block by block. Generic over
+/// the `dispatch!` variants, so its loops are compiled for AVX-512 and AVX2 as well; no
+/// fused multiply-adds either way (Rust never contracts `a * b + c`), so every variant
+/// computes the same bits.
+#[inline(always)]
+fn run_blocks<const FMA: bool>(step: &ChainStep, out: &mut [f32], start: usize, inputs: &[&[f32]]) {
+    let mut v = [0.0f64; BLOCK];
+    for (b, chunk) in out.chunks_mut(BLOCK).enumerate() {
+        let at = start + b * BLOCK;
+        let v = &mut v[..chunk.len()];
+        for (x, &h) in v.iter_mut().zip(&inputs[0][at..]) {
+            *x = h as f64;
+        }
+        for l in &step.links {
+            step.apply(l, v, inputs, at);
+        }
+        for (o, x) in chunk.iter_mut().zip(v.iter()) {
+            *o = *x as f32;
+        }
+    }
+}
+
 /// A binary link's other operand over one block.
 #[derive(Clone, Copy)]
 enum Operand2<'a> {
@@ -506,22 +525,49 @@ fn round(x: f64) -> f64 {
 
 #[inline(always)]
 fn unary(v: &mut [f64], f: impl Fn(f64) -> f64) {
-    v.iter_mut().for_each(|x| *x = round(f(*x)));
+    // A plain loop, not `for_each`: that is a function of its own, which LLVM may leave out
+    // of line, compiled without the caller's target features.
+    for x in v.iter_mut() {
+        *x = round(f(*x));
+    }
 }
 
 #[inline(always)]
 fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
     match other {
-        Operand2::Scalar(s) => v.iter_mut().for_each(|x| *x = round(f(*x, s))),
-        Operand2::Full(o) => v.iter_mut().zip(o).for_each(|(x, &o)| *x = round(f(*x, o as f64))),
+        Operand2::Scalar(s) => {
+            for x in v.iter_mut() {
+                *x = round(f(*x, s));
+            }
+        }
+        Operand2::Full(o) => {
+            for (x, &o) in v.iter_mut().zip(o) {
+                *x = round(f(*x, o as f64));
+            }
+        }
+        // Runs of the block that read the row contiguously (or one repeated value), so the
+        // inner loops vectorize and no element pays for a division.
         Operand2::Row(row, period, at) => {
-            for (k, x) in v.iter_mut().enumerate() {
-                *x = round(f(*x, row[(at + k) % period] as f64));
+            let (mut k, mut j) = (0, at % period);
+            while k < v.len() {
+                let n = (period - j).min(v.len() - k);
+                for (x, &o) in v[k..k + n].iter_mut().zip(&row[j..j + n]) {
+                    *x = round(f(*x, o as f64));
+                }
+                k += n;
+                j = 0;
             }
         }
         Operand2::Repeat(row, period, inner, at) => {
-            for (k, x) in v.iter_mut().enumerate() {
-                *x = round(f(*x, row[((at + k) / inner) % period] as f64));
+            let mut k = 0;
+            while k < v.len() {
+                let i = at + k;
+                let o = row[(i / inner) % period] as f64;
+                let n = (inner - i % inner).min(v.len() - k);
+                for x in &mut v[k..k + n] {
+                    *x = round(f(*x, o));
+                }
+                k += n;
             }
         }
     }

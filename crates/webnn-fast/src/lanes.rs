@@ -3,8 +3,9 @@
 //! per-token ops.
 //!
 //! Both compute like the reference kernels (webnn-cpu `reduction.rs`, `normalization.rs`),
-//! in f64 with the same formulas and summation order, so the results equal theirs bit for
-//! bit.
+//! in f64 with the same formulas, so the results equal theirs but for a last-bit difference
+//! now and then: softmax's exponentials come from `vmath::exp` (within 1e-14 of libm's) and
+//! layer normalization sums in eight partial sums (`sum` below).
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
@@ -74,14 +75,27 @@ impl SoftmaxStep {
                 let x = &x[blocks.start * block..][..blocks.len() * block];
                 let mut e = vec![0.0f64; len];
                 for (xb, ob) in x.chunks_exact(block).zip(out.chunks_exact_mut(block)) {
+                    if inner == 1 {
+                        // A contiguous lane (softmax over the last axis): slices, no strides.
+                        let max = xb.iter().fold(f64::NEG_INFINITY, |m, &v| fmax(m, v as f64));
+                        for (ek, &v) in e.iter_mut().zip(xb) {
+                            *ek = crate::vmath::exp(v as f64 - max);
+                        }
+                        let sum = e.iter().fold(0.0f64, |s, &ek| s + ek);
+                        for (o, ek) in ob.iter_mut().zip(&e) {
+                            *o = (ek / sum) as f32;
+                        }
+                        continue;
+                    }
                     for i in 0..inner {
                         let lane = (0..len).map(|k| xb[k * inner + i] as f64);
                         let max = lane.clone().fold(f64::NEG_INFINITY, fmax);
-                        let mut sum = 0.0f64;
+                        // The exponentials in a loop of their own, which vectorizes
+                        // (vmath::exp); the sum in the reference's order.
                         for (ek, v) in e.iter_mut().zip(lane) {
-                            *ek = (v - max).exp();
-                            sum += *ek;
+                            *ek = crate::vmath::exp(v - max);
                         }
+                        let sum = e.iter().fold(0.0f64, |s, &ek| s + ek);
                         for (k, ek) in e.iter().enumerate() {
                             ob[k * inner + i] = (ek / sum) as f32;
                         }
@@ -171,8 +185,8 @@ impl LayerNormStep {
                 let x = &x[range.start * len..][..range.len() * len];
                 for (xr, or) in x.chunks_exact(len).zip(out.chunks_exact_mut(len)) {
                     let count = len as f64;
-                    let mean = xr.iter().fold(0.0f64, |s, &v| s + v as f64) / count;
-                    let var = xr.iter().fold(0.0f64, |s, &v| s + (v as f64 - mean) * (v as f64 - mean));
+                    let mean = sum(xr, |v| v) / count;
+                    let var = sum(xr, |v| (v - mean) * (v - mean));
                     let inv_std = 1.0 / (var / count + self.epsilon).sqrt();
                     for (j, (o, &v)) in or.iter_mut().zip(xr).enumerate() {
                         let s = scale.as_ref().map_or(1.0, |s| s[j]);
@@ -185,4 +199,25 @@ impl LayerNormStep {
         values.put(self.out, self.shape.clone(), y);
         Ok(())
     }
+}
+
+/// Σ f(x) over a row in float64, in eight interleaved partial sums: a dependent chain of
+/// adds would wait on each add's latency. The order differs from the reference's one running
+/// sum by rounding in float64 (about 1e-16 of the sum), which reaches the float32 result only
+/// when it lies that close to a rounding boundary.
+#[inline(always)]
+fn sum(row: &[f32], f: impl Fn(f64) -> f64) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = row.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += f(v as f64);
+        }
+    }
+    let mut total = acc.iter().sum::<f64>();
+    for &v in tail {
+        total += f(v as f64);
+    }
+    total
 }

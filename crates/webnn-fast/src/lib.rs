@@ -52,6 +52,7 @@ mod resample;
 mod rows;
 mod simd;
 mod vector;
+mod vmath;
 mod window;
 
 use std::collections::HashMap;

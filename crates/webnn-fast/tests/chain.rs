@@ -1,6 +1,7 @@
 //! Element-wise chains fused into one pass: equal to the ops one by one (bit for bit where
-//! the chain's input is exact, but gelu and erf, approximated within a few ULP), with 1 and
-//! 3 threads; what must and must not join a chain.
+//! the chain's input is exact, but exp, sigmoid, tanh and elu, within one ULP, and gelu and
+//! erf, within a few), with 1 and 3 threads and every ISA; what must and must not join a
+//! chain.
 
 mod common;
 
@@ -35,6 +36,44 @@ fn steps(graph: &webnn_core::Graph, g: &G) -> Vec<String> {
         .into_iter()
         .map(|(d, _)| d)
         .collect()
+}
+
+/// The polynomial links (exp, sigmoid, tanh, elu, gelu, erf) over inputs from -100 to 100:
+/// within one ULP of the reference (a few for gelu and erf), and the same bits on every ISA
+/// the machine has (no fused multiply-adds in any variant).
+#[test]
+fn polynomial_links_are_close_and_the_same_on_every_isa() {
+    let n = 20_001;
+    let values: Vec<f32> = (0..n).map(|i| (i as f32 - 10_000.0) * 0.01).collect();
+    let desc = OperandDescriptor::new(DataType::Float32, &[n as u32]);
+    let inputs = vec![("x".to_owned(), webnn_core::HostTensor { desc: desc.clone(), bytes: common::bytes(&values) })];
+    type Link = fn(&mut webnn_core::GraphBuilder, webnn_core::Operand) -> webnn_core::Operand;
+    let links: [(&str, Link, u32); 6] = [
+        ("exp", |b, x| b.exp(x, OpOptions::default()).unwrap(), 1),
+        ("sigmoid", |b, x| b.sigmoid(x, OpOptions::default()).unwrap(), 1),
+        ("tanh", |b, x| b.tanh(x, OpOptions::default()).unwrap(), 1),
+        ("elu", |b, x| b.elu(x, EluOptions { alpha: 0.7, ..Default::default() }).unwrap(), 1),
+        ("gelu", |b, x| b.gelu(x, OpOptions::default()).unwrap(), 4),
+        ("erf", |b, x| b.erf(x, OpOptions::default()).unwrap(), 4),
+    ];
+    for (name, link, ulps) in links {
+        let mut b = webnn_core::GraphBuilder::new();
+        let x = b.input("x", desc.clone()).unwrap();
+        let y = link(&mut b, x);
+        let graph = b.build(&[("y", y)]).unwrap();
+        let want = common::run(&webnn_cpu::CpuBackend, &graph, &inputs);
+        let isas = webnn_gemm::Isa::available();
+        let got: Vec<_> = isas.iter().map(|&isa| common::run(&FastBackend::with_isa(1, isa), &graph, &inputs)).collect();
+        for (k, (w, g)) in want[0].iter().zip(&got[0][0]).enumerate() {
+            let key = |v: f32| if v.to_bits() as i32 >= 0 { v.to_bits() as i64 } else { -((v.to_bits() & 0x7fff_ffff) as i64) };
+            let close = (w.is_nan() && g.is_nan()) || w == g || key(*w).abs_diff(key(*g)) <= ulps as u64;
+            assert!(close, "{name}({}): reference {w}, fast {g}", values[k]);
+        }
+        for (isa, other) in isas.iter().zip(&got) {
+            let same = other[0].iter().zip(&got[0][0]).all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same, "{name}: {isa} differs from {}", isas[0]);
+        }
+    }
 }
 
 #[test]

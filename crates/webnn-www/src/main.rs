@@ -11,7 +11,7 @@
 //! headless Chromium once per thread count and prints a table. It fails when the two
 //! disagree on the outputs (top class, or logits beyond 1e-3); speed is reported, not judged.
 //!
-//! `webnn-www ort-webnn [--device cpu|gpu|npu]`: runs `www/ort-webnn/` in headless Chromium
+//! `webnn-www ort-webnn [--device cpu|gpu|npu] [--runs N]`: runs `www/ort-webnn/` in headless Chromium
 //! (or Firefox, with `WEBNN_BROWSER=firefox`, as every command here):
 //! ONNX Runtime Web's WebNN execution provider on the polyfill, for MobileNetV2 and a
 //! BERT-style encoder exported by webnn-onnx, against its wasm execution provider; fails
@@ -89,7 +89,11 @@ fn main() -> ExitCode {
             arg(&args, "--threads").and_then(|r| r.parse().ok()),
             arg(&args, "--build"),
         ),
-        Some("ort-webnn") => ort_webnn(port, &arg(&args, "--device").unwrap_or_else(|| "cpu".into())),
+        Some("ort-webnn") => ort_webnn(
+            port,
+            &arg(&args, "--device").unwrap_or_else(|| "cpu".into()),
+            arg(&args, "--runs").and_then(|r| r.parse().ok()).unwrap_or(10),
+        ),
         Some("onnx") => onnx_page::run(
             port,
             &arg(&args, "--threads").unwrap_or_else(|| "1,2".into()),
@@ -254,10 +258,10 @@ fn bench(port: u16, threads: &str, runs: u32) -> Result<(), String> {
 /// provider's (within 1e-4 of the largest output; the same top class), ONNX Runtime built one
 /// WebNN graph per model holding at least the source graph's compute ops (so no node fell
 /// back to its CPU), and nothing was left as an unhandled rejection.
-fn ort_webnn(port: u16, device: &str) -> Result<(), String> {
+fn ort_webnn(port: u16, device: &str, runs: u32) -> Result<(), String> {
     let server = start(port)?;
     let browser = Browser::start()?;
-    let r = page_result(&browser, &server, &format!("/ort-webnn/?device={device}&auto"), "ortWebnnResult", "the ONNX Runtime Web page", 10)?;
+    let r = page_result(&browser, &server, &format!("/ort-webnn/?device={device}&runs={runs}&auto"), "ortWebnnResult", "the ONNX Runtime Web page", 10)?;
     let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(f64::NAN);
     println!(
         "onnxruntime-web {} with executionProviders [{{name: 'webnn', deviceType: '{device}'}}] on the polyfill's {} context, in {}:\n",
@@ -265,8 +269,8 @@ fn ort_webnn(port: u16, device: &str) -> Result<(), String> {
         r["backend"].as_str().unwrap_or("?"),
         browser.engine().name()
     );
-    println!("| model | WebNN graphs | WebNN ops | session webnn / wasm | first run webnn / wasm | max |Δ| / max |output| |");
-    println!("|---|---|---|---|---|---|");
+    println!("| model | WebNN graphs | WebNN ops | session webnn / wasm | first run webnn / wasm | run (median) webnn / wasm | max |Δ| / max |output| |");
+    println!("|---|---|---|---|---|---|---|");
     let mut failures: Vec<String> = r["unhandled"].as_array().into_iter().flatten().map(|u| format!("unhandled rejection: {u}")).collect();
     for m in r["results"].as_array().into_iter().flatten() {
         let name = m["model"].as_str().unwrap_or("?");
@@ -306,15 +310,21 @@ fn ort_webnn(port: u16, device: &str) -> Result<(), String> {
             }
         }
         println!(
-            "| {name} | {builds} | {} | {:.0} / {:.0} ms | {:.1} / {:.1} ms | {} |",
+            "| {name} | {builds} | {} | {:.0} ({:.0} builder calls, {:.0} build) / {:.0} ms | {:.1} / {:.1} ms | {:.2} / {:.2} ms ({:.2}x) | {} |",
             count(&built),
             f(&m["webnn"], "createMs"),
+            f(&m["webnn"], "builderMs"),
+            f(&m["webnn"], "buildMs"),
             f(&m["wasm"], "createMs"),
             f(&m["webnn"], "runMs"),
             f(&m["wasm"], "runMs"),
+            f(&m["webnn"], "steadyMs"),
+            f(&m["wasm"], "steadyMs"),
+            f(&m["webnn"], "steadyMs") / f(&m["wasm"], "steadyMs"),
             diffs.join(", ")
         );
     }
+    println!("\none-op graph, writeTensor + dispatch + readTensor: {:.1} us per iteration (median of 10 blocks of 100)", f(&r, "dispatchUs"));
     if failures.is_empty() {
         Ok(())
     } else {
