@@ -88,6 +88,9 @@ pub struct GraphStats {
     /// Bind groups made so far for the tensors dispatches bound (WebGPU): a decode loop that
     /// makes none per step adds none.
     pub bind_groups: Option<u64>,
+    /// Steps of the plan on the backend's own kernels and on the reference interpreter's
+    /// (the fast CPU): how much of a graph runs at kernel speed.
+    pub kernel_steps: Option<(usize, usize)>,
 }
 
 /// A compiled graph.

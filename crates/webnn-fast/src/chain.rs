@@ -13,7 +13,10 @@
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
-use crate::simd::{dispatch, Simd};
+use crate::simd::dispatch;
+// `dispatch!` names the variants on x86-64 only.
+#[cfg(target_arch = "x86_64")]
+use crate::simd::Simd;
 use crate::vmath;
 use webnn_core::graph::Source;
 use webnn_core::ops::Op;

@@ -32,6 +32,7 @@ mod attention;
 mod bnfold;
 mod buffers;
 mod cache;
+mod cast;
 mod chain;
 mod conv;
 mod copy;
@@ -58,7 +59,8 @@ mod window;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use webnn_core::{
-    Backend, Capabilities, DeviceInfo, DimBindings, Error, Executable, Graph, HostTensor, InPlace, Result,
+    Backend, Capabilities, DeviceInfo, DimBindings, Error, Executable, Graph, GraphStats, HostTensor, InPlace,
+    Result,
 };
 use webnn_cpu::Tensor;
 use webnn_gemm::Isa;
@@ -470,5 +472,9 @@ impl Executable for FastGraph {
         inout: &mut [InPlace],
     ) -> Result<Vec<(String, HostTensor)>> {
         self.run_host(inputs, inout)
+    }
+
+    fn stats(&self) -> GraphStats {
+        GraphStats { kernel_steps: Some(self.step_counts()), ..GraphStats::default() }
     }
 }

@@ -10,6 +10,7 @@
 
 use crate::attention;
 use crate::cache;
+use crate::cast;
 use crate::chain;
 use crate::conv;
 use crate::lanes;
@@ -244,6 +245,7 @@ impl<'g> Planner<'g> {
             Op::Pad(a) => copy::plan_pad(self, n, a),
             Op::Resample2d(a) => resample::plan(self, n, a),
             Op::Transpose(a) => copy::plan_transpose(self, n, a),
+            Op::Cast(a) => cast::plan(self, n, a),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
             Op::ReduceMean(a) => reduce_lanes::plan(self, n, Fold::Mean, a),
@@ -298,7 +300,6 @@ impl<'g> Planner<'g> {
             | Op::Sign(_)
             | Op::Sqrt(_)
             | Op::Tan(_)
-            | Op::Cast(_)
             | Op::Elu(_)
             | Op::Gelu(_)
             | Op::HardSigmoid(_)

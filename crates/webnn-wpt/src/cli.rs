@@ -5,10 +5,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 use webnn_core::Backend;
 use webnn_wpt::native::{default_expected_path, default_wpt_dir, load_dir, read_expectations};
+use webnn_wpt::coverage::{case_types, Coverage, Recording};
 use webnn_wpt::{evaluate, run, to_json, Selection, Status};
 
 const USAGE: &str = "usage: webnn-wpt --backend cpu|fast|wgpu|ort|browser-cpu|browser-webgpu [--json FILE] [--filter SUBSTR] \
-[--suite conformance|validation] [--wpt DIR] [--expected FILE] [--verbose] [--list-failing]";
+[--suite conformance|validation] [--wpt DIR] [--expected FILE] [--verbose] [--list-failing] [--coverage]";
 
 struct Cli {
     backend: String,
@@ -18,6 +19,8 @@ struct Cli {
     selection: Selection,
     verbose: bool,
     list_failing: bool,
+    /// Print which conformance cases ran every step on the backend's own kernels.
+    coverage: bool,
 }
 
 fn parse_args() -> Result<Cli, String> {
@@ -29,6 +32,7 @@ fn parse_args() -> Result<Cli, String> {
         selection: Selection::default(),
         verbose: false,
         list_failing: false,
+        coverage: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -46,6 +50,7 @@ fn parse_args() -> Result<Cli, String> {
             },
             "--verbose" | "-v" => cli.verbose = true,
             "--list-failing" => cli.list_failing = true,
+            "--coverage" => cli.coverage = true,
             "--help" | "-h" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
         }
@@ -85,21 +90,31 @@ pub fn main() -> ExitCode {
 fn real_main() -> Result<bool, String> {
     let cli = parse_args()?;
     let in_browser = webnn_wpt::browser::context_options(&cli.backend).is_some();
-    let backend = if in_browser { None } else { Some(make_backend(&cli.backend)?) };
+    let mut backend = if in_browser { None } else { Some(make_backend(&cli.backend)?) };
+    let recording = match cli.coverage {
+        true => Some(Recording::new(backend.take().ok_or("--coverage needs a native backend")?)),
+        false => None,
+    };
+    let native: Option<&dyn Backend> = recording.as_ref().map(|r| r as &dyn Backend).or(backend.as_deref());
     let wpt = cli.wpt.clone().unwrap_or_else(default_wpt_dir);
     let expected_path = cli.expected.clone().unwrap_or_else(|| default_expected_path(&cli.backend));
     let expectations = read_expectations(&expected_path)?;
     let files = load_dir(&wpt)?;
+    let types = if cli.coverage { case_types(&files.as_sources().conformance) } else { Default::default() };
+    let mut coverage = Coverage::default();
 
     let start = Instant::now();
     let mut on_result = |r: &webnn_wpt::CaseResult| {
+        if let Some(rec) = &recording {
+            coverage.add(r, rec.take(), &types);
+        }
         if cli.verbose {
             let reason = expectations.reason(&r.key()).map(|why| format!(" [expected: {why}]")).unwrap_or_default();
             println!("{:5} {}{reason}{}", r.status.name().to_uppercase(), r.key(), message_suffix(&r.message));
         }
     };
-    let results = match &backend {
-        Some(b) => run(b.as_ref(), &files.as_sources(), &cli.selection, &mut on_result),
+    let results = match native {
+        Some(b) => run(b, &files.as_sources(), &cli.selection, &mut on_result),
         None => {
             let results = webnn_wpt::browser::run(&cli.backend, &wpt, &files.as_sources(), &cli.selection)?;
             results.iter().for_each(&mut on_result);
@@ -135,6 +150,9 @@ fn real_main() -> Result<bool, String> {
     if let Some(path) = &cli.json {
         std::fs::write(path, to_json(&cli.backend, &results))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if cli.coverage {
+        println!("kernel coverage on {}:\n\n{}", cli.backend, coverage.table());
     }
     let errors = results.iter().filter(|r| r.status == Status::Error).count();
     println!(

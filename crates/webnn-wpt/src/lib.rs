@@ -13,6 +13,8 @@
 pub mod browser;
 pub mod compare;
 pub mod conformance;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod coverage;
 pub mod data;
 #[cfg(feature = "embed")]
 pub mod embedded;

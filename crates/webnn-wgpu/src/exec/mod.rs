@@ -552,6 +552,7 @@ impl Executable for WgpuGraph {
             shapes_built: Some(self.shapes_built()),
             copied_bytes: Some(self.copied_bytes()),
             bind_groups: Some(self.bind_groups_made),
+            kernel_steps: None,
         }
     }
 }

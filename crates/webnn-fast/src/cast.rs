@@ -1,0 +1,101 @@
+//! cast between float32 and float16 or an integer type (8, 32 or 64 bits): the float16
+//! pass's conversions at a float16 graph's inputs and outputs, and a model's own casts. One
+//! pass per element with the reference's arithmetic (webnn-cpu `parametric.rs`), so results
+//! are bit for bit the same: float16 rounds to nearest even (F16C where the machine has it),
+//! integers become the nearest float32, and floats become integers truncated toward zero,
+//! saturated, NaN giving 0 (Rust's `as`).
+
+use crate::exec::{Step, Values};
+use crate::plan::Planner;
+use half::slice::HalfFloatSliceExt;
+use half::f16;
+use webnn_core::ops::Cast;
+use webnn_core::{DataType, Error, Result};
+use webnn_cpu::{Data, Tensor};
+
+pub(crate) struct CastStep {
+    input: usize,
+    out: usize,
+    to: DataType,
+}
+
+/// Whether the step converts `from` to `to`: float32 to or from float16 and the 8, 32 and
+/// 64-bit integers (int4/uint4 and integer-to-integer casts stay on the reference).
+fn handles(from: DataType, to: DataType) -> bool {
+    use DataType::*;
+    let other = |t| matches!(t, Float16 | Int8 | Uint8 | Int32 | Uint32 | Int64 | Uint64);
+    (from == Float32 && other(to)) || (to == Float32 && other(from))
+}
+
+pub(crate) fn plan(p: &mut Planner, n: usize, a: &Cast) -> Option<Step> {
+    if !handles(p.orig.desc(a.input).data_type, a.data_type) {
+        return None;
+    }
+    let input = p.logical(a.input);
+    Some(Step::Cast(Box::new(CastStep { input, out: p.orig.nodes[n].outputs[0].index(), to: a.data_type })))
+}
+
+impl CastStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("cast to {}", self.to)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    pub(crate) fn run(&self, values: &mut Values) -> Result<()> {
+        let (shape, len) = {
+            let x = values.get(self.input)?;
+            (x.shape.clone(), x.data.len())
+        };
+        if self.to == DataType::Float32 {
+            let mut y = values.alloc(len);
+            match &values.get(self.input)?.data {
+                Data::F16(v) => v.convert_to_f32_slice(&mut y),
+                Data::I8(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                Data::U8(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                Data::I32(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                Data::U32(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                Data::I64(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                Data::U64(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                other => return Err(unexpected(other.data_type(), self.to)),
+            }
+            values.put(self.out, shape, y);
+            return Ok(());
+        }
+        let x = values.f32(self.input)?;
+        let data = match self.to {
+            DataType::Float16 => {
+                let mut y = vec![f16::ZERO; len];
+                y.convert_from_f32_slice(x);
+                Data::F16(y)
+            }
+            DataType::Int8 => Data::I8(x.iter().map(|&v| v as i8).collect()),
+            DataType::Uint8 => Data::U8(x.iter().map(|&v| v as u8).collect()),
+            DataType::Int32 => Data::I32(x.iter().map(|&v| v as i32).collect()),
+            DataType::Uint32 => Data::U32(x.iter().map(|&v| v as u32).collect()),
+            DataType::Int64 => Data::I64(x.iter().map(|&v| v as i64).collect()),
+            DataType::Uint64 => Data::U64(x.iter().map(|&v| v as u64).collect()),
+            to => return Err(unexpected(DataType::Float32, to)),
+        };
+        values.put_tensor(self.out, Tensor::new(shape, data));
+        Ok(())
+    }
+}
+
+fn unexpected(from: DataType, to: DataType) -> Error {
+    Error::operation_error(format!("cast: the plan has no {from} to {to} step"))
+}
+
+#[cfg(test)]
+mod tests {
+    use webnn_core::DataType::*;
+
+    #[test]
+    fn handles_float32_with_the_others_only() {
+        assert!(super::handles(Float16, Float32) && super::handles(Float32, Int64));
+        assert!(!super::handles(Int32, Int64) && !super::handles(Float32, Float32));
+        assert!(!super::handles(Float32, Int4) && !super::handles(Float16, Int32));
+    }
+}
