@@ -89,10 +89,20 @@ pub(crate) struct Permute {
     input: usize,
     out: usize,
     /// The output's elements in order walk this shape, with the input's stride along each
-    /// axis (a reshape: one axis of stride 1).
+    /// axis (a reshape: one axis of stride 1; a broadcast axis: stride 0), from `offset`.
     walk: Vec<usize>,
     strides: Vec<usize>,
+    offset: usize,
     out_shape: Vec<usize>,
+    /// What the step does, for `describe`: the op it stands for.
+    what: &'static str,
+}
+
+impl Permute {
+    /// A strided copy of slot `input` into slot `out` (module `views`: slice, expand, split).
+    pub(crate) fn strided(what: &'static str, input: usize, out: usize, walk: Vec<usize>, strides: Vec<usize>, offset: usize) -> Permute {
+        Permute { input, out, out_shape: walk.clone(), walk, strides, offset, what }
+    }
 }
 
 /// The fast step for a float32 transpose with static shapes.
@@ -120,8 +130,10 @@ pub(crate) fn plan_transpose(p: &mut Planner, n: usize, a: &Transpose) -> Option
         input,
         out: y.index(),
         strides: perm.iter().map(|&d| in_strides[d]).collect(),
+        offset: 0,
         out_shape: walk.clone(),
         walk,
+        what: "transpose",
     })))
 }
 
@@ -134,7 +146,7 @@ pub(crate) fn plan_reshape(p: &mut Planner, n: usize, a: &Reshape) -> Option<Ste
     let out_shape = p.shape(y);
     let input = p.logical(a.input);
     let len = out_shape.iter().product();
-    Some(Step::Permute(Box::new(Permute { input, out: y.index(), walk: vec![len], strides: vec![1], out_shape })))
+    Some(Step::Permute(Box::new(Permute { input, out: y.index(), walk: vec![len], strides: vec![1], offset: 0, out_shape, what: "copy" })))
 }
 
 impl Permute {
@@ -143,16 +155,20 @@ impl Permute {
     }
 
     pub(crate) fn describe(&self) -> String {
-        match self.walk.len() {
-            1 => format!("copy to {:?}", self.out_shape),
-            _ => format!("transpose to {:?}", self.out_shape),
-        }
+        format!("{} to {:?}", self.what, self.out_shape)
+    }
+
+    /// The largest input index the walk reads, plus one.
+    fn extent(&self) -> usize {
+        let last: usize = self.walk.iter().zip(&self.strides).map(|(&n, &s)| n.saturating_sub(1) * s).sum();
+        self.offset + last + 1
     }
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
         let len: usize = self.walk.iter().product();
-        if values.f32(self.input)?.len() != len {
-            return Err(Error::operation_error("transpose: the input's size differs from the plan's"));
+        let reach = if len == 0 { 0 } else { self.extent() };
+        if values.f32(self.input)?.len() < reach {
+            return Err(Error::operation_error(format!("{}: the input's size differs from the plan's", self.describe())));
         }
         let mut y = values.alloc(len);
         {
@@ -168,7 +184,7 @@ impl Permute {
                 let out = unsafe { dst.range(range.start * last, range.len() * last) };
                 for (r, row) in range.zip(out.chunks_exact_mut(last)) {
                     // The row's first input offset from its index along the leading axes.
-                    let (mut rest, mut at) = (r, 0usize);
+                    let (mut rest, mut at) = (r, self.offset);
                     for d in (0..rank - 1).rev() {
                         at += (rest % self.walk[d]) * self.strides[d];
                         rest /= self.walk[d];

@@ -53,6 +53,7 @@ mod resample;
 mod rows;
 mod simd;
 mod vector;
+mod views;
 mod vmath;
 mod window;
 

@@ -18,6 +18,7 @@ use crate::copy;
 use crate::deconv;
 use crate::exec::{Post, Step};
 use crate::matmul;
+use crate::views;
 use crate::norm;
 use crate::resample;
 use crate::reduce_lanes::{self, Fold};
@@ -246,6 +247,10 @@ impl<'g> Planner<'g> {
             Op::Resample2d(a) => resample::plan(self, n, a),
             Op::Transpose(a) => copy::plan_transpose(self, n, a),
             Op::Cast(a) => cast::plan(self, n, a),
+            Op::Slice(a) => views::plan_slice(self, n, a),
+            Op::Expand(a) => views::plan_expand(self, n, a),
+            Op::Split(a) => views::plan_split(self, n, a),
+            Op::Gather(a) => views::plan_gather(self, n, a),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
             Op::ReduceMean(a) => reduce_lanes::plan(self, n, Fold::Mean, a),
@@ -322,15 +327,11 @@ impl<'g> Planner<'g> {
             | Op::GruCell(_)
             | Op::Lstm(_)
             | Op::LstmCell(_)
-            | Op::Gather(_)
             | Op::GatherElements(_)
             | Op::GatherNd(_)
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
-            | Op::Expand(_)
             | Op::Reverse(_)
-            | Op::Slice(_)
-            | Op::Split(_)
             | Op::Tile(_)
             | Op::Triangular(_)
             | Op::Where(_)

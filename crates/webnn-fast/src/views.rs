@@ -1,0 +1,181 @@
+//! slice, expand and split as strided copies (`copy::Permute` from an offset, a broadcast
+//! axis read with stride 0), and gather as block copies: float32 with static shapes, the
+//! elements the reference's index maps pick, without those maps (8 bytes per output element)
+//! or its float64 copies.
+
+use crate::copy::Permute;
+use crate::exec::{Ctx, Step, Values};
+use crate::plan::Planner;
+use webnn_core::ops::*;
+use webnn_core::{Error, Operand, Result};
+use webnn_cpu::Data;
+
+/// Row-major strides of `shape`.
+fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
+/// Whether node `n` reads and writes float32 with static shapes only.
+fn static_f32(p: &Planner, n: usize, input: Operand) -> bool {
+    let node = &p.orig.nodes[n];
+    p.is_f32(input) && node.outputs.iter().all(|&y| p.is_f32(y) && p.orig.desc(y).is_static())
+}
+
+pub(crate) fn plan_slice(p: &mut Planner, n: usize, a: &Slice) -> Option<Step> {
+    if !static_f32(p, n, a.input) {
+        return None;
+    }
+    let y = p.orig.nodes[n].outputs[0];
+    let (xs, ys) = (p.shape(a.input), p.shape(y));
+    let st = strides(&xs);
+    let step = |d: usize| a.options.strides.as_ref().map_or(1, |s| s[d] as usize);
+    let offset = a.starts.iter().zip(&st).map(|(&s, &t)| s as usize * t).sum();
+    let walk_strides = (0..xs.len()).map(|d| st[d] * step(d)).collect();
+    let input = p.logical(a.input);
+    Some(Step::Permute(Box::new(Permute::strided("slice", input, y.index(), ys, walk_strides, offset))))
+}
+
+pub(crate) fn plan_expand(p: &mut Planner, n: usize, a: &Expand) -> Option<Step> {
+    if !static_f32(p, n, a.input) {
+        return None;
+    }
+    let y = p.orig.nodes[n].outputs[0];
+    let (xs, ys) = (p.shape(a.input), p.shape(y));
+    let st = strides(&xs);
+    // The input's axes align with the output's last ones; a size-1 axis repeats (stride 0).
+    let lead = ys.len() - xs.len();
+    let walk_strides = (0..ys.len())
+        .map(|d| match d.checked_sub(lead) {
+            Some(k) if xs[k] == ys[d] => st[k],
+            _ => 0,
+        })
+        .collect();
+    let input = p.logical(a.input);
+    Some(Step::Permute(Box::new(Permute::strided("expand", input, y.index(), ys, walk_strides, 0))))
+}
+
+/// split: one strided copy per output.
+pub(crate) struct SplitStep {
+    parts: Vec<Permute>,
+    input: usize,
+}
+
+pub(crate) fn plan_split(p: &mut Planner, n: usize, a: &Split) -> Option<Step> {
+    if !static_f32(p, n, a.input) {
+        return None;
+    }
+    let xs = p.shape(a.input);
+    let st = strides(&xs);
+    let axis = a.options.axis as usize;
+    let input = p.logical(a.input);
+    let mut start = 0;
+    let mut parts = Vec::new();
+    for &y in &p.orig.nodes[n].outputs {
+        let ys = p.shape(y);
+        parts.push(Permute::strided("split", input, y.index(), ys.clone(), st.clone(), start * st[axis]));
+        start += ys[axis];
+    }
+    Some(Step::Split(Box::new(SplitStep { parts, input })))
+}
+
+impl SplitStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("split into {} parts", self.parts.len())
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        self.parts.iter().try_for_each(|p| p.run(ctx, values))
+    }
+}
+
+/// gather along an axis: for each outer index and each index value, one contiguous block of
+/// the input (everything after the axis) copied.
+pub(crate) struct GatherStep {
+    input: usize,
+    indices: usize,
+    out: usize,
+    /// Input elements before the axis (outer), along it (n) and after it (inner).
+    outer: usize,
+    n: usize,
+    inner: usize,
+    out_shape: Vec<usize>,
+}
+
+pub(crate) fn plan_gather(p: &mut Planner, n: usize, a: &Gather) -> Option<Step> {
+    if !static_f32(p, n, a.input) || !p.orig.desc(a.indices).is_static() {
+        return None;
+    }
+    let y = p.orig.nodes[n].outputs[0];
+    let xs = p.shape(a.input);
+    let axis = a.options.axis as usize;
+    if xs.get(axis).is_none_or(|&n| n == 0) {
+        return None;
+    }
+    let input = p.logical(a.input);
+    let indices = p.logical(a.indices);
+    Some(Step::Gather(Box::new(GatherStep {
+        input,
+        indices,
+        out: y.index(),
+        outer: xs[..axis].iter().product(),
+        n: xs[axis],
+        inner: xs[axis + 1..].iter().product(),
+        out_shape: p.shape(y),
+    })))
+}
+
+/// Index `i` into an axis of size `n` (> 0) as the reference resolves it: a negative index
+/// counts from the end, then the result is clamped into range (the spec leaves out-of-range
+/// indices to the implementation).
+fn resolve(i: i128, n: usize) -> usize {
+    let n = n as i128;
+    let i = if i < 0 { i + n } else { i };
+    i.clamp(0, n - 1) as usize
+}
+
+impl GatherStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("gather to {:?}", self.out_shape)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input, self.indices]
+    }
+
+    pub(crate) fn run(&self, values: &mut Values) -> Result<()> {
+        let (outer, n, inner) = (self.outer, self.n, self.inner);
+        let rows: Vec<usize> = match &values.get(self.indices)?.data {
+            Data::I32(v) => v.iter().map(|&i| resolve(i as i128, n)).collect(),
+            Data::U32(v) => v.iter().map(|&i| resolve(i as i128, n)).collect(),
+            Data::I64(v) => v.iter().map(|&i| resolve(i as i128, n)).collect(),
+            Data::U64(v) => v.iter().map(|&i| resolve(i as i128, n)).collect(),
+            // Validation admits int32, uint32 and int64 indices (uint64 is kept for any
+            // extension of that list).
+            other => return Err(Error::operation_error(format!("gather: {} indices", other.data_type()))),
+        };
+        let len = outer * rows.len() * inner;
+        if len != self.out_shape.iter().product::<usize>() || values.f32(self.input)?.len() != outer * n * inner {
+            return Err(Error::operation_error("gather: the operands' sizes differ from the plan's"));
+        }
+        let mut y = values.alloc(len);
+        {
+            let x = values.f32(self.input)?;
+            let blocks = y.chunks_exact_mut(inner.max(1));
+            for (k, block) in blocks.enumerate() {
+                let (o, r) = (k / rows.len(), rows[k % rows.len()]);
+                let at = (o * n + r) * inner;
+                block.copy_from_slice(&x[at..at + inner]);
+            }
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
+    }
+}

@@ -1,0 +1,111 @@
+//! slice, expand, split, gather and cast on their fast steps against the reference, bit for
+//! bit: slices with and without strides at every offset kind, broadcasts of every axis pattern
+//! (a new leading axis too), splits in equal and given parts along each axis, gathers along
+//! each axis with negative and out-of-range indices of every index type, and casts between
+//! float32 and float16 and the integer types.
+
+mod common;
+
+use common::{check, G};
+use webnn_core::ops::*;
+use webnn_core::{DataType, Dim, OperandDescriptor};
+
+/// The plan's step counts: every case below must run on fast steps only.
+const ALL_FAST: usize = 0;
+
+#[test]
+fn slices_match_the_reference() {
+    let cases: [(&[u32], &[u32], Option<Vec<u32>>); 4] = [
+        (&[0, 0, 0], &[2, 3, 4], None),
+        (&[1, 1, 2], &[1, 2, 2], None),
+        (&[0, 1, 0], &[2, 2, 4], Some(vec![1, 2, 3])),
+        (&[1, 0, 1], &[1, 3, 3], Some(vec![2, 1, 2])),
+    ];
+    for (starts, sizes, strides) in cases {
+        let mut g = G::new(20);
+        let x = g.input("x", &[2, 3, 4]);
+        let options = SliceOptions { strides: strides.clone(), ..Default::default() };
+        let y = g.b.slice(x, starts.to_vec(), sizes.to_vec(), options).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "{starts:?} {sizes:?} {strides:?}");
+    }
+}
+
+#[test]
+fn expands_match_the_reference() {
+    let cases: [(&[u32], &[u32]); 4] = [(&[3, 1], &[3, 4]), (&[1, 4], &[3, 4]), (&[1], &[2, 3, 4]), (&[2, 1, 4], &[3, 2, 5, 4])];
+    for (from, to) in cases {
+        let mut g = G::new(21);
+        let x = g.input("x", from);
+        let y = g.b.expand(x, to.iter().map(|&d| Dim::Static(d)).collect(), OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "{from:?} to {to:?}");
+    }
+}
+
+#[test]
+fn splits_match_the_reference() {
+    for axis in 0..3u32 {
+        for splits in [Splits::Count(2), Splits::Sizes(vec![1, 3])] {
+            let mut g = G::new(22);
+            let mut shape = [3u32, 3, 3];
+            shape[axis as usize] = 4;
+            let x = g.input("x", &shape);
+            let parts = g.b.split(x, splits.clone(), SplitOptions { axis, ..Default::default() }).unwrap();
+            let graph = g.build(&[("a", parts[0]), ("b", parts[1])]);
+            assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "axis {axis}, {splits:?}");
+        }
+    }
+}
+
+#[test]
+fn gathers_match_the_reference() {
+    // Negative indices count from the end; out-of-range ones are clamped, as the reference does.
+    let values = [0i64, -1, 2, 7, -9, 1];
+    let types = [DataType::Int32, DataType::Int64, DataType::Uint32];
+    for axis in 0..3u32 {
+        for t in types {
+            let mut g = G::new(23);
+            let x = g.input("x", &[3, 4, 2]);
+            let v: Vec<i64> = values.iter().map(|&i| if t == DataType::Uint32 { i.abs() } else { i }).collect();
+            let bytes: Vec<u8> = match t {
+                DataType::Int64 => v.iter().flat_map(|i| i.to_le_bytes()).collect(),
+                _ => v.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect(),
+            };
+            let indices = g.b.constant(OperandDescriptor::new(t, &[2, 3]), bytes).unwrap();
+            let y = g.b.gather(x, indices, GatherOptions { axis, ..Default::default() }).unwrap();
+            let graph = g.build(&[("y", y)]);
+            assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "axis {axis}, {t} indices");
+        }
+    }
+}
+
+#[test]
+fn casts_match_the_reference() {
+    let types = [DataType::Float16, DataType::Int8, DataType::Uint8, DataType::Int32, DataType::Uint32, DataType::Int64, DataType::Uint64];
+    for t in types {
+        // float32 -> t -> float32, over values that overflow, truncate and go negative.
+        let mut g = G::new(24);
+        let x = g.input("x", &[5, 7]);
+        let big = g.b.constant(OperandDescriptor::new(DataType::Float32, &[1]), 300.5f32.to_le_bytes().to_vec()).unwrap();
+        let scaled = g.b.mul(x, big, OpOptions::default()).unwrap();
+        let narrow = g.b.cast(scaled, t, OpOptions::default()).unwrap();
+        let back = g.b.cast(narrow, DataType::Float32, OpOptions::default()).unwrap();
+        let graph = g.build(&[("narrow", narrow), ("back", back)]);
+        let (fast, reference) = check_any(&graph, &g.inputs);
+        assert_eq!(reference, ALL_FAST, "{t}: {fast} fast steps");
+    }
+}
+
+/// `check` for graphs with outputs of any type: the outputs' bytes equal the reference's.
+fn check_any(graph: &webnn_core::Graph, inputs: &[(String, webnn_core::HostTensor)]) -> (usize, usize) {
+    use webnn_core::{Backend, Executable};
+    let feeds: Vec<(&str, &webnn_core::HostTensor)> = inputs.iter().map(|(n, t)| (n.as_str(), t)).collect();
+    let want = webnn_cpu::CpuBackend.compile(graph).unwrap().dispatch(&feeds).unwrap();
+    let fast = webnn_fast::FastBackend::new(1);
+    let got = fast.compile(graph).unwrap().dispatch(&feeds).unwrap();
+    for ((n, w), (_, g)) in want.iter().zip(&got) {
+        assert_eq!(w.bytes, g.bytes, "output {n}");
+    }
+    fast.compile_graph(graph).unwrap().step_counts()
+}
