@@ -28,7 +28,7 @@ cargo test --workspace --exclude webnn-browser-tests --features webnn/ort,webnn/
 bin="$CARGO_TARGET_DIR/debug"
 cargo check -q -p webnn-coreml --features macos-run --target aarch64-apple-darwin   # the Core ML executor
 cargo check -q -p webnn-gemm -p webnn-fast --target aarch64-apple-darwin   # the NEON kernels (aarch64)
-"$bin/webnn-wpt" --backend fast   # WPT on the fast CPU backend (webnn-fast)
+"$bin/webnn-wpt" --backend fast --coverage   # WPT on the fast CPU backend (webnn-fast), and which cases run on its own kernels
 # The ONNX tool from the shell on a package's model (its outputs are checked by onnx_import.rs).
 onnx_models="${WEBNN_ONNX_DIR:-$HOME/.cache/webnn-rs/onnx}"
 "$bin/webnn-onnx" inspect "$onnx_models/magika/models/standard_v3_3/model.onnx" --dims unk__214=1 | tail -n 1

@@ -122,3 +122,32 @@ impl Coverage {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Status;
+
+    fn result(file: &str, name: &str) -> CaseResult {
+        CaseResult { suite: Suite::Conformance, file: file.into(), name: name.into(), status: Status::Pass, message: String::new() }
+    }
+
+    #[test]
+    fn cases_are_counted_per_op_and_type() {
+        let json = r#"{"cases": [
+            {"name": "add float16 1D tensors", "graph": {}},
+            {"name": "add 0D scalar", "graph": {"expectedOutputs": {"y": {"descriptor": {"dataType": "int32"}}}}}
+        ]}"#;
+        let types = case_types(&[("add", json)]);
+        assert_eq!(types[&("add".into(), "add float16 1D tensors".into())], "float16");
+        assert_eq!(types[&("add".into(), "add 0D scalar".into())], "int32");
+        let mut c = Coverage::default();
+        c.add(&result("add", "add float16 1D tensors"), Some((3, 0)), &types);
+        c.add(&result("add", "add 0D scalar"), Some((1, 1)), &types);
+        // A case that did not compile counts nowhere.
+        c.add(&result("add", "add 0D scalar"), None, &types);
+        let table = c.table();
+        assert!(table.contains("| add | float16 1/1, int32 0/1 |"), "{table}");
+        assert!(table.contains("1 of 2 (50%); cases: 1 of 2 (50%); steps: 4 of 5"), "{table}");
+    }
+}
