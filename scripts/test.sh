@@ -85,7 +85,8 @@ section "ONNX Runtime Web's WebNN execution provider on the polyfill: a CNN and 
 "$bin/webnn-www" ort-webnn --device gpu   # the gpu hint on a software adapter: the CPU context
 WEBNN_BROWSER=firefox "$bin/webnn-www" ort-webnn --device cpu
 
-section "loadOnnx: ONNX files (this project's exports and PP-OCR's from its package) built on the polyfill, equal to ONNX Runtime Web on the same files"
+section "loadOnnx: ONNX files (this project's exports, PP-OCR's and the onnx package's ResNet50 and SqueezeNet) built on the polyfill, equal to ONNX Runtime Web on the same files"
+"$bin/examples/mobilenet_f16" www/models/mobilenetv2-f16
 "$bin/webnn-www" onnx --threads 1,2 --runs 3
 WEBNN_BROWSER=firefox "$bin/webnn-www" onnx --threads 1 --runs 3
 

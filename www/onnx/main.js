@@ -20,9 +20,16 @@ $('threads').value = threads;
 $('runs').value = runs;
 
 // Models written by this project's ONNX exporter (scripts/test.sh writes them) and models
-// from packages (scripts/onnx-setup.sh), each with the input shapes the page gives it.
+// from packages (scripts/onnx-setup.sh: PP-OCR's, and the `onnx` package's full-size test
+// networks with generated weights), each with the input shapes the page gives it and how
+// closely the two runtimes' outputs must agree (relative to the largest output).
 const MODELS = [
   { name: 'mobilenetv2', url: '../models/mobilenetv2/model.onnx', manifest: '../models/mobilenetv2/manifest.json' },
+  // float16 outputs: the runtimes round differently inside (ONNX Runtime casts to float32
+  // around its kernels), so they agree within a few float16 ULPs of the largest output.
+  { name: 'mobilenetv2-f16', url: '../models/mobilenetv2-f16/model.onnx', tolerance: 1e-2 },
+  { name: 'resnet50 (onnx light)', url: '/onnx-models/onnx/backend/test/data/light/light_resnet50.onnx' },
+  { name: 'squeezenet (onnx light)', url: '/onnx-models/onnx/backend/test/data/light/light_squeezenet.onnx' },
   { name: 'encoder', url: '../models/encoder/model.onnx', manifest: '../models/encoder/manifest.json' },
   { name: 'ppocr-det', url: '/onnx-models/rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx', shapes: { x: [1, 3, 160, 160] } },
   { name: 'ppocr-cls', url: '/onnx-models/rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx', shapes: { x: [1, 3, 48, 192] } },
@@ -32,6 +39,45 @@ const unhandled = [];
 addEventListener('unhandledrejection', (e) => unhandled.push(String(e.reason?.stack ?? e.reason)));
 
 const size = (shape) => shape.reduce((a, b) => a * b, 1);
+
+// float16 as its bits (a Uint16Array, which both runtimes take): rounded to nearest even
+// through a Float32Array view, subnormals and overflow included.
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+function toHalf(x) {
+  f32[0] = x;
+  const b = u32[0];
+  const sign = (b >>> 16) & 0x8000;
+  const exp = (b >>> 23) & 0xff;
+  let mant = b & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    const half = 1 << (shift - 1);
+    let m = mant >>> shift;
+    const rest = mant & ((1 << shift) - 1);
+    if (rest > half || (rest === half && (m & 1))) m++;
+    return sign | m;
+  }
+  let m = mant >>> 13;
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && (m & 1))) m++;
+  return sign + (e << 10) + m;
+}
+function fromHalf(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  if (e === 0) return sign * m * 2 ** -24;
+  if (e === 0x1f) return m ? NaN : sign * Infinity;
+  return sign * (1 + m / 1024) * 2 ** (e - 15);
+}
+/** An output's values as numbers, float16 bits decoded. */
+const numbers = (data, dataType) => (dataType === 'float16' && data instanceof Uint16Array ? Array.from(data, fromHalf) : Array.from(data, Number));
 const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, float16: Uint16Array, uint8: Uint8Array };
 
 /** Bytes fetched so far whose URL passes `pick` (the server sends no compression). */
@@ -53,6 +99,7 @@ async function inputValues(m, descriptors) {
     const Array_ = ARRAYS[d.dataType];
     if (!Array_) throw new Error(`${m.name}: input ${name} is ${d.dataType}, which the page does not fill`);
     const data = given[name] ?? sampleInput(size(d.shape));
+    if (d.dataType === 'float16') return [name, Uint16Array.from(data, toHalf)];
     return [name, Array_ === BigInt64Array ? BigInt64Array.from(data, (x) => BigInt(Math.round(x))) : Array_.from(data)];
   }));
 }
@@ -69,7 +116,10 @@ async function webnnRunner(m, loadOnnx, context) {
     for (const [name, t] of Object.entries(tensors)) context.writeTensor(t, values[name]);
     context.dispatch(graph, tensors, results);
     const out = {};
-    for (const [name, t] of Object.entries(results)) out[name] = Array.from(new (ARRAYS[outputs[name].dataType] ?? Float32Array)(await context.readTensor(t)), Number);
+    for (const [name, t] of Object.entries(results)) {
+      const type = outputs[name].dataType;
+      out[name] = numbers(new (ARRAYS[type] ?? Float32Array)(await context.readTensor(t)), type);
+    }
     return out;
   };
   return { run, inputs, values, modelBytes: model.byteLength };
@@ -81,7 +131,7 @@ async function ortRunner(m, ort, inputs, values) {
   const feeds = () => Object.fromEntries(Object.entries(inputs).map(([n, d]) => [n, new ort.Tensor(d.dataType, values[n], d.shape)]));
   const run = async () => {
     const r = await session.run(feeds());
-    return Object.fromEntries(Object.entries(r).map(([n, t]) => [n, Array.from(t.data, Number)]));
+    return Object.fromEntries(Object.entries(r).map(([n, t]) => [n, numbers(t.data, t.type)]));
   };
   return { run, modelBytes: model.byteLength };
 }
@@ -133,7 +183,7 @@ async function main() {
       });
     }
     const stats = (r) => ({ firstMs: r.firstMs, medianMs: median(r.times), modelBytes: r.modelBytes });
-    rows.push({ model: m.name, webnn: stats(webnn), ort: stats(onnx), maxDiff, maxAbs });
+    rows.push({ model: m.name, webnn: stats(webnn), ort: stats(onnx), maxDiff, maxAbs, tolerance: m.tolerance ?? 1e-4 });
     show(rows);
   }
   for (const r of rows) {

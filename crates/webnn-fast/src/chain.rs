@@ -48,6 +48,9 @@ enum Link {
     /// `dequantizeLinear(quantizeLinear(value))` with one scale and zero point each (an
     /// activation of a QDQ model): two nodes, computed as the reference computes them.
     FakeQuant(FakeQuant),
+    /// `cast(cast(value, 'float16'), 'float32')`: the value rounded to float16 (how a
+    /// float16 model exported for runtimes without float16 kernels rounds after each op).
+    RoundF16,
     /// `value op other`, or `other op value` when `swapped`.
     Binary {
         op: FloatBinary,
@@ -150,7 +153,22 @@ fn link(p: &Planner, n: usize, value: Operand, inputs: &mut Vec<Operand>, start:
     if let Some(pair) = fake_quant(p, n, value) {
         return Some(pair);
     }
+    if let Some(pair) = round_f16(p, n, value) {
+        return Some(pair);
+    }
     one_link(p, n, value, inputs, start).map(|l| (l, n))
+}
+
+/// Node `n` as the first cast of a float32 → float16 → float32 round trip of `value`: the
+/// link and the second cast, which it absorbs.
+fn round_f16(p: &Planner, n: usize, value: Operand) -> Option<(Link, usize)> {
+    let Op::Cast(a) = &p.orig.nodes[n].op else { return None };
+    if a.input != value || a.data_type != webnn_core::DataType::Float16 {
+        return None;
+    }
+    let d = p.sole_user(p.orig.nodes[n].outputs[0])?;
+    let Op::Cast(b) = &p.orig.nodes[d].op else { return None };
+    (b.data_type == webnn_core::DataType::Float32).then_some((Link::RoundF16, d))
 }
 
 /// The link of one element-wise node.
@@ -293,7 +311,10 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
         let Some((l, last)) = link(p, u, value, &mut inputs, n) else {
             break;
         };
-        links.push(l);
+        // Rounding to float16 twice in a row is rounding once.
+        if !matches!((links.last(), l), (Some(Link::RoundF16), Link::RoundF16)) {
+            links.push(l);
+        }
         nodes.extend([u, last]);
         value = p.orig.nodes[last].outputs[0];
     }
@@ -437,6 +458,8 @@ impl ChainStep {
                 }
             }
             Link::FakeQuant(q) => unary(v, |x| q.apply(x)),
+            // The reference's cast (float16 from the value, to nearest even), branch-free.
+            Link::RoundF16 => unary(v, vmath::round_f16),
             Link::Binary { op, other, swapped } => {
                 let other = match other {
                     Other::Scalar(s) => Operand2::Scalar(s),

@@ -121,6 +121,29 @@ pub(crate) fn elu(x: f64, alpha: f64) -> f64 {
     }
 }
 
+/// `x` rounded to the nearest float16 value, ties to even, as a float64 (float16's
+/// overflow to ±Infinity, subnormals and signed zeros included): adding and subtracting
+/// 1.5 · 2^52 · q rounds to a multiple of q, float16's spacing at x's magnitude (2^-24 in its
+/// subnormal range). Equal to `half::f16::from_f64(x).to_f64()`, without its branches.
+#[inline(always)]
+pub(crate) fn round_f16(x: f64) -> f64 {
+    let a = x.abs();
+    // x's binary exponent, at least float16's smallest normal one (-14).
+    let e = ((a.to_bits() >> 52) as i64 - 1023).max(-14);
+    // 1.5 · 2^(e - 10 + 52): the mantissa's top bit and the exponent of q · 2^52.
+    let magic = f64::from_bits((((e + 42 + 1023) as u64) << 52) | (1 << 51));
+    let r = ((a + magic) - magic).copysign(x);
+    // 65520 and more round to infinity; NaN and the infinities stay as they are (their
+    // exponent would make `magic` meaningless; both comparisons fail for NaN).
+    if a >= 65520.0 {
+        f64::INFINITY.copysign(x)
+    } else if a < 65520.0 {
+        r
+    } else {
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use webnn_cpu::kernels::elementwise::scalar::FloatUnary;
@@ -195,6 +218,22 @@ mod tests {
         let (worst, differ) = against(super::tanh, FloatUnary::Tanh);
         assert!(worst <= 1 && differ < 10, "worst {worst}, {differ} differ");
         assert!(super::tanh(-0.0).is_sign_negative());
+    }
+
+    #[test]
+    fn round_f16_is_half_s_rounding() {
+        let edges = [65504.0, 65519.99, 65520.0, 65536.0, 1e300, 6.1e-5, 6.0e-8, 5.96e-8, 2.98e-8, 2.9e-8, 1e-300];
+        let values = sweep().chain(edges.iter().flat_map(|&v| [v, -v])).chain((0..70_000).map(|i| (i as f64 - 35_000.0) * 1.7));
+        for x in values {
+            let (got, want) = (super::round_f16(x), half::f16::from_f64(x).to_f64());
+            assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{x}: {got} vs {want}");
+        }
+        // Every float32 around float16's subnormal and normal boundaries, and between two
+        // float16 values (ties).
+        for bits in (0x3300_0000u32..0x3900_0000).step_by(97).chain(0x477f_e000..0x4780_2000) {
+            let x = f32::from_bits(bits) as f64;
+            assert_eq!(super::round_f16(x).to_bits(), half::f16::from_f64(x).to_f64().to_bits(), "{x}");
+        }
     }
 
     #[test]

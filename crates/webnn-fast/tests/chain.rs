@@ -76,6 +76,32 @@ fn polynomial_links_are_close_and_the_same_on_every_isa() {
     }
 }
 
+/// float32 → float16 → float32 round trips (a float16 model exported for runtimes without
+/// float16 kernels) are links of the chain, exact: float16's rounding to nearest even, its
+/// overflow to infinity and its subnormals.
+#[test]
+fn float16_round_trips_are_exact_links() {
+    let mut g = G::new(6);
+    let x = g.input("x", &[3, 1000]);
+    let big = scalar(&mut g, 70_000.0);
+    let none = OpOptions::default;
+    // Values up to ±70,000 (beyond float16's 65504) and down to float16's subnormals.
+    let mut v = g.b.mul(x, big, none()).unwrap();
+    let round_trip = |g: &mut G, v| {
+        let h = g.b.cast(v, DataType::Float16, none()).unwrap();
+        g.b.cast(h, DataType::Float32, none()).unwrap()
+    };
+    v = round_trip(&mut g, v);
+    v = round_trip(&mut g, v);
+    let tiny = scalar(&mut g, 1e-9);
+    v = g.b.mul(v, tiny, none()).unwrap();
+    v = round_trip(&mut g, v);
+    let graph = g.build(&[("y", v)]);
+    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+    // mul, round trip (twice, kept once), mul, round trip.
+    assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 4"), "{:?}", steps(&graph, &g));
+}
+
 #[test]
 fn swish_is_one_pass_and_exact() {
     let mut g = G::new(1);
