@@ -480,7 +480,17 @@ impl ChainStep {
                     (B::Max, true) if SELECTS_INLINE => binary(v, other, |x, o| B::Max.apply(o, x)),
                     (B::Min, false) if SELECTS_INLINE => binary(v, other, |x, o| B::Min.apply(x, o)),
                     (B::Min, true) if SELECTS_INLINE => binary(v, other, |x, o| B::Min.apply(o, x)),
-                    // pow, and max and min where they stay out of line: one call per element.
+                    // pow by a constant 2, 3 or 0.5 (a square, GELU-tanh's cube, a square
+                    // root) as products and sqrt: x·x is exact and x·x·x rounds once in
+                    // float64 (a float32 square has 48 bits), as a correctly rounded pow
+                    // does; pow(±0, 0.5) is +0 and pow(-∞, 0.5) is +∞, where sqrt differs.
+                    (B::Pow, false) if matches!(other, Operand2::Scalar(e) if e == 2.0) => unary(v, |x| x * x),
+                    (B::Pow, false) if matches!(other, Operand2::Scalar(e) if e == 3.0) => unary(v, |x| x * x * x),
+                    (B::Pow, false) if matches!(other, Operand2::Scalar(e) if e == 0.5) => {
+                        unary(v, |x| if x == f64::NEG_INFINITY { f64::INFINITY } else { x.sqrt() + 0.0 })
+                    }
+                    // pow otherwise, and max and min where they stay out of line: one call
+                    // per element.
                     (op, false) => binary(v, other, |x, o| binary_exact(op, x, o)),
                     (op, true) => binary(v, other, |x, o| binary_exact(op, o, x)),
                 }

@@ -34,6 +34,7 @@ mod buffers;
 mod cache;
 mod cast;
 mod chain;
+mod compare;
 mod conv;
 mod copy;
 mod deconv;

@@ -12,6 +12,7 @@ use crate::attention;
 use crate::cache;
 use crate::cast;
 use crate::chain;
+use crate::compare;
 use crate::conv;
 use crate::lanes;
 use crate::copy;
@@ -251,6 +252,12 @@ impl<'g> Planner<'g> {
             Op::Expand(a) => views::plan_expand(self, n, a),
             Op::Split(a) => views::plan_split(self, n, a),
             Op::Gather(a) => views::plan_gather(self, n, a),
+            Op::Equal(_)
+            | Op::NotEqual(_)
+            | Op::Greater(_)
+            | Op::GreaterOrEqual(_)
+            | Op::Lesser(_)
+            | Op::LesserOrEqual(_) => compare::plan(self, n),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
             Op::ReduceMean(a) => reduce_lanes::plan(self, n, Fold::Mean, a),
@@ -278,12 +285,6 @@ impl<'g> Planner<'g> {
             Op::Max(b) => self.plan_binary(n, BinaryKind::Max, b.a, b.b),
             Op::Min(b) => self.plan_binary(n, BinaryKind::Min, b.a, b.b),
             Op::Pow(_)
-            | Op::Equal(_)
-            | Op::NotEqual(_)
-            | Op::Greater(_)
-            | Op::GreaterOrEqual(_)
-            | Op::Lesser(_)
-            | Op::LesserOrEqual(_)
             | Op::LogicalNot(_)
             | Op::LogicalAnd(_)
             | Op::LogicalOr(_)

@@ -21,9 +21,9 @@ const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
 /// clamped results still round to the float32 ones, and 2^n stays a normal float64.
 const LIMIT: f64 = 110.0;
 
-/// 1/k! for k = 0..=11, for e^r on |r| <= ln2/2: the first term left out, r^12/12!, is below
-/// 7e-15 of the result there.
-const INV_FACT: [f64; 12] = [
+/// 1/k! for k = 0..=15: e^r on |r| <= ln2/2 takes k <= 11 (the first term left out,
+/// r^12/12!, is below 7e-15 of the result there), e^y - 1 on |y| <= 1 takes k <= 14.
+const INV_FACT: [f64; 16] = [
     1.0,
     1.0,
     1.0 / 2.0,
@@ -36,6 +36,10 @@ const INV_FACT: [f64; 12] = [
     1.0 / 362_880.0,
     1.0 / 3_628_800.0,
     1.0 / 39_916_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 6_227_020_800.0,
+    1.0 / 87_178_291_200.0,
+    1.0 / 1_307_674_368_000.0,
 ];
 
 /// `x` limited to ±LIMIT with NaN kept (both comparisons fail for NaN).
@@ -58,6 +62,8 @@ pub(crate) fn exp(x: f64) -> f64 {
     let k = x * std::f64::consts::LOG2_E + MAGIC;
     let n = k - MAGIC;
     let r = (x - n * LN2_HI) - n * LN2_LO;
+    // Horner over constants: a fixed-length loop the compiler unrolls, so the caller's loop
+    // over elements vectorizes.
     let mut p = INV_FACT[11];
     for &c in INV_FACT[..11].iter().rev() {
         p = p * r + c;
@@ -72,10 +78,10 @@ pub(crate) fn exp(x: f64) -> f64 {
 /// accurate relative to the result near 0, where `exp(y) - 1` would cancel.
 #[inline(always)]
 fn expm1_small(y: f64) -> f64 {
-    // y (1 + y/2 (1 + y/3 (1 + ... (1 + y/14)))).
-    let mut p = 1.0;
-    for k in (2..=14).rev() {
-        p = 1.0 + y * p * (1.0 / k as f64);
+    // y Σ y^k / (k+1)!, k = 0..=13, by Horner over constants (unrolled, so it vectorizes).
+    let mut p = INV_FACT[14];
+    for &c in INV_FACT[1..14].iter().rev() {
+        p = p * y + c;
     }
     y * p
 }

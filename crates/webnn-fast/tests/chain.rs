@@ -102,6 +102,29 @@ fn float16_round_trips_are_exact_links() {
     assert!(steps(&graph, &g)[0].starts_with("element-wise chain of 4"), "{:?}", steps(&graph, &g));
 }
 
+/// pow by a constant 2, 3 or 0.5 computes as products and a square root: the reference's
+/// values, signed zeros, infinities and NaN included.
+#[test]
+fn pow_by_small_constants_matches_the_reference() {
+    for e in [2.0f32, 3.0, 0.5] {
+        let mut g = G::new(7);
+        let x = g.input("x", &[4, 250]);
+        let none = OpOptions::default;
+        let scale = scalar(&mut g, 1e13);
+        // Magnitudes from tiny to past float32's range when cubed.
+        let v = g.b.mul(x, scale, none()).unwrap();
+        let desc = OperandDescriptor::new(DataType::Float32, &[8]);
+        let values = [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -2.5, 1e-30, -1e20];
+        g.inputs.push(("s".into(), webnn_core::HostTensor { desc: desc.clone(), bytes: common::bytes(&values) }));
+        let specials = g.b.input("s", desc).unwrap();
+        let exponent = scalar(&mut g, e);
+        let a = g.b.pow(v, exponent, none()).unwrap();
+        let b = g.b.pow(specials, exponent, none()).unwrap();
+        let graph = g.build(&[("a", a), ("b", b)]);
+        assert_eq!(check(&graph, &g.inputs, 0.0).1, 0, "exponent {e}");
+    }
+}
+
 #[test]
 fn swish_is_one_pass_and_exact() {
     let mut g = G::new(1);

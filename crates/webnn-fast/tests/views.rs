@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{check, G};
+use common::{check, check_any, G};
 use webnn_core::ops::*;
 use webnn_core::{DataType, Dim, OperandDescriptor};
 
@@ -95,17 +95,4 @@ fn casts_match_the_reference() {
         let (fast, reference) = check_any(&graph, &g.inputs);
         assert_eq!(reference, ALL_FAST, "{t}: {fast} fast steps");
     }
-}
-
-/// `check` for graphs with outputs of any type: the outputs' bytes equal the reference's.
-fn check_any(graph: &webnn_core::Graph, inputs: &[(String, webnn_core::HostTensor)]) -> (usize, usize) {
-    use webnn_core::{Backend, Executable};
-    let feeds: Vec<(&str, &webnn_core::HostTensor)> = inputs.iter().map(|(n, t)| (n.as_str(), t)).collect();
-    let want = webnn_cpu::CpuBackend.compile(graph).unwrap().dispatch(&feeds).unwrap();
-    let fast = webnn_fast::FastBackend::new(1);
-    let got = fast.compile(graph).unwrap().dispatch(&feeds).unwrap();
-    for ((n, w), (_, g)) in want.iter().zip(&got) {
-        assert_eq!(w.bytes, g.bytes, "output {n}");
-    }
-    fast.compile_graph(graph).unwrap().step_counts()
 }

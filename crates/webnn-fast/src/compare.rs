@@ -1,0 +1,146 @@
+//! equal, notEqual, greater, greaterOrEqual, lesser and lesserOrEqual with broadcasting: a
+//! uint8 result of 0 or 1 per element, walked row by row over the output with each operand's
+//! strides (0 along a broadcast axis), static shapes. The comparisons are the reference's
+//! (IEEE for floats: NaN compares false, and not-equal true), on float32, float16 and the
+//! integer types, without its float64 copies and 8-byte index maps.
+
+use crate::exec::{Step, Values};
+use crate::plan::Planner;
+use webnn_core::ops::Op;
+use webnn_core::{DataType, Error, Result};
+use webnn_cpu::{Data, Tensor};
+
+#[derive(Clone, Copy, Debug)]
+enum Test {
+    Equal,
+    NotEqual,
+    Greater,
+    GreaterOrEqual,
+    Lesser,
+    LesserOrEqual,
+}
+
+pub(crate) struct CompareStep {
+    test: Test,
+    a: usize,
+    b: usize,
+    out: usize,
+    out_shape: Vec<usize>,
+    /// Each operand's stride along each output axis (0 where it is broadcast).
+    a_strides: Vec<usize>,
+    b_strides: Vec<usize>,
+}
+
+/// `shape`'s strides along the axes of an output of rank `rank` it broadcasts to.
+fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let lead = out.len() - shape.len();
+    let mut strides = vec![0; out.len()];
+    let mut s = 1;
+    for d in (0..shape.len()).rev() {
+        if shape[d] == out[lead + d] && shape[d] != 1 {
+            strides[lead + d] = s;
+        }
+        s *= shape[d];
+    }
+    strides
+}
+
+pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
+    let node = &p.orig.nodes[n];
+    let (test, a, b) = match &node.op {
+        Op::Equal(x) => (Test::Equal, x.a, x.b),
+        Op::NotEqual(x) => (Test::NotEqual, x.a, x.b),
+        Op::Greater(x) => (Test::Greater, x.a, x.b),
+        Op::GreaterOrEqual(x) => (Test::GreaterOrEqual, x.a, x.b),
+        Op::Lesser(x) => (Test::Lesser, x.a, x.b),
+        Op::LesserOrEqual(x) => (Test::LesserOrEqual, x.a, x.b),
+        _ => return None,
+    };
+    let y = node.outputs[0];
+    let t = p.orig.desc(a).data_type;
+    let handled = matches!(t, DataType::Float32 | DataType::Float16 | DataType::Int32 | DataType::Uint32 | DataType::Int64 | DataType::Uint64 | DataType::Int8 | DataType::Uint8);
+    if !handled || ![a, b, y].iter().all(|&o| p.orig.desc(o).is_static()) {
+        return None;
+    }
+    let out_shape = p.shape(y);
+    let (a_strides, b_strides) = (broadcast_strides(&p.shape(a), &out_shape), broadcast_strides(&p.shape(b), &out_shape));
+    let (a, b) = (p.logical(a), p.logical(b));
+    Some(Step::Compare(Box::new(CompareStep { test, a, b, out: y.index(), out_shape, a_strides, b_strides })))
+}
+
+impl CompareStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("{:?} to {:?}", self.test, self.out_shape)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.a, self.b]
+    }
+
+    pub(crate) fn run(&self, values: &mut Values) -> Result<()> {
+        let (a, b) = (&values.get(self.a)?.data, &values.get(self.b)?.data);
+        let result = match (a, b) {
+            (Data::F32(x), Data::F32(y)) => self.walk(x, y),
+            // half's comparisons are IEEE's (NaN unordered, -0 equal to +0).
+            (Data::F16(x), Data::F16(y)) => self.walk(x, y),
+            (Data::I32(x), Data::I32(y)) => self.walk(x, y),
+            (Data::U32(x), Data::U32(y)) => self.walk(x, y),
+            (Data::I64(x), Data::I64(y)) => self.walk(x, y),
+            (Data::U64(x), Data::U64(y)) => self.walk(x, y),
+            (Data::I8(x), Data::I8(y)) => self.walk(x, y),
+            (Data::U8(x), Data::U8(y)) => self.walk(x, y),
+            (x, y) => Err(Error::operation_error(format!("compare: {} with {}", x.data_type(), y.data_type()))),
+        }?;
+        values.put_tensor(self.out, Tensor::new(self.out_shape.clone(), Data::U8(result)));
+        Ok(())
+    }
+
+    fn walk<T: PartialOrd + Copy>(&self, a: &[T], b: &[T]) -> Result<Vec<u8>> {
+        let reach = |strides: &[usize]| 1 + strides.iter().zip(&self.out_shape).map(|(&s, &n)| s * (n - 1)).sum::<usize>();
+        let len: usize = self.out_shape.iter().product();
+        if len > 0 && (a.len() < reach(&self.a_strides) || b.len() < reach(&self.b_strides)) {
+            return Err(Error::operation_error("compare: the operands' sizes differ from the plan's"));
+        }
+        let rank = self.out_shape.len();
+        let last = self.out_shape.last().copied().unwrap_or(1);
+        let (sa, sb) = (self.a_strides.last().copied().unwrap_or(0), self.b_strides.last().copied().unwrap_or(0));
+        let mut out = vec![0u8; len];
+        for (r, row) in out.chunks_exact_mut(last.max(1)).enumerate() {
+            let (mut rest, mut ao, mut bo) = (r, 0, 0);
+            for d in (0..rank.saturating_sub(1)).rev() {
+                let i = rest % self.out_shape[d];
+                rest /= self.out_shape[d];
+                ao += i * self.a_strides[d];
+                bo += i * self.b_strides[d];
+            }
+            let pair = |k: usize| (a[ao + k * sa], b[bo + k * sb]);
+            match self.test {
+                Test::Equal => fill(row, |k| { let (x, y) = pair(k); x == y }),
+                Test::NotEqual => fill(row, |k| { let (x, y) = pair(k); x != y }),
+                Test::Greater => fill(row, |k| { let (x, y) = pair(k); x > y }),
+                Test::GreaterOrEqual => fill(row, |k| { let (x, y) = pair(k); x >= y }),
+                Test::Lesser => fill(row, |k| { let (x, y) = pair(k); x < y }),
+                Test::LesserOrEqual => fill(row, |k| { let (x, y) = pair(k); x <= y }),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// One row of results; the test is known at compile time in each caller's loop.
+#[inline(always)]
+fn fill(row: &mut [u8], test: impl Fn(usize) -> bool) {
+    for (k, o) in row.iter_mut().enumerate() {
+        *o = u8::from(test(k));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn broadcast_strides_skip_size_one_and_missing_axes() {
+        assert_eq!(super::broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
+        assert_eq!(super::broadcast_strides(&[2, 3, 4], &[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(super::broadcast_strides(&[4], &[2, 3, 4]), vec![0, 0, 1]);
+    }
+}

@@ -1,0 +1,52 @@
+//! The comparisons on their fast step against the reference, bit for bit: every test, with
+//! broadcasting along leading, inner and trailing axes, on float32 with NaN, infinities and
+//! signed zeros, and on int32 and int64.
+
+mod common;
+
+use common::{check_any, G};
+use webnn_core::ops::*;
+use webnn_core::{DataType, HostTensor, OperandDescriptor};
+
+type Test = fn(&mut webnn_core::GraphBuilder, webnn_core::Operand, webnn_core::Operand) -> webnn_core::Operand;
+
+const TESTS: [(&str, Test); 6] = [
+    ("equal", |b, x, y| b.equal(x, y, OpOptions::default()).unwrap()),
+    ("notEqual", |b, x, y| b.not_equal(x, y, OpOptions::default()).unwrap()),
+    ("greater", |b, x, y| b.greater(x, y, OpOptions::default()).unwrap()),
+    ("greaterOrEqual", |b, x, y| b.greater_or_equal(x, y, OpOptions::default()).unwrap()),
+    ("lesser", |b, x, y| b.lesser(x, y, OpOptions::default()).unwrap()),
+    ("lesserOrEqual", |b, x, y| b.lesser_or_equal(x, y, OpOptions::default()).unwrap()),
+];
+
+/// An input of `t` and `shape` holding `values` repeated.
+fn input(g: &mut G, name: &str, t: DataType, shape: &[u32], values: &[f64]) -> webnn_core::Operand {
+    let n: u32 = shape.iter().product();
+    let desc = OperandDescriptor::new(t, shape);
+    let v = (0..n as usize).map(|i| values[i % values.len()]);
+    let bytes = match t {
+        DataType::Float32 => v.flat_map(|x| (x as f32).to_le_bytes()).collect(),
+        DataType::Int32 => v.flat_map(|x| (x as i32).to_le_bytes()).collect(),
+        _ => v.flat_map(|x| (x as i64).to_le_bytes()).collect(),
+    };
+    g.inputs.push((name.into(), HostTensor { desc: desc.clone(), bytes }));
+    g.b.input(name, desc).unwrap()
+}
+
+#[test]
+fn comparisons_match_the_reference() {
+    let floats = [0.0, -0.0, 1.5, -2.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1.5, 3.0];
+    let shapes: [(&[u32], &[u32]); 4] = [(&[2, 3, 4], &[2, 3, 4]), (&[2, 1, 4], &[3, 1]), (&[4], &[2, 3, 4]), (&[], &[5, 2])];
+    for t in [DataType::Float32, DataType::Int32, DataType::Int64] {
+        for (sa, sb) in shapes {
+            for (name, test) in TESTS {
+                let mut g = G::new(30);
+                let a = input(&mut g, "a", t, sa, &floats);
+                let b = input(&mut g, "b", t, sb, &floats[3..]);
+                let y = test(&mut g.b, a, b);
+                let graph = g.build(&[("y", y)]);
+                assert_eq!(check_any(&graph, &g.inputs).1, 0, "{name} {t} {sa:?} {sb:?}");
+            }
+        }
+    }
+}
