@@ -441,19 +441,19 @@ impl ChainStep {
                     U::Sigmoid => unary(v, vmath::sigmoid),
                     U::Tanh => unary(v, vmath::tanh),
                     U::Elu { alpha } => unary(v, |x| vmath::elu(x, alpha)),
-                    U::Neg => unary(v, |x| U::Neg.apply(x)),
-                    U::Abs => unary(v, |x| U::Abs.apply(x)),
-                    U::Identity => unary(v, |x| U::Identity.apply(x)),
-                    U::Linear { alpha, beta } => unary(v, |x| U::Linear { alpha, beta }.apply(x)),
+                    U::Neg => unary(v, |x| -x),
+                    U::Abs => unary(v, f64::abs),
+                    U::Identity => unary(v, |x| x),
+                    U::Linear { alpha, beta } => unary(v, |x| alpha * x + beta),
                     // Compare-and-select ops, vectorized where LLVM keeps their NaN handling
                     // (`SELECTS_INLINE`).
-                    U::Relu if SELECTS_INLINE => unary(v, |x| U::Relu.apply(x)),
-                    U::Clamp { lo, hi } if SELECTS_INLINE => unary(v, |x| U::Clamp { lo, hi }.apply(x)),
-                    U::LeakyRelu { alpha } if SELECTS_INLINE => unary(v, |x| U::LeakyRelu { alpha }.apply(x)),
+                    U::Relu if SELECTS_INLINE => unary(v, select::relu),
+                    U::Clamp { lo, hi } if SELECTS_INLINE => unary(v, |x| select::clamp(x, lo, hi)),
+                    U::LeakyRelu { alpha } if SELECTS_INLINE => unary(v, |x| select::leaky_relu(x, alpha)),
                     U::HardSigmoid { alpha, beta } if SELECTS_INLINE => {
-                        unary(v, |x| U::HardSigmoid { alpha, beta }.apply(x))
+                        unary(v, |x| select::hard_sigmoid(x, alpha, beta))
                     }
-                    U::HardSwish if SELECTS_INLINE => unary(v, |x| U::HardSwish.apply(x)),
+                    U::HardSwish if SELECTS_INLINE => unary(v, select::hard_swish),
                     other => unary(v, |x| unary_exact(other, x)),
                 }
             }
@@ -476,10 +476,10 @@ impl ChainStep {
                     (B::Sub, true) => binary(v, other, |x, o| o - x),
                     (B::Div, false) => binary(v, other, |x, o| x / o),
                     (B::Div, true) => binary(v, other, |x, o| o / x),
-                    (B::Max, false) if SELECTS_INLINE => binary(v, other, |x, o| B::Max.apply(x, o)),
-                    (B::Max, true) if SELECTS_INLINE => binary(v, other, |x, o| B::Max.apply(o, x)),
-                    (B::Min, false) if SELECTS_INLINE => binary(v, other, |x, o| B::Min.apply(x, o)),
-                    (B::Min, true) if SELECTS_INLINE => binary(v, other, |x, o| B::Min.apply(o, x)),
+                    (B::Max, false) if SELECTS_INLINE => binary(v, other, select::max),
+                    (B::Max, true) if SELECTS_INLINE => binary(v, other, |x, o| select::max(o, x)),
+                    (B::Min, false) if SELECTS_INLINE => binary(v, other, select::min),
+                    (B::Min, true) if SELECTS_INLINE => binary(v, other, |x, o| select::min(o, x)),
                     // pow by a constant 2, 3 or 0.5 (a square, GELU-tanh's cube, a square
                     // root) as products and sqrt: x·x is exact and x·x·x rounds once in
                     // float64 (a float32 square has 48 bits), as a correctly rounded pow
@@ -540,6 +540,71 @@ enum Operand2<'a> {
 /// Elsewhere the selects it emits (x86 blends, min/max in operand orders with the same
 /// result; wasm's strict min/max only where NaN propagates as written) keep NaN.
 const SELECTS_INLINE: bool = !cfg!(all(target_arch = "wasm32", target_feature = "relaxed-simd"));
+
+/// The reference's compare-and-select ops (webnn-cpu `scalar.rs`, `FloatUnary::apply` and
+/// `FloatBinary::apply`), written out here so that they inline: `apply` matches every op and
+/// is too large for LLVM to inline across crates, which left each element of these links a
+/// call (a hard-swish chain took 3 ns an element instead of a fraction of one).
+mod select {
+    #[inline(always)]
+    pub(super) fn relu(x: f64) -> f64 {
+        if x < 0.0 {
+            0.0
+        } else {
+            x
+        }
+    }
+
+    /// NaN fails both tests and passes through.
+    #[inline(always)]
+    pub(super) fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
+        if x < lo {
+            lo
+        } else if x > hi {
+            hi
+        } else {
+            x
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn leaky_relu(x: f64, alpha: f64) -> f64 {
+        if x < 0.0 {
+            alpha * x
+        } else {
+            x
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn hard_sigmoid(x: f64, alpha: f64, beta: f64) -> f64 {
+        (alpha * x + beta).clamp(0.0, 1.0)
+    }
+
+    #[inline(always)]
+    pub(super) fn hard_swish(x: f64) -> f64 {
+        x * (x + 3.0).clamp(0.0, 6.0) / 6.0
+    }
+
+    /// max and min propagate NaN.
+    #[inline(always)]
+    pub(super) fn max(x: f64, y: f64) -> f64 {
+        if x.is_nan() || y.is_nan() {
+            f64::NAN
+        } else {
+            x.max(y)
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn min(x: f64, y: f64) -> f64 {
+        if x.is_nan() || y.is_nan() {
+            f64::NAN
+        } else {
+            x.min(y)
+        }
+    }
+}
 
 /// `f.apply(x)` kept out of line, so it is never vectorized into instructions whose NaN
 /// handling differs from the reference's (wasm's relaxed min/max).

@@ -116,6 +116,8 @@ pub fn axis_taps(in_size: usize, out_size: usize, mode: Option<InterpolationMode
 }
 
 /// `a * (1 - t) + b * t`, exactly `a` when `t` is 0 (so infinities do not become NaN).
+/// `#[inline]`: the fast backend's resample2d calls it per element.
+#[inline]
 pub fn lerp(a: f64, b: f64, t: f64) -> f64 {
     if t == 0.0 {
         a

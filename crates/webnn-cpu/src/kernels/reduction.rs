@@ -97,7 +97,9 @@ fn fold<T: Copy, A: Copy>(
     acc
 }
 
-/// NaN-propagating max/min (the fast backend's reductions and softmax use them too).
+/// NaN-propagating max/min (the fast backend's reductions and softmax use them too, per
+/// element: `#[inline]` lets them inline across the crate boundary).
+#[inline]
 pub fn fmax(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
@@ -105,6 +107,7 @@ pub fn fmax(a: f64, b: f64) -> f64 {
         a.max(b)
     }
 }
+#[inline]
 pub fn fmin(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
