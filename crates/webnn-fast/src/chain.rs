@@ -51,12 +51,24 @@ enum Link {
     /// `cast(cast(value, 'float16'), 'float32')`: the value rounded to float16 (how a
     /// float16 model exported for runtimes without float16 kernels rounds after each op).
     RoundF16,
+    /// prelu of the value with the slope `other`.
+    Prelu(Other),
     /// `value op other`, or `other op value` when `swapped`.
     Binary {
         op: FloatBinary,
         other: Other,
         swapped: bool,
     },
+}
+
+impl Link {
+    /// The other operand of a binary link (prelu's slope too).
+    fn other_mut(&mut self) -> Option<&mut Other> {
+        match self {
+            Link::Binary { other, .. } | Link::Prelu(other) => Some(other),
+            Link::Unary(_) | Link::FakeQuant(_) | Link::RoundF16 => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -187,6 +199,13 @@ fn one_link(
     if let Some(f) = FloatUnary::of(&node.op, webnn_core::DataType::Float32) {
         return (node.op.operands() == [value]).then_some(Link::Unary(f));
     }
+    // prelu: the running value is the input, the slope the other operand.
+    if let Op::Prelu(a) = &node.op {
+        if a.input != value || a.slope == value || !p.is_f32(a.slope) {
+            return None;
+        }
+        return other_of(p, a.slope, value, inputs, start).map(Link::Prelu);
+    }
     let op = FloatBinary::of(&node.op)?;
     let [a, b] = node.op.operands()[..] else {
         return None;
@@ -200,15 +219,18 @@ fn one_link(
     if !p.is_f32(other) {
         return None;
     }
+    other_of(p, other, value, inputs, start).map(|other| Link::Binary { op, other, swapped })
+}
+
+/// How a binary link reads its other operand `other` (float32), if a chain can: a
+/// one-element constant, a full-size value computed before the chain starts, or one
+/// broadcast along a block of dimensions.
+fn other_of(p: &Planner, other: Operand, value: Operand, inputs: &mut Vec<Operand>, start: usize) -> Option<Other> {
     let d = p.orig.desc(other);
     if d.max_elements() == 1 {
         if let Source::Constant(bytes) = &p.orig.info(other).source {
             let v = f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-            return Some(Link::Binary {
-                op,
-                other: Other::Scalar(v as f64),
-                swapped,
-            });
+            return Some(Other::Scalar(v as f64));
         }
     }
     // A full-size operand must exist before the chain's step runs.
@@ -219,19 +241,13 @@ fn one_link(
     if !p.same_shape(other, value) {
         if let Some(period) = row_period(p, other, value) {
             let i = slot_of(inputs, other);
-            return Some(Link::Binary { op, other: Other::Row(i, period), swapped });
+            return Some(Other::Row(i, period));
         }
         let (period, inner, channel) = repeat_of(p, other, value)?;
         let i = slot_of(inputs, other);
-        let other = if channel { Other::Channel(i, period, inner) } else { Other::Repeat(i, period, inner) };
-        return Some(Link::Binary { op, other, swapped });
+        return Some(if channel { Other::Channel(i, period, inner) } else { Other::Repeat(i, period, inner) });
     }
-    let i = slot_of(inputs, other);
-    Some(Link::Binary {
-        op,
-        other: Other::Input(i),
-        swapped,
-    })
+    Some(Other::Input(slot_of(inputs, other)))
 }
 
 /// `o`'s position among the chain's inputs, added if new.
@@ -339,28 +355,26 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
     let mut periods = vec![None; inputs.len()];
     let mut channels = vec![false; inputs.len()];
     let mut rows = false;
-    for l in &links {
-        match l {
-            Link::Binary { other: Other::Row(i, period) | Other::Repeat(i, period, _), .. } => {
+    for other in links.iter_mut().filter_map(Link::other_mut) {
+        match other {
+            Other::Row(i, period) | Other::Repeat(i, period, _) => {
                 periods[*i] = Some(*period);
                 rows = true;
             }
-            Link::Binary { other: Other::Channel(i, period, _), .. } => {
+            Other::Channel(i, period, _) => {
                 periods[*i] = Some(*period);
                 channels[*i] = true;
             }
-            _ => {}
+            Other::Input(_) | Other::Scalar(_) => {}
         }
     }
     let flag = p.is_nhwc(inputs[0]);
     let agree = !rows && inputs.iter().zip(&channels).all(|(&o, &c)| c || p.is_nhwc(o) == flag);
     let nhwc = agree && flag;
     // A per-channel operand is a row when channels are last, a repeat when they are not.
-    for l in &mut links {
-        if let Link::Binary { other, .. } = l {
-            if let Other::Channel(i, period, inner) = *other {
-                *other = if nhwc { Other::Row(i, period) } else { Other::Repeat(i, period, inner) };
-            }
+    for other in links.iter_mut().filter_map(Link::other_mut) {
+        if let Other::Channel(i, period, inner) = *other {
+            *other = if nhwc { Other::Row(i, period) } else { Other::Repeat(i, period, inner) };
         }
     }
     let slots = inputs
@@ -460,14 +474,11 @@ impl ChainStep {
             Link::FakeQuant(q) => unary(v, |x| q.apply(x)),
             // The reference's cast (float16 from the value, to nearest even), branch-free.
             Link::RoundF16 => unary(v, vmath::round_f16),
+            // prelu: a select, out of line where selects are (`SELECTS_INLINE`).
+            Link::Prelu(other) if SELECTS_INLINE => binary(v, operand2(other, inputs, at, v.len()), select::prelu),
+            Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), prelu_exact),
             Link::Binary { op, other, swapped } => {
-                let other = match other {
-                    Other::Scalar(s) => Operand2::Scalar(s),
-                    Other::Input(i) => Operand2::Full(&inputs[i][at..at + v.len()]),
-                    Other::Row(i, period) => Operand2::Row(inputs[i], period, at),
-                    Other::Repeat(i, period, inner) => Operand2::Repeat(inputs[i], period, inner, at),
-                    Other::Channel(..) => unreachable!("resolved when the chain is planned"),
-                };
+                let other = operand2(other, inputs, at, v.len());
                 use FloatBinary as B;
                 match (op, swapped) {
                     (B::Add, _) => binary(v, other, |x, o| x + o),
@@ -518,6 +529,18 @@ fn run_blocks<const FMA: bool>(step: &ChainStep, out: &mut [f32], start: usize, 
         for (o, x) in chunk.iter_mut().zip(v.iter()) {
             *o = *x as f32;
         }
+    }
+}
+
+/// A binary link's other operand over the block of `len` elements from `at`.
+#[inline(always)]
+fn operand2<'a>(other: Other, inputs: &[&'a [f32]], at: usize, len: usize) -> Operand2<'a> {
+    match other {
+        Other::Scalar(s) => Operand2::Scalar(s),
+        Other::Input(i) => Operand2::Full(&inputs[i][at..at + len]),
+        Other::Row(i, period) => Operand2::Row(inputs[i], period, at),
+        Other::Repeat(i, period, inner) => Operand2::Repeat(inputs[i], period, inner, at),
+        Other::Channel(..) => unreachable!("resolved when the chain is planned"),
     }
 }
 
@@ -586,6 +609,16 @@ mod select {
         x * (x + 3.0).clamp(0.0, 6.0) / 6.0
     }
 
+    /// prelu (webnn-cpu `parametric.rs`): the slope times a negative value.
+    #[inline(always)]
+    pub(super) fn prelu(x: f64, slope: f64) -> f64 {
+        if x < 0.0 {
+            slope * x
+        } else {
+            x
+        }
+    }
+
     /// max and min propagate NaN.
     #[inline(always)]
     pub(super) fn max(x: f64, y: f64) -> f64 {
@@ -611,6 +644,12 @@ mod select {
 #[inline(never)]
 fn unary_exact(f: FloatUnary, x: f64) -> f64 {
     f.apply(x)
+}
+
+/// prelu kept out of line, for the same reason.
+#[inline(never)]
+fn prelu_exact(x: f64, slope: f64) -> f64 {
+    select::prelu(x, slope)
 }
 
 /// `op.apply(x, y)` kept out of line, for the same reason.

@@ -125,6 +125,33 @@ fn pow_by_small_constants_matches_the_reference() {
     }
 }
 
+/// prelu is a link: its slope a scalar, a full-size tensor, a trailing row or a per-channel
+/// [C, 1, 1] (on a graph input, and on a convolution's NHWC-stored output); exact.
+#[test]
+fn prelu_is_an_exact_link() {
+    let slopes: [&[u32]; 4] = [&[1], &[2, 4, 5, 6], &[6], &[4, 1, 1]];
+    for slope_shape in slopes {
+        for after_conv in [false, true] {
+            let mut g = G::new(8);
+            let x = g.input("x", &[2, 4, 5, 6]);
+            let x = match after_conv {
+                false => x,
+                true => {
+                    let w = g.constant(&[4, 4, 1, 1]);
+                    g.b.conv2d(x, w, Conv2dOptions::default()).unwrap()
+                }
+            };
+            let slope = g.constant(slope_shape);
+            let y = g.b.prelu(x, slope, OpOptions::default()).unwrap();
+            let quarter = scalar(&mut g, 0.25);
+            let y = g.b.add(y, quarter, OpOptions::default()).unwrap();
+            let graph = g.build(&[("y", y)]);
+            let tol = if after_conv { 1e-6 } else { 0.0 };
+            assert_eq!(check(&graph, &g.inputs, tol).1, 0, "slope {slope_shape:?}, after a convolution {after_conv}");
+        }
+    }
+}
+
 #[test]
 fn swish_is_one_pass_and_exact() {
     let mut g = G::new(1);

@@ -109,7 +109,7 @@ pub fn check(graph: &Graph, inputs: &[(String, HostTensor)], tol: f32) -> (usize
 
 /// `check` for graphs with outputs of any type: the outputs' bytes equal the reference's.
 pub fn check_any(graph: &webnn_core::Graph, inputs: &[(String, webnn_core::HostTensor)]) -> (usize, usize) {
-    use webnn_core::{Backend, Executable};
+    use webnn_core::Backend;
     let feeds: Vec<(&str, &webnn_core::HostTensor)> = inputs.iter().map(|(n, t)| (n.as_str(), t)).collect();
     let want = webnn_cpu::CpuBackend.compile(graph).unwrap().dispatch(&feeds).unwrap();
     let fast = webnn_fast::FastBackend::new(1);
