@@ -1,6 +1,6 @@
-//! equal, notEqual, greater, greaterOrEqual, lesser and lesserOrEqual with broadcasting: a
-//! uint8 result of 0 or 1 per element, walked row by row over the output with each operand's
-//! strides (0 along a broadcast axis), static shapes. The comparisons are the reference's
+//! equal, notEqual, greater, greaterOrEqual, lesser and lesserOrEqual with broadcasting (a
+//! uint8 result of 0 or 1 per element), and `where` on float32 values: walked row by row over
+//! the output with each operand's strides (0 along a broadcast axis), static shapes. The comparisons are the reference's
 //! (IEEE for floats: NaN compares false, and not-equal true), on float32, float16 and the
 //! integer types, without its float64 copies and 8-byte index maps.
 
@@ -96,23 +96,15 @@ impl CompareStep {
     }
 
     fn walk<T: PartialOrd + Copy>(&self, a: &[T], b: &[T]) -> Result<Vec<u8>> {
-        let reach = |strides: &[usize]| 1 + strides.iter().zip(&self.out_shape).map(|(&s, &n)| s * (n - 1)).sum::<usize>();
         let len: usize = self.out_shape.iter().product();
-        if len > 0 && (a.len() < reach(&self.a_strides) || b.len() < reach(&self.b_strides)) {
+        if len > 0 && (a.len() < reach(&self.out_shape, &self.a_strides) || b.len() < reach(&self.out_shape, &self.b_strides)) {
             return Err(Error::operation_error("compare: the operands' sizes differ from the plan's"));
         }
-        let rank = self.out_shape.len();
         let last = self.out_shape.last().copied().unwrap_or(1);
         let (sa, sb) = (self.a_strides.last().copied().unwrap_or(0), self.b_strides.last().copied().unwrap_or(0));
         let mut out = vec![0u8; len];
         for (r, row) in out.chunks_exact_mut(last.max(1)).enumerate() {
-            let (mut rest, mut ao, mut bo) = (r, 0, 0);
-            for d in (0..rank.saturating_sub(1)).rev() {
-                let i = rest % self.out_shape[d];
-                rest /= self.out_shape[d];
-                ao += i * self.a_strides[d];
-                bo += i * self.b_strides[d];
-            }
+            let (ao, bo) = (row_offset(r, &self.out_shape, &self.a_strides), row_offset(r, &self.out_shape, &self.b_strides));
             let pair = |k: usize| (a[ao + k * sa], b[bo + k * sb]);
             match self.test {
                 Test::Equal => fill(row, |k| { let (x, y) = pair(k); x == y }),
@@ -124,6 +116,77 @@ impl CompareStep {
             }
         }
         Ok(out)
+    }
+}
+
+/// The offset of output row `r`'s first element (rows along the last axis) in an operand
+/// with these strides.
+fn row_offset(r: usize, out_shape: &[usize], strides: &[usize]) -> usize {
+    let (mut rest, mut at) = (r, 0);
+    for d in (0..out_shape.len().saturating_sub(1)).rev() {
+        at += (rest % out_shape[d]) * strides[d];
+        rest /= out_shape[d];
+    }
+    at
+}
+
+/// How many elements an operand with these strides must hold for a non-empty output.
+fn reach(out_shape: &[usize], strides: &[usize]) -> usize {
+    1 + strides.iter().zip(out_shape).map(|(&s, &n)| s * (n - 1)).sum::<usize>()
+}
+
+/// where(condition, trueValue, falseValue) on float32 values and a uint8 condition.
+pub(crate) struct WhereStep {
+    operands: [usize; 3],
+    strides: [Vec<usize>; 3],
+    out: usize,
+    out_shape: Vec<usize>,
+}
+
+pub(crate) fn plan_where(p: &mut Planner, n: usize, a: &webnn_core::ops::Where) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    let operands = [a.condition, a.true_value, a.false_value];
+    if !p.is_f32(y) || !operands.iter().chain([&y]).all(|&o| p.orig.desc(o).is_static()) {
+        return None;
+    }
+    let out_shape = p.shape(y);
+    let strides = operands.map(|o| broadcast_strides(&p.shape(o), &out_shape));
+    let operands = operands.map(|o| p.logical(o));
+    Some(Step::Where(Box::new(WhereStep { operands, strides, out: y.index(), out_shape })))
+}
+
+impl WhereStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("where to {:?}", self.out_shape)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        self.operands.to_vec()
+    }
+
+    pub(crate) fn run(&self, values: &mut Values) -> Result<()> {
+        let len: usize = self.out_shape.iter().product();
+        let mut y = values.alloc(len);
+        {
+            let Data::U8(c) = &values.get(self.operands[0])?.data else {
+                return Err(Error::operation_error("where: the condition is not uint8"));
+            };
+            let (t, f) = (values.f32(self.operands[1])?, values.f32(self.operands[2])?);
+            let sizes = [c.len(), t.len(), f.len()];
+            if len > 0 && sizes.iter().zip(&self.strides).any(|(&n, s)| n < reach(&self.out_shape, s)) {
+                return Err(Error::operation_error("where: the operands' sizes differ from the plan's"));
+            }
+            let last = self.out_shape.last().copied().unwrap_or(1);
+            let [sc, st, sf] = [0, 1, 2].map(|k| self.strides[k].last().copied().unwrap_or(0));
+            for (r, row) in y.chunks_exact_mut(last.max(1)).enumerate() {
+                let [co, to, fo] = [0, 1, 2].map(|k| row_offset(r, &self.out_shape, &self.strides[k]));
+                for (k, o) in row.iter_mut().enumerate() {
+                    *o = if c[co + k * sc] != 0 { t[to + k * st] } else { f[fo + k * sf] };
+                }
+            }
+        }
+        values.put(self.out, self.out_shape.clone(), y);
+        Ok(())
     }
 }
 

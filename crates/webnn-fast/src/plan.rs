@@ -258,6 +258,7 @@ impl<'g> Planner<'g> {
             | Op::GreaterOrEqual(_)
             | Op::Lesser(_)
             | Op::LesserOrEqual(_) => compare::plan(self, n),
+            Op::Where(a) => compare::plan_where(self, n, a),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
             Op::ReduceMean(a) => reduce_lanes::plan(self, n, Fold::Mean, a),
@@ -335,7 +336,6 @@ impl<'g> Planner<'g> {
             | Op::Reverse(_)
             | Op::Tile(_)
             | Op::Triangular(_)
-            | Op::Where(_)
             | Op::QuantizeLinear(_)
             | Op::DequantizeLinear(_) => None,
         }

@@ -1,6 +1,6 @@
-//! The comparisons on their fast step against the reference, bit for bit: every test, with
-//! broadcasting along leading, inner and trailing axes, on float32 with NaN, infinities and
-//! signed zeros, and on int32 and int64.
+//! The comparisons and `where` on their fast steps against the reference, bit for bit: every
+//! test, with broadcasting along leading, inner and trailing axes, on float32 with NaN,
+//! infinities and signed zeros, and on int32 and int64; `where` with each operand broadcast.
 
 mod common;
 
@@ -48,5 +48,28 @@ fn comparisons_match_the_reference() {
                 assert_eq!(check_any(&graph, &g.inputs).1, 0, "{name} {t} {sa:?} {sb:?}");
             }
         }
+    }
+}
+
+/// where: a uint8 condition (any non-zero is true) and float32 values, each broadcast.
+#[test]
+fn where_matches_the_reference() {
+    let shapes: [[&[u32]; 3]; 4] = [
+        [&[2, 3, 4], &[2, 3, 4], &[2, 3, 4]],
+        [&[3, 1], &[2, 1, 4], &[4]],
+        [&[], &[2, 3], &[3, 2, 3]],
+        [&[2, 3, 4], &[1], &[3, 4]],
+    ];
+    for [sc, st, sf] in shapes {
+        let mut g = G::new(31);
+        let n: u32 = sc.iter().product();
+        let desc = OperandDescriptor::new(DataType::Uint8, sc);
+        g.inputs.push(("c".into(), HostTensor { desc: desc.clone(), bytes: (0..n).map(|i| [0u8, 1, 0, 7, 255][i as usize % 5]).collect() }));
+        let c = g.b.input("c", desc).unwrap();
+        let t = g.input("t", st);
+        let f = input(&mut g, "f", DataType::Float32, sf, &[f64::NAN, -0.0, 2.5]);
+        let y = g.b.where_(c, t, f, OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check_any(&graph, &g.inputs).1, 0, "{sc:?} {st:?} {sf:?}");
     }
 }
