@@ -4,12 +4,16 @@
 //!
 //! Both compute like the reference kernels (webnn-cpu `reduction.rs`, `normalization.rs`),
 //! in f64 with the same formulas, so the results equal theirs but for a last-bit difference
-//! now and then: softmax's exponentials come from `vmath::exp` (within 1e-14 of libm's) and
-//! layer normalization sums in eight partial sums (`sum` below).
+//! now and then: softmax's exponentials come from `vmath::exp` (within 1e-14 of libm's), and
+//! softmax over the last axis and layer normalization sum in eight partial sums (`sum`).
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
+use crate::simd::dispatch;
+// `dispatch!` names the variants on x86-64 only.
+#[cfg(target_arch = "x86_64")]
+use crate::simd::Simd;
 use webnn_core::ops::*;
 use webnn_core::{Error, Result};
 use webnn_cpu::kernels::reduction::fmax;
@@ -76,15 +80,9 @@ impl SoftmaxStep {
                 let mut e = vec![0.0f64; len];
                 for (xb, ob) in x.chunks_exact(block).zip(out.chunks_exact_mut(block)) {
                     if inner == 1 {
-                        // A contiguous lane (softmax over the last axis): slices, no strides.
-                        let max = xb.iter().fold(f64::NEG_INFINITY, |m, &v| fmax(m, v as f64));
-                        for (ek, &v) in e.iter_mut().zip(xb) {
-                            *ek = crate::vmath::exp(v as f64 - max);
-                        }
-                        let sum = e.iter().fold(0.0f64, |s, &ek| s + ek);
-                        for (o, ek) in ob.iter_mut().zip(&e) {
-                            *o = (ek / sum) as f32;
-                        }
+                        // A contiguous lane (softmax over the last axis): slices, no strides,
+                        // compiled for the machine's widest vectors.
+                        dispatch!(ctx.simd, softmax_lane(xb, ob, &mut e));
                         continue;
                     }
                     for i in 0..inner {
@@ -218,6 +216,48 @@ fn sum(row: &[f32], f: impl Fn(f64) -> f64) -> f64 {
     let mut total = acc.iter().sum::<f64>();
     for &v in tail {
         total += f(v as f64);
+    }
+    total
+}
+
+/// Softmax of one contiguous lane: its maximum (in eight partial maxima, which give the
+/// same value in any order), the exponentials (vmath::exp), their sum (in eight partial
+/// sums, as `sum` below) and the quotients. Generic over the `dispatch!` variants; no fused
+/// multiply-adds in any, so every variant computes the same bits.
+#[inline(always)]
+fn softmax_lane<const FMA: bool>(x: &[f32], out: &mut [f32], e: &mut [f64]) {
+    let mut m = [f64::NEG_INFINITY; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (m, &v) in m.iter_mut().zip(c) {
+            *m = fmax(*m, v as f64);
+        }
+    }
+    let max = tail.iter().fold(m.iter().copied().fold(f64::NEG_INFINITY, fmax), |m, &v| fmax(m, v as f64));
+    for (ek, &v) in e.iter_mut().zip(x) {
+        *ek = crate::vmath::exp(v as f64 - max);
+    }
+    let total = sum_f64(&e[..x.len()]);
+    for (o, ek) in out.iter_mut().zip(e.iter()) {
+        *o = (ek / total) as f32;
+    }
+}
+
+/// Σ over a row of float64 in eight interleaved partial sums (see `sum`).
+#[inline(always)]
+fn sum_f64(row: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = row.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += v;
+        }
+    }
+    let mut total = acc.iter().sum::<f64>();
+    for &v in tail {
+        total += v;
     }
     total
 }
