@@ -131,9 +131,30 @@ impl BatchNorm {
                 let range = t * TASK..((t + 1) * TASK).min(len);
                 // SAFETY: each task writes its own range.
                 let out = unsafe { dst.range(range.start, range.len()) };
-                for (i, (o, &v)) in range.clone().zip(out.iter_mut().zip(&x[range])) {
-                    let ch = (i / inner) % c;
-                    *o = normalize(v as f64, mean[ch], inv_std[ch], scale[ch], bias[ch]) as f32;
+                // Runs of elements that share a channel (channels before the spatial axes),
+                // or rows that step through the channels (channels last): no division per
+                // element, and loops that vectorize.
+                let (mut i, mut k) = (range.start, 0);
+                while i < range.end {
+                    let n = if inner == 1 {
+                        let ch = i % c;
+                        let n = (c - ch).min(range.end - i);
+                        let params = mean[ch..].iter().zip(&inv_std[ch..]).zip(scale[ch..].iter().zip(&bias[ch..]));
+                        for ((o, &v), ((&m, &s), (&g, &b))) in out[k..k + n].iter_mut().zip(&x[i..i + n]).zip(params) {
+                            *o = normalize(v as f64, m, s, g, b) as f32;
+                        }
+                        n
+                    } else {
+                        let ch = (i / inner) % c;
+                        let n = (inner - i % inner).min(range.end - i);
+                        let (m, s, g, b) = (mean[ch], inv_std[ch], scale[ch], bias[ch]);
+                        for (o, &v) in out[k..k + n].iter_mut().zip(&x[i..i + n]) {
+                            *o = normalize(v as f64, m, s, g, b) as f32;
+                        }
+                        n
+                    };
+                    i += n;
+                    k += n;
                 }
             });
         }
