@@ -28,6 +28,7 @@
 )]
 
 mod approx;
+mod arg;
 mod attention;
 mod bnfold;
 mod buffers;

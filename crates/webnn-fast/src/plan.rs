@@ -8,6 +8,7 @@
 //! extra slot (the "twin"), with the reader's operand renumbered to it. So a convolutional
 //! network converts its input once and its features once, not around every op.
 
+use crate::arg;
 use crate::attention;
 use crate::cache;
 use crate::cast;
@@ -259,6 +260,8 @@ impl<'g> Planner<'g> {
             | Op::Lesser(_)
             | Op::LesserOrEqual(_) => compare::plan(self, n),
             Op::Where(a) => compare::plan_where(self, n, a),
+            Op::ArgMin(a) => arg::plan(self, n, a, false),
+            Op::ArgMax(a) => arg::plan(self, n, a, true),
             Op::Reshape(a) => copy::plan_reshape(self, n, a),
             Op::Softmax(a) => lanes::plan_softmax(self, n, a),
             Op::ReduceMean(a) => reduce_lanes::plan(self, n, Fold::Mean, a),
@@ -318,8 +321,6 @@ impl<'g> Planner<'g> {
             | Op::Softplus(_)
             | Op::Softsign(_)
             | Op::Tanh(_)
-            | Op::ArgMin(_)
-            | Op::ArgMax(_)
             | Op::CumulativeSum(_)
             | Op::ReduceLogSum(_)
             | Op::ReduceLogSumExp(_)

@@ -73,3 +73,27 @@ fn where_matches_the_reference() {
         assert_eq!(check_any(&graph, &g.inputs).1, 0, "{sc:?} {st:?} {sf:?}");
     }
 }
+
+/// argMin and argMax along each axis against the reference: ties (the first wins), signed
+/// zeros, infinities and NaN (a lane's first NaN wins), int32 and int64 indices, a long
+/// contiguous lane (a vocabulary's logits).
+#[test]
+fn arg_min_max_match_the_reference() {
+    let values = [1.0, -0.0, 0.0, 3.0, 3.0, f64::NEG_INFINITY, 2.0, f64::NAN, 3.0, -5.0, f64::INFINITY, 0.5];
+    let shapes: [&[u32]; 3] = [&[3, 4, 5], &[2, 7], &[1, 50_000]];
+    for shape in shapes {
+        for axis in 0..shape.len() as u32 {
+            for (max, int64) in [(true, false), (false, true), (true, true)] {
+                let mut g = G::new(32);
+                // Without NaN in the long lane, whose maximum must then be found.
+                let v = if shape[1] == 50_000 { &values[..7] } else { &values[..] };
+                let x = input(&mut g, "x", DataType::Float32, shape, v);
+                let t = if int64 { DataType::Int64 } else { DataType::Int32 };
+                let options = ArgMinMaxOptions { output_data_type: t, ..Default::default() };
+                let y = if max { g.b.arg_max(x, axis, options) } else { g.b.arg_min(x, axis, options) }.unwrap();
+                let graph = g.build(&[("y", y)]);
+                assert_eq!(check_any(&graph, &g.inputs).1, 0, "{shape:?} axis {axis} max {max} {t}");
+            }
+        }
+    }
+}
