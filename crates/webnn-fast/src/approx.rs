@@ -27,7 +27,7 @@ pub(crate) fn gelu(x: f64) -> f64 {
     let e = erfc_nonnegative(z.abs());
     // NaN fails `z >= 0` and stays NaN through `0.5 * e`.
     let phi = if z >= 0.0 { 1.0 - 0.5 * e } else { 0.5 * e };
-    x * phi
+    crate::vmath::nan_through(x, x * phi)
 }
 
 /// erf(x): its Maclaurin series below 0.5 (relative error under 1e-8 there), 1 − erfc above.
@@ -40,11 +40,7 @@ pub(crate) fn erf(x: f64) -> f64 {
     let series = FRAC_2_SQRT_PI * x * C.iter().rev().fold(0.0, |acc, &c| acc * x2 + c);
     // NaN fails `a < 0.5` and comes out of erfc as NaN.
     let tail = (1.0 - erfc_nonnegative(a)).copysign(x);
-    if a < 0.5 {
-        series
-    } else {
-        tail
-    }
+    crate::vmath::nan_through(x, if a < 0.5 { series } else { tail })
 }
 
 #[cfg(test)]

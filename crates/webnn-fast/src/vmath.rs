@@ -10,6 +10,11 @@
 //! WPT allows 32 ULP for exp, 34 for sigmoid, 18 for elu and 1/1024 absolute for tanh.
 //!
 //! No fused multiply-adds: every build (baseline, AVX2, AVX-512, wasm) computes the same bits.
+//!
+//! NaN: each function ends in `nan_through`. The selects inside (the argument's clamp, the
+//! choice between two formulas) keep NaN as written, but in the wasm builds with relaxed
+//! SIMD LLVM may turn a clamp's compare-and-selects into relaxed min/max, which drop NaN on
+//! x86 (the page fuzzer found tanh(NaN) = -1 there); the explicit test is a plain blend.
 
 /// 1.5 * 2^52: adding it rounds a float64 of magnitude below 2^51 to an integer, which then
 /// sits in the low bits of the sum's representation.
@@ -42,6 +47,16 @@ const INV_FACT: [f64; 16] = [
     1.0 / 1_307_674_368_000.0,
 ];
 
+/// `r`, or `x` where `x` is NaN (see the module's note on NaN).
+#[inline(always)]
+pub(crate) fn nan_through(x: f64, r: f64) -> f64 {
+    if x.is_nan() {
+        x
+    } else {
+        r
+    }
+}
+
 /// `x` limited to ±LIMIT with NaN kept (both comparisons fail for NaN).
 #[inline(always)]
 fn clamp_arg(x: f64) -> f64 {
@@ -71,7 +86,7 @@ pub(crate) fn exp(x: f64) -> f64 {
     // k's low bits hold n in two's complement: n + 1023 is 2^n's biased exponent (n is
     // within ±159 after the clamp, so the exponent field never overflows).
     let bits = k.to_bits().wrapping_sub(MAGIC.to_bits()).wrapping_add(1023) << 52;
-    p * f64::from_bits(bits)
+    nan_through(x, p * f64::from_bits(bits))
 }
 
 /// e^y − 1 for |y| <= 1 by its Taylor polynomial (y^15/15! is below 1e-12 of the result),
@@ -91,17 +106,13 @@ fn expm1_small(y: f64) -> f64 {
 pub(crate) fn expm1(x: f64) -> f64 {
     let small = expm1_small(x);
     let large = exp(x) - 1.0;
-    if x.abs() <= 1.0 {
-        small
-    } else {
-        large
-    }
+    nan_through(x, if x.abs() <= 1.0 { small } else { large })
 }
 
 /// 1 / (1 + e^-x), as the reference writes it.
 #[inline(always)]
 pub(crate) fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + exp(-x))
+    nan_through(x, 1.0 / (1.0 + exp(-x)))
 }
 
 /// tanh x = (e^2a − 1) / (e^2a + 1) with a = |x|, the sign put back: from expm1 below
@@ -113,18 +124,14 @@ pub(crate) fn tanh(x: f64) -> f64 {
     let small = m / (m + 2.0);
     let large = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
     let t = if a < 0.5 { small } else { large };
-    t.copysign(x)
+    nan_through(x, t.copysign(x))
 }
 
 /// elu: x where x > 0, else alpha (e^x − 1).
 #[inline(always)]
 pub(crate) fn elu(x: f64, alpha: f64) -> f64 {
     let negative = alpha * expm1(x);
-    if x > 0.0 {
-        x
-    } else {
-        negative
-    }
+    nan_through(x, if x > 0.0 { x } else { negative })
 }
 
 /// `x` rounded to the nearest float16 value, ties to even, as a float64 (float16's
@@ -139,15 +146,9 @@ pub(crate) fn round_f16(x: f64) -> f64 {
     // 1.5 · 2^(e - 10 + 52): the mantissa's top bit and the exponent of q · 2^52.
     let magic = f64::from_bits((((e + 42 + 1023) as u64) << 52) | (1 << 51));
     let r = ((a + magic) - magic).copysign(x);
-    // 65520 and more round to infinity; NaN and the infinities stay as they are (their
-    // exponent would make `magic` meaningless; both comparisons fail for NaN).
-    if a >= 65520.0 {
-        f64::INFINITY.copysign(x)
-    } else if a < 65520.0 {
-        r
-    } else {
-        x
-    }
+    // 65520 and more round to infinity (the infinities too: their exponent would make
+    // `magic` meaningless); NaN stays NaN.
+    nan_through(x, if a >= 65520.0 { f64::INFINITY.copysign(x) } else { r })
 }
 
 #[cfg(test)]
