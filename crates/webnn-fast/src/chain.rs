@@ -4,11 +4,15 @@
 //!
 //! A chain grows from an element-wise node along sole readers: each next op is unary, or
 //! binary with the running value on one side and, on the other, a value of the same shape
-//! computed before the chain starts, or a one-element constant. Each op computes in f64 and
-//! rounds to float32, with the reference kernels' own per-element math
-//! (`webnn_cpu::kernels::elementwise::scalar`), so a chain's results equal the ops one by one
-//! exactly; but gelu and erf, whose reference series cost 70 ns an element, take the
-//! approximations of module `approx` (within 4 ULP, WPT allows 18).
+//! computed before the chain starts, a one-element constant, or one broadcast along a block
+//! of dimensions. Each op computes in f64 and rounds to float32, with the reference kernels'
+//! per-element math (`webnn_cpu::kernels::elementwise::scalar`, the selects written out in
+//! module `select` below so they inline), so a chain's results equal the ops one by one
+//! exactly; but exp, sigmoid, tanh and elu take the branch-free polynomials of module
+//! `vmath` (within one ULP, nearly always exact), and gelu and erf, whose reference series
+//! cost 70 ns an element, the approximations of module `approx` (within 4 ULP, WPT allows
+//! 18). The ops without a vectorizable form (log, sin, pow by a variable...) stay one
+//! library call per element.
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
