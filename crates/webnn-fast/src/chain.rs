@@ -463,24 +463,19 @@ impl ChainStep {
                     U::Abs => unary(v, f64::abs),
                     U::Identity => unary(v, |x| x),
                     U::Linear { alpha, beta } => unary(v, |x| alpha * x + beta),
-                    // Compare-and-select ops, vectorized where LLVM keeps their NaN handling
-                    // (`SELECTS_INLINE`).
-                    U::Relu if SELECTS_INLINE => unary(v, select::relu),
-                    U::Clamp { lo, hi } if SELECTS_INLINE => unary(v, |x| select::clamp(x, lo, hi)),
-                    U::LeakyRelu { alpha } if SELECTS_INLINE => unary(v, |x| select::leaky_relu(x, alpha)),
-                    U::HardSigmoid { alpha, beta } if SELECTS_INLINE => {
-                        unary(v, |x| select::hard_sigmoid(x, alpha, beta))
-                    }
-                    U::HardSwish if SELECTS_INLINE => unary(v, select::hard_swish),
+                    // Compare-and-select ops (module `select`: NaN kept in every build).
+                    U::Relu => unary(v, select::relu),
+                    U::Clamp { lo, hi } => unary(v, |x| select::clamp(x, lo, hi)),
+                    U::LeakyRelu { alpha } => unary(v, |x| select::leaky_relu(x, alpha)),
+                    U::HardSigmoid { alpha, beta } => unary(v, |x| select::hard_sigmoid(x, alpha, beta)),
+                    U::HardSwish => unary(v, select::hard_swish),
                     other => unary(v, |x| unary_exact(other, x)),
                 }
             }
             Link::FakeQuant(q) => unary(v, |x| q.apply(x)),
             // The reference's cast (float16 from the value, to nearest even), branch-free.
             Link::RoundF16 => unary(v, vmath::round_f16),
-            // prelu: a select, out of line where selects are (`SELECTS_INLINE`).
-            Link::Prelu(other) if SELECTS_INLINE => binary(v, operand2(other, inputs, at, v.len()), select::prelu),
-            Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), prelu_exact),
+            Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), select::prelu),
             Link::Binary { op, other, swapped } => {
                 let other = operand2(other, inputs, at, v.len());
                 use FloatBinary as B;
@@ -491,10 +486,10 @@ impl ChainStep {
                     (B::Sub, true) => binary(v, other, |x, o| o - x),
                     (B::Div, false) => binary(v, other, |x, o| x / o),
                     (B::Div, true) => binary(v, other, |x, o| o / x),
-                    (B::Max, false) if SELECTS_INLINE => binary(v, other, select::max),
-                    (B::Max, true) if SELECTS_INLINE => binary(v, other, |x, o| select::max(o, x)),
-                    (B::Min, false) if SELECTS_INLINE => binary(v, other, select::min),
-                    (B::Min, true) if SELECTS_INLINE => binary(v, other, |x, o| select::min(o, x)),
+                    (B::Max, false) => binary(v, other, select::max),
+                    (B::Max, true) => binary(v, other, |x, o| select::max(o, x)),
+                    (B::Min, false) => binary(v, other, select::min),
+                    (B::Min, true) => binary(v, other, |x, o| select::min(o, x)),
                     // pow by a constant 2, 3 or 0.5 (a square, GELU-tanh's cube, a square
                     // root) as products and sqrt: x·x is exact and x·x·x rounds once in
                     // float64 (a float32 square has 48 bits), as a correctly rounded pow
@@ -560,67 +555,60 @@ enum Operand2<'a> {
     Repeat(&'a [f32], usize, usize, usize),
 }
 
-/// Whether compare-and-select links (relu, clamp, leaky relu, hard sigmoid/swish, max, min)
-/// are inlined and vectorized. Not with wasm's relaxed SIMD: there LLVM may lower them to
-/// relaxed min/max instructions, whose NaN result is the engine's choice (a clamp's NaN became
-/// its bound in the threads build: WPT `clamp float16`), where the reference keeps NaN.
-/// Elsewhere the selects it emits (x86 blends, min/max in operand orders with the same
-/// result; wasm's strict min/max only where NaN propagates as written) keep NaN.
-const SELECTS_INLINE: bool = !cfg!(all(target_arch = "wasm32", target_feature = "relaxed-simd"));
-
 /// The reference's compare-and-select ops (webnn-cpu `scalar.rs`, `FloatUnary::apply` and
 /// `FloatBinary::apply`), written out here so that they inline: `apply` matches every op and
 /// is too large for LLVM to inline across crates, which left each element of these links a
 /// call (a hard-swish chain took 3 ns an element instead of a fraction of one).
+///
+/// NaN: in wasm each ends in an explicit NaN test (`keep_nan`). LLVM turns the
+/// compare-and-selects of a vectorized loop into min/max, which the relaxed-SIMD builds lower
+/// to relaxed min/max, and those drop NaN on x86 (a clamp's NaN became its bound in the
+/// threads build: WPT `clamp float16`); the test is a plain blend, so a NaN input gives NaN
+/// whatever min/max did. Relaxed min/max may also return +0 where the reference gives -0
+/// (relu(-0)); the two compare equal in WPT and to the fuzzer. Native x86 min/max and
+/// blends keep the selects' meaning, so there the test is left out.
 mod select {
+    /// `r`, or `x` where `x` is NaN, in wasm.
+    #[inline(always)]
+    fn keep_nan(x: f64, r: f64) -> f64 {
+        if cfg!(target_arch = "wasm32") {
+            crate::vmath::nan_through(x, r)
+        } else {
+            r
+        }
+    }
+
     #[inline(always)]
     pub(super) fn relu(x: f64) -> f64 {
-        if x < 0.0 {
-            0.0
-        } else {
-            x
-        }
+        keep_nan(x, if x < 0.0 { 0.0 } else { x })
     }
 
     /// NaN fails both tests and passes through.
     #[inline(always)]
     pub(super) fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
-        if x < lo {
-            lo
-        } else if x > hi {
-            hi
-        } else {
-            x
-        }
+        keep_nan(x, if x < lo { lo } else if x > hi { hi } else { x })
     }
 
     #[inline(always)]
     pub(super) fn leaky_relu(x: f64, alpha: f64) -> f64 {
-        if x < 0.0 {
-            alpha * x
-        } else {
-            x
-        }
+        keep_nan(x, if x < 0.0 { alpha * x } else { x })
     }
 
     #[inline(always)]
     pub(super) fn hard_sigmoid(x: f64, alpha: f64, beta: f64) -> f64 {
-        (alpha * x + beta).clamp(0.0, 1.0)
+        let y = alpha * x + beta;
+        keep_nan(y, y.clamp(0.0, 1.0))
     }
 
     #[inline(always)]
     pub(super) fn hard_swish(x: f64) -> f64 {
-        x * (x + 3.0).clamp(0.0, 6.0) / 6.0
+        keep_nan(x, x * (x + 3.0).clamp(0.0, 6.0) / 6.0)
     }
 
     /// prelu (webnn-cpu `parametric.rs`): the slope times a negative value.
     #[inline(always)]
     pub(super) fn prelu(x: f64, slope: f64) -> f64 {
-        if x < 0.0 {
-            slope * x
-        } else {
-            x
-        }
+        keep_nan(x, if x < 0.0 { slope * x } else { x })
     }
 
     /// max and min propagate NaN.
@@ -648,12 +636,6 @@ mod select {
 #[inline(never)]
 fn unary_exact(f: FloatUnary, x: f64) -> f64 {
     f.apply(x)
-}
-
-/// prelu kept out of line, for the same reason.
-#[inline(never)]
-fn prelu_exact(x: f64, slope: f64) -> f64 {
-    select::prelu(x, slope)
 }
 
 /// `op.apply(x, y)` kept out of line, for the same reason.
