@@ -465,7 +465,13 @@ impl ChainStep {
                     U::Linear { alpha, beta } => unary(v, |x| alpha * x + beta),
                     // Compare-and-select ops (module `select`: NaN kept in every build).
                     U::Relu => unary(v, select::relu),
-                    U::Clamp { lo, hi } => unary(v, |x| select::clamp(x, lo, hi)),
+                    U::Clamp { lo, hi } => {
+                        // A NaN bound compares false, as no bound does; as ∓∞ it stays out of
+                        // relaxed min/max, which would return the NaN.
+                        let lo = if lo.is_nan() { f64::NEG_INFINITY } else { lo };
+                        let hi = if hi.is_nan() { f64::INFINITY } else { hi };
+                        unary(v, |x| select::clamp(x, lo, hi))
+                    }
                     U::LeakyRelu { alpha } => unary(v, |x| select::leaky_relu(x, alpha)),
                     U::HardSigmoid { alpha, beta } => unary(v, |x| select::hard_sigmoid(x, alpha, beta)),
                     U::HardSwish => unary(v, select::hard_swish),
