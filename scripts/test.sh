@@ -73,6 +73,7 @@ for seed in 20000722 20001344 20005136; do
   "$bin/webnn-fuzz" --page cpu --build relaxed-simd --edges --seed $seed --cases 1
 done
 "$bin/webnn-fuzz" --page cpu --build threads --seed 626 --cases 1
+"$bin/webnn-fuzz" --page cpu --build threads --edges --seed 35 --cases 1   # clamp with a NaN bound
 "$bin/webnn-fuzz" --page webgpu --edges --seed 50000747 --cases 1
 WEBNN_BROWSER=firefox "$bin/webnn-fuzz" --page cpu --cases 1000
 
