@@ -204,18 +204,18 @@ impl LayerNormStep {
 /// sum by rounding in float64 (about 1e-16 of the sum), which reaches the float32 result only
 /// when it lies that close to a rounding boundary.
 #[inline(always)]
-fn sum(row: &[f32], f: impl Fn(f64) -> f64) -> f64 {
+fn sum<T: Copy + Into<f64>>(row: &[T], f: impl Fn(f64) -> f64) -> f64 {
     let mut acc = [0.0f64; 8];
     let chunks = row.chunks_exact(8);
     let tail = chunks.remainder();
     for c in chunks {
         for (a, &v) in acc.iter_mut().zip(c) {
-            *a += f(v as f64);
+            *a += f(v.into());
         }
     }
     let mut total = acc.iter().sum::<f64>();
     for &v in tail {
-        total += f(v as f64);
+        total += f(v.into());
     }
     total
 }
@@ -238,26 +238,8 @@ fn softmax_lane<const FMA: bool>(x: &[f32], out: &mut [f32], e: &mut [f64]) {
     for (ek, &v) in e.iter_mut().zip(x) {
         *ek = crate::vmath::exp(v as f64 - max);
     }
-    let total = sum_f64(&e[..x.len()]);
+    let total = sum(&e[..x.len()], |v| v);
     for (o, ek) in out.iter_mut().zip(e.iter()) {
         *o = (ek / total) as f32;
     }
-}
-
-/// Σ over a row of float64 in eight interleaved partial sums (see `sum`).
-#[inline(always)]
-fn sum_f64(row: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let chunks = row.chunks_exact(8);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for (a, &v) in acc.iter_mut().zip(c) {
-            *a += v;
-        }
-    }
-    let mut total = acc.iter().sum::<f64>();
-    for &v in tail {
-        total += v;
-    }
-    total
 }

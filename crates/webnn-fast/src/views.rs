@@ -8,16 +8,9 @@ use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use webnn_core::ops::*;
 use webnn_core::{Error, Operand, Result};
+use webnn_cpu::kernels::gather::resolve;
+use webnn_cpu::tensor::strides;
 use webnn_cpu::Data;
-
-/// Row-major strides of `shape`.
-fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
 
 /// Whether node `n` reads and writes float32 with static shapes only.
 fn static_f32(p: &Planner, n: usize, input: Operand) -> bool {
@@ -130,15 +123,6 @@ pub(crate) fn plan_gather(p: &mut Planner, n: usize, a: &Gather) -> Option<Step>
         inner: xs[axis + 1..].iter().product(),
         out_shape: p.shape(y),
     })))
-}
-
-/// Index `i` into an axis of size `n` (> 0) as the reference resolves it: a negative index
-/// counts from the end, then the result is clamped into range (the spec leaves out-of-range
-/// indices to the implementation).
-fn resolve(i: i128, n: usize) -> usize {
-    let n = n as i128;
-    let i = if i < 0 { i + n } else { i };
-    i.clamp(0, n - 1) as usize
 }
 
 impl GatherStep {

@@ -11,7 +11,9 @@ use webnn_core::ops::*;
 use webnn_core::Result;
 
 /// Index `i` into a dimension of size `n` (> 0): negative counts from the end, then clamped.
-fn resolve(i: i128, n: usize) -> usize {
+/// The fast backend's gather resolves its indices with it too.
+#[inline]
+pub fn resolve(i: i128, n: usize) -> usize {
     let n = n as i128;
     let i = if i < 0 { i + n } else { i };
     i.clamp(0, n - 1) as usize
