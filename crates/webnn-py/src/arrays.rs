@@ -1,12 +1,17 @@
-//! NumPy arrays in and out. Data goes in through `numpy.ascontiguousarray(..., dtype)` and
-//! `tobytes()`, whose bytes the facade reads in place (one copy: the stable ABI this package
-//! targets, CPython 3.9, has no buffer protocol), and comes out as a writable array over a
-//! copy of the bytes read. float16 is numpy's float16; int4/uint4 travel packed two to a
-//! byte as a uint8 array, as WebNN lays them out.
+//! NumPy arrays in and out without copies of their own. The stable ABI this package targets
+//! (CPython 3.9) has no buffer protocol, so both directions go through NumPy's
+//! `__array_interface__`, which is plain Python attributes:
+//! - in: `numpy.ascontiguousarray(..., dtype)` (no copy when the array already is one), whose
+//!   memory the facade reads in place through the interface's data address ([`Data`]);
+//! - out: the bytes the facade read become the array's memory: a [`HostBytes`] owns them and
+//!   describes them by the interface, and the array NumPy makes over it keeps it alive.
+//!
+//! float16 is numpy's float16; int4/uint4 travel packed two to a byte as a uint8 array, as
+//! WebNN lays them out.
 
 use crate::errors::{type_error, Raise};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList};
+use pyo3::types::{PyByteArray, PyDict, PyList, PyTuple};
 use serde_json::{json, Value};
 use webnn_core::{DataType, Dim, OperandDescriptor};
 
@@ -57,17 +62,37 @@ pub fn as_array<'py>(value: &Bound<'py, PyAny>, t: DataType) -> PyResult<Bound<'
     np.call_method1("ascontiguousarray", (cast,))
 }
 
-/// The bytes of `value` as WebNN lays out `desc`, checked against its byte length: a
-/// Python `bytes` object (NumPy's `tobytes()`), read in place by the callers.
-pub fn bytes_for<'py>(value: &Bound<'py, PyAny>, desc: &OperandDescriptor, what: &str) -> PyResult<Bound<'py, PyBytes>> {
+/// A C-contiguous NumPy array whose memory is read in place. The array is held, so the
+/// memory stays; NumPy refuses to resize an array others reference. Read only while the GIL
+/// is held (every caller does), so no Python thread writes it meanwhile.
+pub struct Data<'py> {
+    _array: Bound<'py, PyAny>,
+    ptr: *const u8,
+    len: usize,
+}
+
+impl Data<'_> {
+    pub fn as_bytes(&self) -> &[u8] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `ptr` is the data address of the held, C-contiguous array of `len` bytes
+        // (checked in `bytes_for`); see the type's comment for why nothing moves or writes it.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// The bytes of `value` as WebNN lays out `desc`, checked against its byte length.
+pub fn bytes_for<'py>(value: &Bound<'py, PyAny>, desc: &OperandDescriptor, what: &str) -> PyResult<Data<'py>> {
     let a = as_array(value, desc.data_type)?;
-    let bytes = a.call_method0("tobytes")?.cast_into::<PyBytes>()?;
+    let len: usize = a.getattr("nbytes")?.extract()?;
     let want = desc.max_byte_length().unwrap_or(u64::MAX);
-    let len = bytes.as_bytes().len();
     if len as u64 != want {
         return Err(type_error(format!("{what}: the data holds {len} bytes, {desc} takes {want}")));
     }
-    Ok(bytes)
+    let data = a.getattr("__array_interface__")?.get_item("data")?;
+    let address: usize = data.get_item(0)?.extract()?;
+    Ok(Data { _array: a, ptr: address as *const u8, len })
 }
 
 /// The static shape of an array.
@@ -103,16 +128,63 @@ pub fn shape_py<'py>(py: Python<'py>, desc: &OperandDescriptor) -> PyResult<Boun
     Ok(l)
 }
 
-/// `bytes` as a writable NumPy array of `desc`'s (static) shape; int4/uint4 as packed bytes.
-pub fn to_array<'py>(py: Python<'py>, bytes: &[u8], desc: &OperandDescriptor) -> PyResult<Bound<'py, PyAny>> {
-    let np = numpy(py)?;
-    let buf = PyByteArray::new(py, bytes);
-    let a = np.call_method1("frombuffer", (buf, np_dtype(desc.data_type)))?;
-    if matches!(desc.data_type, DataType::Int4 | DataType::Uint4) {
-        return Ok(a);
+/// Bytes read from a tensor, owned here and lent to the NumPy array made over them, which
+/// holds this object as its `base`. The bytes are held as raw parts, not a `Vec`, because
+/// NumPy writes them through the pointer while this object is shared.
+#[pyclass(module = "webnn", frozen)]
+pub struct HostBytes {
+    ptr: *mut u8,
+    len: usize,
+    capacity: usize,
+    typestr: &'static str,
+    shape: Vec<u64>,
+}
+
+// SAFETY: the pointer is owned by this object alone; Rust never reads or writes through it
+// after construction (only NumPy does, under the GIL), and it is freed once, in `drop`.
+unsafe impl Send for HostBytes {}
+unsafe impl Sync for HostBytes {}
+
+impl Drop for HostBytes {
+    fn drop(&mut self) {
+        // SAFETY: the parts of the `Vec` taken apart in `to_array`, rebuilt once.
+        drop(unsafe { Vec::from_raw_parts(self.ptr, self.len, self.capacity) })
     }
-    let shape: Vec<u32> = desc.shape.iter().map(|d| d.as_static().unwrap_or(0)).collect();
-    a.call_method1("reshape", (shape,))
+}
+
+#[pymethods]
+impl HostBytes {
+    /// NumPy's array interface (version 3): the bytes as a writable array of the tensor's shape.
+    #[getter]
+    fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("version", 3)?;
+        d.set_item("shape", PyTuple::new(py, &self.shape)?)?;
+        d.set_item("typestr", self.typestr)?;
+        d.set_item("data", (self.ptr as usize, false))?;
+        Ok(d)
+    }
+}
+
+/// `bytes` as a writable NumPy array of `desc`'s (static) shape; int4/uint4 as packed bytes.
+/// The array's memory is `bytes` itself where its address suits the dtype's alignment
+/// (allocators give 16 bytes in practice); otherwise, and when empty, a copy.
+pub fn to_array<'py>(py: Python<'py>, bytes: Vec<u8>, desc: &OperandDescriptor) -> PyResult<Bound<'py, PyAny>> {
+    let np = numpy(py)?;
+    let typestr = np_dtype(desc.data_type);
+    let shape: Vec<u64> = if matches!(desc.data_type, DataType::Int4 | DataType::Uint4) {
+        vec![bytes.len() as u64]
+    } else {
+        desc.shape.iter().map(|d| u64::from(d.as_static().unwrap_or(0))).collect()
+    };
+    let item = (desc.data_type.bits() as usize / 8).max(1);
+    if bytes.is_empty() || bytes.as_ptr() as usize % item != 0 {
+        let a = np.call_method1("frombuffer", (PyByteArray::new(py, &bytes), typestr))?;
+        return a.call_method1("reshape", (shape,));
+    }
+    let mut bytes = std::mem::ManuallyDrop::new(bytes);
+    let owner = HostBytes { ptr: bytes.as_mut_ptr(), len: bytes.len(), capacity: bytes.capacity(), typestr, shape };
+    np.call_method1("asarray", (Bound::new(py, owner)?,))
 }
 
 /// A descriptor as JSON for error messages and reprs.

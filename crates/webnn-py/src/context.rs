@@ -99,7 +99,7 @@ impl MlContext {
     fn read<'py>(&self, py: Python<'py>, t: &webnn::Tensor) -> PyResult<Bound<'py, PyAny>> {
         let read = self.inner.get()?.read_tensor(t);
         let bytes = crate::detached(py, move || pollster::block_on(read)).raise()?;
-        arrays::to_array(py, &bytes, t.desc())
+        arrays::to_array(py, bytes, t.desc())
     }
 }
 
