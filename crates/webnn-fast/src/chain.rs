@@ -21,6 +21,7 @@ use crate::simd::dispatch;
 // `dispatch!` names the variants on x86-64 only.
 #[cfg(target_arch = "x86_64")]
 use crate::simd::Simd;
+use crate::quant::FakeQuant;
 use crate::vmath;
 use webnn_core::graph::Source;
 use webnn_core::ops::Op;
@@ -75,77 +76,6 @@ impl Link {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct FakeQuant {
-    scale: f64,
-    zero: f64,
-    /// The quantized type's range, where quantizeLinear saturates.
-    lo: f64,
-    hi: f64,
-    scale2: f64,
-    zero2: f64,
-}
-
-impl FakeQuant {
-    /// The reference kernels' arithmetic (webnn-cpu `quantization.rs`): the quotient rounded
-    /// half to even in f64, NaN to the zero point, saturated; then (q - zero) * scale.
-    fn apply(&self, x: f64) -> f64 {
-        let q = round_ties_even(x / self.scale);
-        let q = if q.is_nan() { self.zero } else { (q + self.zero).clamp(self.lo, self.hi) };
-        (q - self.zero2) * self.scale2
-    }
-}
-
-/// `f64::round_ties_even` without its library call (x86-64 without SSE4.1 has no rounding
-/// instruction): adding and subtracting 1.5 * 2^52 rounds to an integer half to even, exact
-/// for |q| < 2^51; larger values (and infinities, NaN) are returned as they are, which only
-/// the saturation (at most 2^32) sees. A negative result of zero comes out as +0, which
-/// adding the zero point makes of any zero anyway.
-fn round_ties_even(q: f64) -> f64 {
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
-    if q.abs() < 2_251_799_813_685_248.0 {
-        (q + MAGIC) - MAGIC
-    } else {
-        q
-    }
-}
-
-/// A one-element float32 constant's value.
-fn scalar_f32(p: &Planner, o: Operand) -> Option<f64> {
-    let bytes = p.orig.constant_data(o).filter(|_| p.is_f32(o) && p.orig.desc(o).max_elements() == 1)?;
-    Some(f32::from_le_bytes(bytes[..4].try_into().ok()?) as f64)
-}
-
-/// A one-element integer constant's value and its type's range.
-fn scalar_int(p: &Planner, o: Operand) -> Option<(f64, f64, f64)> {
-    use webnn_core::DataType as D;
-    let bytes = p.orig.constant_data(o).filter(|_| p.orig.desc(o).max_elements() == 1)?;
-    let four = || bytes.get(..4).and_then(|b| b.try_into().ok());
-    Some(match p.orig.desc(o).data_type {
-        D::Int8 => (bytes[0] as i8 as f64, i8::MIN as f64, i8::MAX as f64),
-        D::Uint8 => (bytes[0] as f64, 0.0, u8::MAX as f64),
-        D::Int32 => (i32::from_le_bytes(four()?) as f64, i32::MIN as f64, i32::MAX as f64),
-        D::Uint32 => (u32::from_le_bytes(four()?) as f64, 0.0, u32::MAX as f64),
-        _ => return None,
-    })
-}
-
-/// Node `n` as the quantizeLinear of a fake-quantization pair reading `value`: the link and
-/// the dequantizeLinear node it absorbs.
-fn fake_quant(p: &Planner, n: usize, value: Operand) -> Option<(Link, usize)> {
-    let Op::QuantizeLinear(q) = &p.orig.nodes[n].op else { return None };
-    let d = p.sole_user(p.orig.nodes[n].outputs[0])?;
-    let Op::DequantizeLinear(dq) = &p.orig.nodes[d].op else { return None };
-    let y = p.orig.nodes[d].outputs[0];
-    if q.input != value || !p.is_f32(y) || !p.same_shape(y, value) {
-        return None;
-    }
-    let (zero, lo, hi) = scalar_int(p, q.zero_point)?;
-    let (zero2, _, _) = scalar_int(p, dq.zero_point)?;
-    let link = FakeQuant { scale: scalar_f32(p, q.scale)?, zero, lo, hi, scale2: scalar_f32(p, dq.scale)?, zero2 };
-    Some((Link::FakeQuant(link), d))
-}
-
 pub(crate) struct ChainStep {
     /// The slot the chain starts from, then the other operands (full-size or rows).
     inputs: Vec<usize>,
@@ -166,8 +96,8 @@ const BLOCK: usize = 256;
 /// The link node `n` would add to a chain whose running value is `value`, if it can, and the
 /// last node it covers (`n`, or the dequantizeLinear of a fake-quantization pair).
 fn link(p: &Planner, n: usize, value: Operand, inputs: &mut Vec<Operand>, start: usize) -> Option<(Link, usize)> {
-    if let Some(pair) = fake_quant(p, n, value) {
-        return Some(pair);
+    if let Some((pair, d)) = FakeQuant::pair(p, n, value) {
+        return Some((Link::FakeQuant(pair), d));
     }
     if let Some(pair) = round_f16(p, n, value) {
         return Some(pair);
@@ -478,7 +408,8 @@ impl ChainStep {
                     other => unary(v, |x| unary_exact(other, x)),
                 }
             }
-            Link::FakeQuant(q) => unary(v, |x| q.apply(x)),
+            // Rounded to float32 inside.
+            Link::FakeQuant(q) => q.apply(v),
             // The reference's cast (float16 from the value, to nearest even), branch-free.
             Link::RoundF16 => unary(v, vmath::round_f16),
             Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), select::prelu),
@@ -702,18 +633,5 @@ fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
                 k += n;
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn round_ties_even_matches_the_library() {
-        for q in [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.4999999, 1e9 + 0.5, -1e15 - 0.5, 4e15 + 1.0, 1e300, -0.0] {
-            // Numeric equality: -0.5 gives +0 here and -0 from the library.
-            assert_eq!(super::round_ties_even(q), q.round_ties_even(), "{q}");
-        }
-        assert!(super::round_ties_even(f64::NAN).is_nan());
-        assert_eq!(super::round_ties_even(f64::INFINITY), f64::INFINITY);
     }
 }

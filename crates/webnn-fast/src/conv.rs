@@ -260,14 +260,9 @@ impl Conv {
             Kind::Depthwise(d) => format!("depthwise {}x{}/{}", d.kh, d.kw, d.stride[0]),
             Kind::Narrow(d) => format!("narrow {}x{}/{}", d.kh, d.kw, d.stride[0]),
         };
-        let residual = if self.post.residual.is_some() {
-            " +residual"
-        } else {
-            ""
-        };
         format!(
-            "conv {kind} {}x{}x{} -> {}x{}x{}{residual} clamp[{}, {}]",
-            self.h, self.w, self.c, self.oh, self.ow, self.oc, self.post.lo, self.post.hi
+            "conv {kind} {}x{}x{} -> {}x{}x{}{}",
+            self.h, self.w, self.c, self.oh, self.ow, self.oc, self.post.describe()
         )
     }
 

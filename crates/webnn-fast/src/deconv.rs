@@ -121,8 +121,8 @@ fn sources(o: usize, stride: usize, dilation: usize, pad: usize, len: usize, tap
 impl Deconv {
     pub(crate) fn describe(&self) -> String {
         format!(
-            "conv transpose {}x{}/{} {}x{}x{} -> {}x{}x{}",
-            self.kh, self.kw, self.stride[0], self.h, self.w, self.c, self.oh, self.ow, self.oc
+            "conv transpose {}x{}/{} {}x{}x{} -> {}x{}x{}{}",
+            self.kh, self.kw, self.stride[0], self.h, self.w, self.c, self.oh, self.ow, self.oc, self.post.describe()
         )
     }
 
@@ -172,13 +172,13 @@ impl Deconv {
                 // SAFETY: each task writes its own output row.
                 let out = unsafe { dst.range(r * row_len, row_len) };
                 self.gather_row(cols, r / self.oh, r % self.oh, out);
-                match residual {
-                    Some(_) => post.finish(simd, out, residual, r * row_len),
+                if residual.is_none() {
                     // simd::clamp, not f32::clamp: LLVM turns the latter's two compare-and-
                     // assigns into pmax/pmin, which relaxed-SIMD wasm builds lower to relaxed
                     // max/min, losing NaN on x86 hosts (the fuzzer's page found it).
-                    None => out.iter_mut().for_each(|v| *v = simd::clamp(*v, post.lo, post.hi)),
+                    out.iter_mut().for_each(|v| *v = simd::clamp(*v, post.lo, post.hi));
                 }
+                post.finish(simd, out, residual, r * row_len);
             });
         }
         values.recycle(transposed);

@@ -9,6 +9,7 @@ use crate::conv::Conv;
 use crate::matmul::{GemmStep, MatmulStep};
 use crate::plan::Plan;
 use crate::pool::{Pool, SharedMut};
+use crate::quant::FakeQuant;
 use crate::quantized::QGemmStep;
 use crate::reduce::GlobalPool;
 use crate::simd::{self, BinaryKind, Simd};
@@ -67,12 +68,14 @@ pub(crate) enum Step {
 }
 
 /// What a fused step applies to its result: an optional residual addend (a slot with the
-/// output's shape and storage), then a clamp.
+/// output's shape and storage), then a clamp, then a fake quantization (a QDQ model's
+/// activation pair).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Post {
     pub residual: Option<usize>,
     pub lo: f32,
     pub hi: f32,
+    pub quant: Option<FakeQuant>,
 }
 
 impl Post {
@@ -86,7 +89,7 @@ impl Post {
     }
 
     /// Adds the residual to `out`, elements `offset..` of the output, and clamps, when the
-    /// epilogue could not do it.
+    /// epilogue could not do it; then the fake quantization, while `out` is in cache.
     pub(crate) fn finish(
         &self,
         simd: Simd,
@@ -97,6 +100,16 @@ impl Post {
         if let Some(r) = residual {
             simd::add_clamp(simd, out, &r[offset..offset + out.len()], self.lo, self.hi);
         }
+        if let Some(q) = &self.quant {
+            crate::quant::apply_f32(simd, q, out);
+        }
+    }
+
+    /// The clamp's bounds and what follows it, for profiles.
+    pub(crate) fn describe(&self) -> String {
+        let residual = if self.residual.is_some() { " +residual" } else { "" };
+        let quant = if self.quant.is_some() { " +fake-quant" } else { "" };
+        format!("{residual} clamp[{}, {}]{quant}", self.lo, self.hi)
     }
 }
 
@@ -132,7 +145,7 @@ impl Step {
             Step::Softmax(s) => s.describe(),
             Step::Reduce(r) => r.describe(),
             Step::LayerNorm(l) => l.describe(),
-            Step::Binary { kind, post, .. } => format!("{kind:?} clamp[{}, {}]", post.lo, post.hi),
+            Step::Binary { kind, post, .. } => format!("{kind:?}{}", post.describe()),
             Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
         }
     }

@@ -48,6 +48,7 @@ mod narrow;
 mod norm;
 mod plan;
 mod pool;
+mod quant;
 mod quantized;
 mod reduce;
 mod reduce_lanes;

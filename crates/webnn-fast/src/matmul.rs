@@ -105,11 +105,12 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
 impl GemmStep {
     pub(crate) fn describe(&self) -> String {
         format!(
-            "gemm {}x{}x{} in {} block(s)",
+            "gemm {}x{}x{} in {} block(s){}",
             self.m,
             self.k,
             self.n,
-            self.blocks.len()
+            self.blocks.len(),
+            self.post.describe()
         )
     }
 
@@ -288,11 +289,12 @@ pub(crate) fn plan_matmul(p: &mut Planner, n: usize, mm: &Binary) -> Option<Step
 impl MatmulStep {
     pub(crate) fn describe(&self) -> String {
         format!(
-            "matmul {} x {}x{}x{}",
+            "matmul {} x {}x{}x{}{}",
             self.a_batches.len(),
             self.m,
             self.k,
-            self.n
+            self.n,
+            self.post.describe()
         )
     }
 

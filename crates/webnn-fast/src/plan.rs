@@ -19,6 +19,7 @@ use crate::lanes;
 use crate::copy;
 use crate::deconv;
 use crate::exec::{Post, Step};
+use crate::quant::FakeQuant;
 use crate::matmul;
 use crate::views;
 use crate::norm;
@@ -487,6 +488,7 @@ impl<'g> Planner<'g> {
             residual: None,
             lo: f32::NEG_INFINITY,
             hi: f32::INFINITY,
+            quant: None,
         };
         let mut out = y;
         if let (true, Some(u)) = (residual, self.sole_user(out)) {
@@ -526,6 +528,14 @@ impl<'g> Planner<'g> {
                 out = self.orig.nodes[u].outputs[0];
             }
         }
+        if let Some(u) = self.sole_user(out) {
+            if let Some((pair, d)) = FakeQuant::pair(self, u, out) {
+                post.quant = Some(pair);
+                self.absorbed[u] = true;
+                self.absorbed[d] = true;
+                out = self.orig.nodes[d].outputs[0];
+            }
+        }
         self.nhwc[out.index()] = y_nhwc;
         (post, out)
     }
@@ -541,6 +551,7 @@ impl<'g> Planner<'g> {
             residual: None,
             lo,
             hi,
+            quant: None,
         };
         Some(Step::Binary {
             kind: None,

@@ -1,0 +1,233 @@
+//! Fake quantization: `dequantizeLinear(quantizeLinear(x))` with one scale and zero point
+//! each, the pair a QDQ model (ONNX Runtime's static quantizer) puts on every activation.
+//! It runs as a link of an element-wise chain, or on a conv's or matmul's output while that
+//! is still in cache (`exec::Post`), never as two tensors written and read back.
+//!
+//! The results equal the reference kernels' (webnn-cpu `quantization.rs`) bit for bit: the
+//! quotient `x / scale` in f64, rounded half to even, NaN to the zero point, saturated; then
+//! `(q - zero) * scale` in f64, rounded once to float32. The division is the cost (an f64
+//! divide per element is most of the pair), so blocks first multiply by the reciprocal,
+//! which rounds the product to the same integer as the quotient unless the product lies
+//! within a few f64 ulps of a half-integer (see `near_tie`); a block with any such element
+//! is computed again with the division.
+
+use crate::plan::Planner;
+use crate::simd::{dispatch, Simd};
+use webnn_core::ops::Op;
+use webnn_core::Operand;
+
+/// One pair's constants, all exact in f64.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FakeQuant {
+    scale: f64,
+    inverse: f64,
+    zero: f64,
+    /// The quantized type's range, where quantizeLinear saturates.
+    lo: f64,
+    hi: f64,
+    scale2: f64,
+    zero2: f64,
+}
+
+/// Elements computed together; a near tie sends only its own block to the division.
+const BLOCK: usize = 64;
+
+impl FakeQuant {
+    /// Node `n` as the quantizeLinear of a pair reading `value`, with scalar float32 scales
+    /// and scalar integer zero points: the pair and the dequantizeLinear node it absorbs.
+    pub(crate) fn pair(p: &Planner, n: usize, value: Operand) -> Option<(FakeQuant, usize)> {
+        let Op::QuantizeLinear(q) = &p.orig.nodes[n].op else { return None };
+        let d = p.sole_user(p.orig.nodes[n].outputs[0])?;
+        let Op::DequantizeLinear(dq) = &p.orig.nodes[d].op else { return None };
+        let y = p.orig.nodes[d].outputs[0];
+        if q.input != value || !p.is_f32(y) || !p.same_shape(y, value) {
+            return None;
+        }
+        let (zero, lo, hi) = scalar_int(p, q.zero_point)?;
+        let (zero2, _, _) = scalar_int(p, dq.zero_point)?;
+        let scale = scalar_f32(p, q.scale)?;
+        let pair = FakeQuant { scale, inverse: 1.0 / scale, zero, lo, hi, scale2: scalar_f32(p, dq.scale)?, zero2 };
+        Some((pair, d))
+    }
+
+    /// Saturation and dequantization of a rounded quotient. Selects only (`f64::clamp`
+    /// asserts its bounds, and that branch kept the loops scalar).
+    #[inline(always)]
+    fn finish(&self, q: f64) -> f64 {
+        let z = q + self.zero;
+        let z = if z < self.lo { self.lo } else { z };
+        let z = if z > self.hi { self.hi } else { z };
+        let z = if q.is_nan() { self.zero } else { z };
+        (z - self.zero2) * self.scale2
+    }
+
+    /// The reference's arithmetic for one value.
+    #[inline(always)]
+    fn exact(&self, x: f64) -> f64 {
+        self.finish(round_ties_even(x / self.scale))
+    }
+
+    /// The pair over `v` in place (values already float32-representable or not: the result
+    /// is the reference's for the f64 value), each result rounded to float32. Inlined into
+    /// callers compiled per ISA (`simd::dispatch!`), so the loops vectorize there.
+    #[inline(always)]
+    pub(crate) fn apply(&self, v: &mut [f64]) {
+        for block in v.chunks_mut(BLOCK) {
+            let mut x = [0.0f64; BLOCK];
+            let x = &mut x[..block.len()];
+            x.copy_from_slice(block);
+            // A count, not a flag: the sum vectorizes as a reduction.
+            let mut near = 0u32;
+            for (o, &x) in block.iter_mut().zip(x.iter()) {
+                let q = x * self.inverse;
+                let r = round_ties_even(q);
+                near += near_tie(q, r) as u32;
+                *o = self.finish(r) as f32 as f64;
+            }
+            if near > 0 {
+                for (o, &x) in block.iter_mut().zip(x.iter()) {
+                    *o = self.exact(x) as f32 as f64;
+                }
+            }
+        }
+    }
+
+    /// The pair over float32 values in place.
+    #[inline(always)]
+    pub(crate) fn apply_f32(&self, out: &mut [f32]) {
+        let mut v = [0.0f64; BLOCK];
+        for chunk in out.chunks_mut(BLOCK) {
+            let v = &mut v[..chunk.len()];
+            for (v, &x) in v.iter_mut().zip(chunk.iter()) {
+                *v = x as f64;
+            }
+            self.apply(v);
+            for (o, &v) in chunk.iter_mut().zip(v.iter()) {
+                *o = v as f32;
+            }
+        }
+    }
+}
+
+/// The pair over a fused step's output (`exec::Post`), compiled for the machine's ISA.
+pub(crate) fn apply_f32(simd: Simd, pair: &FakeQuant, out: &mut [f32]) {
+    dispatch!(simd, apply_f32_generic(pair, out))
+}
+
+#[inline(always)]
+fn apply_f32_generic<const FMA: bool>(pair: &FakeQuant, out: &mut [f32]) {
+    pair.apply_f32(out)
+}
+
+/// Whether `q = x * (1/scale)` may round to another integer than the f64 quotient
+/// `x / scale` does. Each differs from the exact quotient by at most one rounding of the
+/// reciprocal and one of the product (or one of the division): together under
+/// `2^-51 * |q|`. Only where `q` lies that close to a half-integer can the two round apart;
+/// the margin taken is 8x that. Values too large for it (|q| near 2^47, far past any
+/// quantized range) always count as near, as do infinities; NaN never does, and gives the
+/// zero point either way.
+#[inline(always)]
+fn near_tie(q: f64, r: f64) -> bool {
+    const MARGIN: f64 = 1.0 / 281_474_976_710_656.0; // 2^-48
+    (q - r).abs() >= 0.5 - q.abs() * MARGIN || q.abs() >= 1.0e14
+}
+
+/// `f64::round_ties_even` without its library call (x86-64 without SSE4.1 has no rounding
+/// instruction): adding and subtracting 1.5 * 2^52 rounds to an integer half to even, exact
+/// for |q| < 2^51; larger values (and infinities, NaN) are returned as they are, which only
+/// the saturation (at most 2^32) sees. A negative result of zero comes out as +0, which
+/// adding the zero point makes of any zero anyway.
+#[inline(always)]
+fn round_ties_even(q: f64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    if q.abs() < 2_251_799_813_685_248.0 {
+        (q + MAGIC) - MAGIC
+    } else {
+        q
+    }
+}
+
+/// A one-element float32 constant's value.
+fn scalar_f32(p: &Planner, o: Operand) -> Option<f64> {
+    let bytes = p.orig.constant_data(o).filter(|_| p.is_f32(o) && p.orig.desc(o).max_elements() == 1)?;
+    Some(f32::from_le_bytes(bytes[..4].try_into().ok()?) as f64)
+}
+
+/// A one-element integer constant's value and its type's range.
+fn scalar_int(p: &Planner, o: Operand) -> Option<(f64, f64, f64)> {
+    use webnn_core::DataType as D;
+    let bytes = p.orig.constant_data(o).filter(|_| p.orig.desc(o).max_elements() == 1)?;
+    let four = || bytes.get(..4).and_then(|b| b.try_into().ok());
+    Some(match p.orig.desc(o).data_type {
+        D::Int8 => (bytes[0] as i8 as f64, i8::MIN as f64, i8::MAX as f64),
+        D::Uint8 => (bytes[0] as f64, 0.0, u8::MAX as f64),
+        D::Int32 => (i32::from_le_bytes(four()?) as f64, i32::MIN as f64, i32::MAX as f64),
+        D::Uint32 => (u32::from_le_bytes(four()?) as f64, 0.0, u32::MAX as f64),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(scale: f32, zero: f64, lo: f64, hi: f64) -> FakeQuant {
+        let scale = scale as f64;
+        FakeQuant { scale, inverse: 1.0 / scale, zero, lo, hi, scale2: scale, zero2: zero }
+    }
+
+    /// Blocks through the reciprocal equal the division element by element, over values
+    /// dense around every tie of the range and the specials.
+    #[test]
+    fn the_reciprocal_path_equals_the_division() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..200 {
+            let scale = f32::from_bits(0x3a00_0000 + (next() % 0x0400_0000) as u32); // ~5e-4 .. 0.2
+            let q = pair(scale, (next() % 256) as f64, 0.0, 255.0);
+            let mut xs: Vec<f64> = Vec::new();
+            for k in -300..300 {
+                let tie = (k as f32 + 0.5) * scale;
+                for d in -3i32..=3 {
+                    xs.push(f32::from_bits(tie.to_bits().wrapping_add_signed(d)) as f64);
+                }
+                xs.push(k as f32 as f64 * scale as f64);
+            }
+            xs.extend([0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e30, -1e30, f32::MIN_POSITIVE as f64]);
+            let want: Vec<f64> = xs.iter().map(|&x| q.exact(x) as f32 as f64).collect();
+            let mut got = xs.clone();
+            q.apply(&mut got);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "scale {scale:e}, x {:e}", xs[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn round_ties_even_matches_the_library() {
+        for q in [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.4999999, 1e9 + 0.5, -1e15 - 0.5, 4e15 + 1.0, 1e300, -0.0] {
+            // Numeric equality: -0.5 gives +0 here and -0 from the library.
+            assert_eq!(round_ties_even(q), q.round_ties_even(), "{q}");
+        }
+        assert!(round_ties_even(f64::NAN).is_nan());
+        assert_eq!(round_ties_even(f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn exact_ties_round_to_even() {
+        let q = pair(1.0, 0.0, -128.0, 127.0);
+        let mut v = vec![0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 200.0, -200.0];
+        q.apply(&mut v);
+        assert_eq!(v, [0.0, 2.0, 2.0, 0.0, -2.0, 126.0, 127.0, -128.0]);
+        // Ties whose reciprocal product is not one (1/3 is inexact): the division decides.
+        let q = pair(3.0, 0.0, -128.0, 127.0);
+        let mut v = vec![4.5, 7.5, -4.5, 1.5];
+        q.apply(&mut v);
+        assert_eq!(v, [6.0, 6.0, -6.0, 0.0]);
+    }
+}

@@ -1,0 +1,155 @@
+//! A QDQ model's activation pair (`quantizeLinear → dequantizeLinear`, one scale and zero
+//! point each) right after a conv, matmul or gemm (and its clamp or residual add) runs on the
+//! step's output while it is in cache: the step's result, then the reference kernels' pair,
+//! bit for bit, on every ISA and thread count, in one step.
+
+mod common;
+
+use common::{run, G};
+use webnn_core::ops::*;
+use webnn_core::{DataType, Graph, GraphBuilder, HostTensor, Operand, OperandDescriptor};
+use webnn_fast::FastBackend;
+
+/// The pair's constants: a float32 scale and a zero point of `zero_type`.
+fn pair(b: &mut GraphBuilder, x: Operand, scale: f32, zero_type: DataType, zero: u8) -> Operand {
+    let s = b.constant(OperandDescriptor::new(DataType::Float32, &[1]), scale.to_le_bytes().to_vec()).unwrap();
+    let z = b.constant(OperandDescriptor::new(zero_type, &[1]), vec![zero]).unwrap();
+    let q = b.quantize_linear(x, s, z, OpOptions::default()).unwrap();
+    b.dequantize_linear(q, s, z, OpOptions::default()).unwrap()
+}
+
+/// The reference's pair over `values`.
+fn reference_pair(values: &[f32], scale: f32, zero_type: DataType, zero: u8) -> Vec<f32> {
+    let mut b = GraphBuilder::new();
+    let desc = OperandDescriptor::new(DataType::Float32, &[values.len() as u32]);
+    let x = b.input("x", desc.clone()).unwrap();
+    let y = pair(&mut b, x, scale, zero_type, zero);
+    let graph = b.build(&[("y", y)]).unwrap();
+    let input = vec![("x".to_owned(), HostTensor { desc, bytes: common::bytes(values) })];
+    run(&webnn_cpu::CpuBackend, &graph, &input).remove(0)
+}
+
+/// `op` (building on `g`, returning the value the pair reads) with and without the pair:
+/// the fused result equals the reference pair over the unfused result, on every ISA, with
+/// 1 and 3 threads, and the plan has one step more for the unfused pair than for the op.
+fn check_fused(seed: u64, op: impl Fn(&mut G) -> Operand, want_step: &str) {
+    for (zero_type, zero, scale) in [(DataType::Uint8, 0u8, 0.02f32), (DataType::Int8, (-5i8) as u8, 0.0075)] {
+        let mut g = G::new(seed);
+        let plain = op(&mut g);
+        let graph: Graph = g.build(&[("y", plain)]);
+        let mut g2 = G::new(seed);
+        let v = op(&mut g2);
+        let y = pair(&mut g2.b, v, scale, zero_type, zero);
+        let fused = g2.build(&[("y", y)]);
+        for isa in webnn_gemm::Isa::available() {
+            for threads in [1, 3] {
+                let backend = FastBackend::with_isa(threads, isa);
+                let before = run(&backend, &graph, &g.inputs).remove(0);
+                let want = reference_pair(&before, scale, zero_type, zero);
+                let got = run(&backend, &fused, &g2.inputs).remove(0);
+                for (i, (w, o)) in want.iter().zip(&got).enumerate() {
+                    assert_eq!(w.to_bits(), o.to_bits(), "{want_step} {zero_type} on {isa}, {threads} threads: [{i}] {w} vs {o}");
+                }
+            }
+        }
+        let fast = FastBackend::new(1);
+        let steps = fast.compile_graph(&fused).unwrap();
+        assert_eq!(steps.step_counts(), fast.compile_graph(&graph).unwrap().step_counts(), "{want_step}: the pair is a step of its own");
+        let feeds: std::collections::HashMap<String, webnn_cpu::Tensor> =
+            g2.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
+        let described: Vec<String> = steps.profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
+        assert!(described.iter().any(|d| d.contains(want_step) && d.contains("+fake-quant")), "{described:?}");
+    }
+}
+
+fn conv(g: &mut G, c: u32, oc: u32, k: u32, groups: u32, act: bool) -> Operand {
+    let x = g.input("x", &[1, c, 12, 10]);
+    let f = g.constant(&[oc, c / groups, k, k]);
+    let options = Conv2dOptions { padding: Some(vec![k / 2; 4]), groups, ..Default::default() };
+    let y = g.b.conv2d(x, f, options).unwrap();
+    if !act {
+        return y;
+    }
+    let clamp = ClampOptions { min_value: Some(MLNumber::Double(0.0)), max_value: Some(MLNumber::Double(6.0)), ..Default::default() };
+    g.b.clamp(y, clamp).unwrap()
+}
+
+#[test]
+fn after_convolutions() {
+    check_fused(1, |g| conv(g, 16, 24, 1, 1, true), "pointwise");
+    check_fused(2, |g| conv(g, 8, 16, 3, 1, true), "im2col");
+    check_fused(3, |g| conv(g, 16, 16, 3, 16, true), "depthwise");
+    check_fused(4, |g| conv(g, 8, 3, 3, 1, false), "narrow");
+}
+
+#[test]
+fn after_a_residual_add() {
+    check_fused(
+        5,
+        |g| {
+            // The residual is an earlier conv's output, stored as the conv stores its own.
+            let r = conv(g, 16, 16, 1, 1, false);
+            let f = g.constant(&[16, 16, 1, 1]);
+            let y = g.b.conv2d(r, f, Conv2dOptions::default()).unwrap();
+            g.b.add(y, r, OpOptions::default()).unwrap()
+        },
+        "+residual",
+    );
+}
+
+#[test]
+fn after_products() {
+    check_fused(
+        6,
+        |g| {
+            let a = g.input("a", &[7, 40]);
+            let b = g.constant(&[40, 33]);
+            g.b.matmul(a, b, OpOptions::default()).unwrap()
+        },
+        "matmul",
+    );
+    check_fused(
+        7,
+        |g| {
+            let a = g.input("a", &[1, 64]);
+            let b = g.constant(&[10, 64]);
+            let c = g.constant(&[10]);
+            g.b.gemm(a, b, GemmOptions { c: Some(c), b_transpose: true, ..Default::default() }).unwrap()
+        },
+        "gemm",
+    );
+}
+
+/// Values of every range through a fused pair equal the reference's: a 1x1 conv with an
+/// identity filter passes finite inputs through exactly, so ties of the scale reach the pair
+/// (NaN and infinities spread to their pixel's other channels: 0 * inf).
+#[test]
+fn ties_and_saturation_after_a_conv() {
+    let c = 8u32;
+    let n = (c * 16 * 16) as usize;
+    let mut v: Vec<f32> = (0..n).map(|i| (i as f32 - n as f32 / 2.0) * 0.025).collect();
+    v[..5].copy_from_slice(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e-30]);
+    let desc = OperandDescriptor::new(DataType::Float32, &[1, c, 16, 16]);
+    let inputs = vec![("x".to_owned(), HostTensor { desc: desc.clone(), bytes: common::bytes(&v) })];
+    let graph = |with_pair: bool| {
+        let mut b = GraphBuilder::new();
+        let x = b.input("x", desc.clone()).unwrap();
+        let mut eye = vec![0.0f32; (c * c) as usize];
+        (0..c as usize).for_each(|i| eye[i * c as usize + i] = 1.0);
+        let f = b.constant(OperandDescriptor::new(DataType::Float32, &[c, c, 1, 1]), common::bytes(&eye)).unwrap();
+        let mut y = b.conv2d(x, f, Conv2dOptions::default()).unwrap();
+        if with_pair {
+            y = pair(&mut b, y, 0.05, DataType::Uint8, 100);
+        }
+        b.build(&[("y", y)]).unwrap()
+    };
+    let fast = FastBackend::new(1);
+    let before = run(&fast, &graph(false), &inputs).remove(0);
+    let exact = before.iter().zip(&v).enumerate().all(|(i, (a, b))| i % 256 < 5 || a == b);
+    assert!(exact, "the identity conv passes finite values through");
+    let want = reference_pair(&before, 0.05, DataType::Uint8, 100);
+    let got = run(&fast, &graph(true), &inputs).remove(0);
+    for (i, (w, o)) in want.iter().zip(&got).enumerate() {
+        assert_eq!(w.to_bits(), o.to_bits(), "[{i}] x = {}: {w} vs {o}", v[i]);
+    }
+}
