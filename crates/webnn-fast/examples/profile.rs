@@ -1,8 +1,8 @@
 //! Where a model's time goes on the fast backend, step by step:
 //!
-//!     cargo run --release -p webnn-fast --example profile [threads] [runs] [mobilenet|encoder]
+//!     cargo run --release -p webnn-fast --example profile [threads] [runs] [mobilenet|qdq|encoder]
 //!
-//! `mobilenet`: MobileNetV2 (the default); `encoder`: the small BERT-style encoder
+//! `mobilenet`: MobileNetV2 (the default); `qdq`: its QDQ form (`webnn_models::qdq`); `encoder`: the small BERT-style encoder
 //! (`EncoderConfig::default()`, hidden 128, sequence 16) that the ONNX Runtime Web page runs,
 //! whose run time is mostly per-step cost rather than arithmetic.
 
@@ -23,6 +23,12 @@ fn main() {
             let input = Tensor::from_bytes(&image.desc, &image.bytes).expect("input");
             (webnn_models::mobilenet_v2(7).expect("MobileNetV2 builds"), HashMap::from([("input".to_owned(), input)]))
         }
+        "qdq" => {
+            let image = webnn_models::sample_image(11);
+            let input = Tensor::from_bytes(&image.desc, &image.bytes).expect("input");
+            let f32_graph = webnn_models::mobilenet_v2(7).expect("MobileNetV2 builds");
+            (webnn_models::qdq(&f32_graph).expect("QDQ graph"), HashMap::from([("input".to_owned(), input)]))
+        }
         "encoder" => {
             let config = EncoderConfig::default();
             let (ids, mask) = webnn_models::encoder_sample(&config, 11, 5);
@@ -34,7 +40,7 @@ fn main() {
             let graph = webnn_models::bert_encoder(&config, 11).expect("the encoder builds");
             (graph, HashMap::from([(ENCODER_INPUTS[0].to_owned(), ids), (ENCODER_INPUTS[1].to_owned(), mask)]))
         }
-        other => panic!("unknown model {other}: mobilenet or encoder"),
+        other => panic!("unknown model {other}: mobilenet, qdq or encoder"),
     };
     let fast = FastBackend::new(threads);
     let compiled = fast.compile_graph(&graph).expect("compile");

@@ -5,28 +5,33 @@
 //!
 //! The results equal the reference kernels' (webnn-cpu `quantization.rs`) bit for bit: the
 //! quotient `x / scale` in f64, rounded half to even, NaN to the zero point, saturated; then
-//! `(q - zero) * scale` in f64, rounded once to float32. The division is the cost (an f64
-//! divide per element is most of the pair), so blocks first multiply by the reciprocal,
-//! which rounds the product to the same integer as the quotient unless the product lies
-//! within a few f64 ulps of a half-integer (see `near_tie`); a block with any such element
-//! is computed again with the division.
+//! `(q - zero) * scale` in f64, rounded once to float32. That exact form costs an f64 divide
+//! per element, so for 8-bit types (every QDQ activation) blocks are computed in float32,
+//! sixteen lanes to a vector on AVX-512:
+//! - the quotient as `x * (1/scale)`, which rounds to the same integer as the f64 quotient
+//!   unless it lies within a few float32 ulps of a half-integer (`near_tie`); a block with
+//!   any such element is computed again the exact way;
+//! - `(q - zero) * scale` with `q - zero` an integer below 2^9: the f64 product is exact,
+//!   so its one rounding to float32 is the float32 product's.
 
 use crate::plan::Planner;
 use crate::simd::{dispatch, Simd};
 use webnn_core::ops::Op;
 use webnn_core::Operand;
 
-/// One pair's constants, all exact in f64.
+/// One pair's constants, exact in f64 (and in float32 where `narrow`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FakeQuant {
     scale: f64,
-    inverse: f64,
     zero: f64,
     /// The quantized type's range, where quantizeLinear saturates.
     lo: f64,
     hi: f64,
     scale2: f64,
     zero2: f64,
+    /// An 8-bit type: the float32 path applies.
+    narrow: bool,
+    inverse: f32,
 }
 
 /// Elements computed together; a near tie sends only its own block to the division.
@@ -46,8 +51,12 @@ impl FakeQuant {
         let (zero, lo, hi) = scalar_int(p, q.zero_point)?;
         let (zero2, _, _) = scalar_int(p, dq.zero_point)?;
         let scale = scalar_f32(p, q.scale)?;
-        let pair = FakeQuant { scale, inverse: 1.0 / scale, zero, lo, hi, scale2: scalar_f32(p, dq.scale)?, zero2 };
-        Some((pair, d))
+        Some((FakeQuant::new(scale, zero, lo, hi, scalar_f32(p, dq.scale)?, zero2), d))
+    }
+
+    fn new(scale: f64, zero: f64, lo: f64, hi: f64, scale2: f64, zero2: f64) -> FakeQuant {
+        let narrow = [zero, lo, hi, zero2].iter().all(|v| v.abs() <= 256.0);
+        FakeQuant { scale, zero, lo, hi, scale2, zero2, narrow, inverse: (1.0 / scale) as f32 }
     }
 
     /// Saturation and dequantization of a rounded quotient. Selects only (`f64::clamp`
@@ -67,27 +76,24 @@ impl FakeQuant {
         self.finish(round_ties_even(x / self.scale))
     }
 
-    /// The pair over `v` in place (values already float32-representable or not: the result
-    /// is the reference's for the f64 value), each result rounded to float32. Inlined into
+    /// The pair over `v` in place, each result rounded to float32. The values are float32
+    /// ones (a chain's running values are), so the float32 path may take them. Inlined into
     /// callers compiled per ISA (`simd::dispatch!`), so the loops vectorize there.
     #[inline(always)]
     pub(crate) fn apply(&self, v: &mut [f64]) {
+        let mut x = [0.0f32; BLOCK];
         for block in v.chunks_mut(BLOCK) {
-            let mut x = [0.0f64; BLOCK];
-            let x = &mut x[..block.len()];
-            x.copy_from_slice(block);
-            // A count, not a flag: the sum vectorizes as a reduction.
-            let mut near = 0u32;
-            for (o, &x) in block.iter_mut().zip(x.iter()) {
-                let q = x * self.inverse;
-                let r = round_ties_even(q);
-                near += near_tie(q, r) as u32;
-                *o = self.finish(r) as f32 as f64;
+            if !self.narrow {
+                block.iter_mut().for_each(|v| *v = self.exact(*v) as f32 as f64);
+                continue;
             }
-            if near > 0 {
-                for (o, &x) in block.iter_mut().zip(x.iter()) {
-                    *o = self.exact(x) as f32 as f64;
-                }
+            let x = &mut x[..block.len()];
+            for (x, &v) in x.iter_mut().zip(block.iter()) {
+                *x = v as f32;
+            }
+            self.block_f32(x);
+            for (v, &x) in block.iter_mut().zip(x.iter()) {
+                *v = x as f64;
             }
         }
     }
@@ -95,15 +101,39 @@ impl FakeQuant {
     /// The pair over float32 values in place.
     #[inline(always)]
     pub(crate) fn apply_f32(&self, out: &mut [f32]) {
-        let mut v = [0.0f64; BLOCK];
-        for chunk in out.chunks_mut(BLOCK) {
-            let v = &mut v[..chunk.len()];
-            for (v, &x) in v.iter_mut().zip(chunk.iter()) {
-                *v = x as f64;
+        for block in out.chunks_mut(BLOCK) {
+            if self.narrow {
+                self.block_f32(block);
+            } else {
+                block.iter_mut().for_each(|v| *v = self.exact(*v as f64) as f32);
             }
-            self.apply(v);
-            for (o, &v) in chunk.iter_mut().zip(v.iter()) {
-                *o = v as f32;
+        }
+    }
+
+    /// One block of at most `BLOCK` values of an 8-bit pair, in float32 (module comment).
+    #[inline(always)]
+    fn block_f32(&self, block: &mut [f32]) {
+        let mut saved = [0.0f32; BLOCK];
+        let saved = &mut saved[..block.len()];
+        saved.copy_from_slice(block);
+        let (zero, lo, hi) = (self.zero as f32, self.lo as f32, self.hi as f32);
+        let (scale2, zero2) = (self.scale2 as f32, self.zero2 as f32);
+        // A count, not a flag: the sum vectorizes as a reduction.
+        let mut near = 0u32;
+        for o in block.iter_mut() {
+            let q = *o * self.inverse;
+            let r = round_ties_even_f32(q);
+            near += near_tie(q, r) as u32;
+            // Selects only: `f32::clamp` asserts its bounds, a branch that keeps loops scalar.
+            let z = r + zero;
+            let z = if z < lo { lo } else { z };
+            let z = if z > hi { hi } else { z };
+            let z = if q.is_nan() { zero } else { z };
+            *o = (z - zero2) * scale2;
+        }
+        if near > 0 {
+            for (o, &x) in block.iter_mut().zip(saved.iter()) {
+                *o = self.exact(x as f64) as f32;
             }
         }
     }
@@ -119,17 +149,24 @@ fn apply_f32_generic<const FMA: bool>(pair: &FakeQuant, out: &mut [f32]) {
     pair.apply_f32(out)
 }
 
-/// Whether `q = x * (1/scale)` may round to another integer than the f64 quotient
-/// `x / scale` does. Each differs from the exact quotient by at most one rounding of the
-/// reciprocal and one of the product (or one of the division): together under
-/// `2^-51 * |q|`. Only where `q` lies that close to a half-integer can the two round apart;
-/// the margin taken is 8x that. Values too large for it (|q| near 2^47, far past any
-/// quantized range) always count as near, as do infinities; NaN never does, and gives the
-/// zero point either way.
+/// Whether the float32 `q = x * (1/scale)` may round to another integer than the f64
+/// quotient `x / scale` does. The reciprocal's rounding and the product's put `q` within
+/// `2^-23 * |q|` of the exact quotient, and the f64 quotient is far closer: only where `q`
+/// lies that close to a half-integer can the two round apart. The margin taken is 8x that.
+/// Values of 2^20 and more (far past an 8-bit range, and the float32 rounding's limit of
+/// 2^22) count as near, as do infinities; NaN never does, and gives the zero point either way.
 #[inline(always)]
-fn near_tie(q: f64, r: f64) -> bool {
-    const MARGIN: f64 = 1.0 / 281_474_976_710_656.0; // 2^-48
-    (q - r).abs() >= 0.5 - q.abs() * MARGIN || q.abs() >= 1.0e14
+fn near_tie(q: f32, r: f32) -> bool {
+    const MARGIN: f32 = 1.0 / 1_048_576.0; // 2^-20
+    (q - r).abs() >= 0.5 - q.abs() * MARGIN || q.abs() >= 1_048_576.0
+}
+
+/// `round_ties_even` for |q| < 2^22 in float32 by the same trick as below (1.5 * 2^23);
+/// `near_tie` sends larger values to the exact path.
+#[inline(always)]
+fn round_ties_even_f32(q: f32) -> f32 {
+    const MAGIC: f32 = 12_582_912.0;
+    (q + MAGIC) - MAGIC
 }
 
 /// `f64::round_ties_even` without its library call (x86-64 without SSE4.1 has no rounding
@@ -172,8 +209,7 @@ mod tests {
     use super::*;
 
     fn pair(scale: f32, zero: f64, lo: f64, hi: f64) -> FakeQuant {
-        let scale = scale as f64;
-        FakeQuant { scale, inverse: 1.0 / scale, zero, lo, hi, scale2: scale, zero2: zero }
+        FakeQuant::new(scale as f64, zero, lo, hi, scale as f64, zero)
     }
 
     /// Blocks through the reciprocal equal the division element by element, over values
@@ -224,6 +260,12 @@ mod tests {
         let mut v = vec![0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 200.0, -200.0];
         q.apply(&mut v);
         assert_eq!(v, [0.0, 2.0, 2.0, 0.0, -2.0, 126.0, 127.0, -128.0]);
+        // A 32-bit zero point takes the exact path throughout.
+        let q = pair(0.5, 7.0, i32::MIN as f64, i32::MAX as f64);
+        let mut v = vec![0.25, 0.75, -3e9, 3e9, f64::NAN];
+        q.apply(&mut v);
+        let f = |v: f64| v as f32 as f64;
+        assert_eq!(v, [0.0, 1.0, f((i32::MIN as f64 - 7.0) * 0.5), f((i32::MAX as f64 - 7.0) * 0.5), 0.0]);
         // Ties whose reciprocal product is not one (1/3 is inexact): the division decides.
         let q = pair(3.0, 0.0, -128.0, 127.0);
         let mut v = vec![4.5, 7.5, -4.5, 1.5];
