@@ -46,6 +46,8 @@ pub(crate) struct Conv {
 
 enum Kind {
     Pointwise(PackedB),
+    /// A QDQ model's pointwise conv in integers (`qconv`).
+    QPointwise(crate::qconv::QPointwise),
     Im2col {
         packed: PackedB,
         window: Window,
@@ -171,7 +173,11 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             && pt + pb + pl + pr == 0
             && oh == h
             && ow == w;
-        if pointwise {
+        let axes = o.filter_layout.oihw_axes();
+        let quantized = || crate::qconv::plan(p, a.input, a.filter, |v| permute4(v, fs, axes), c, oc, bias.as_deref());
+        if let Some(q) = quantized().filter(|_| pointwise) {
+            Kind::QPointwise(q)
+        } else if pointwise {
             Kind::Pointwise(packed)
         } else {
             let mr = packed.tile().0;
@@ -254,6 +260,7 @@ impl Conv {
     pub(crate) fn describe(&self) -> String {
         let kind = match &self.kind {
             Kind::Pointwise(_) => "pointwise".to_owned(),
+            Kind::QPointwise(q) => format!("pointwise {}", q.describe()),
             Kind::Im2col { window, .. } => {
                 format!("im2col {}x{}/{}", window.kh, window.kw, window.stride[0])
             }
@@ -298,6 +305,20 @@ impl Conv {
                         // SAFETY: each unit writes its own rows.
                         let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
                         gemm_rows(rows.clone(), x, self.c, packed, out, oc, post.epilogue());
+                        post.finish(simd, out, residual, rows.start * oc);
+                    });
+                }
+                Kind::QPointwise(q) => {
+                    let (lo, hi) = match post.residual {
+                        Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
+                        None => (post.lo, post.hi),
+                    };
+                    let unit = unit_rows(m, 8, self.c * oc);
+                    ctx.pool.run(m.div_ceil(unit), &|u| {
+                        let rows = u * unit..(u * unit + unit).min(m);
+                        // SAFETY: each unit writes its own rows.
+                        let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
+                        q.run(&x[rows.start * self.c..rows.end * self.c], out, lo, hi);
                         post.finish(simd, out, residual, rows.start * oc);
                     });
                 }

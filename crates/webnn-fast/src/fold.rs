@@ -5,16 +5,40 @@
 //! reference node dequantizing them on every dispatch with the convolution on the reference
 //! kernel too.
 //!
+//! The integer values behind each folded dequantization of 8-bit constants are kept too
+//! ([`QuantizedConstant`]), for the kernels that multiply integers (`qconv`).
+//!
 //! Not folded: nodes whose results outgrow their operands (`expand`, `tile`, `pad`...: the
 //! graph would hold the expansion for its lifetime) and the dequantizations the quantized
 //! linear kernels read packed (`fusion::quantized_linears`), which stay narrow in memory.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use webnn_core::graph::Source;
-use webnn_core::{Backend, Graph, GraphBuilder, Operand, Result};
+use webnn_core::ops::Op;
+use webnn_core::{Backend, DataType, Graph, GraphBuilder, Operand, Result};
 
-/// `graph` with its constant nodes folded, or `None` when it has none.
-pub(crate) fn fold_constants(graph: &Graph) -> Result<Option<Graph>> {
+/// A folded `dequantizeLinear` of an 8-bit constant, element by element in the constant's
+/// layout: the integer less its zero point, and its scale. The folded float32 value of
+/// element `i` is `values[i] * scale[i]` (in f64, rounded once), as the reference computes it.
+pub(crate) struct QuantizedConstant {
+    pub values: Vec<i32>,
+    pub scale: Vec<f32>,
+}
+
+/// The folded graph's quantized constants, by the address of their folded data ([`key`]):
+/// building the graph renumbers its operands (it drops the ones no node reads), but its
+/// constants keep their data.
+pub(crate) type QuantizedConstants = HashMap<usize, QuantizedConstant>;
+
+/// The key of a constant's data in [`QuantizedConstants`].
+pub(crate) fn key(data: &Arc<[u8]>) -> usize {
+    Arc::as_ptr(data) as *const u8 as usize
+}
+
+/// `graph` with its constant nodes folded (`None` when it has none), and the quantized
+/// constants among the folded values.
+pub(crate) fn fold_constants(graph: &Graph) -> Result<(Option<Graph>, QuantizedConstants)> {
     let keep: Vec<usize> = webnn_core::fusion::quantized_linears(graph).into_iter().flat_map(|q| q.absorbed).collect();
     let mut constant = vec![false; graph.operands.len()];
     for (i, info) in graph.operands.iter().enumerate() {
@@ -35,8 +59,9 @@ pub(crate) fn fold_constants(graph: &Graph) -> Result<Option<Graph>> {
         }
     }
     if !folded.contains(&true) {
-        return Ok(None);
+        return Ok((None, HashMap::new()));
     }
+    let mut quantized = HashMap::new();
     // The folded values by operand index, for the folded nodes that read them.
     let mut known: HashMap<usize, Vec<u8>> = HashMap::new();
     webnn_core::passes::rebuild(graph, |b, n, op| {
@@ -45,12 +70,44 @@ pub(crate) fn fold_constants(graph: &Graph) -> Result<Option<Graph>> {
         }
         let mut outs = Vec::new();
         for ((desc, bytes), o) in evaluate(graph, n, &known)?.into_iter().zip(&graph.nodes[n].outputs) {
-            outs.push(b.constant(desc, bytes.clone())?);
+            let data: Arc<[u8]> = bytes.as_slice().into();
+            if let Some(q) = quantized_constant(graph, n, &known) {
+                quantized.insert(key(&data), q);
+            }
+            outs.push(b.constant_shared(desc, data)?);
             known.insert(o.index(), bytes);
         }
         Ok(outs)
     })
-    .map(Some)
+    .map(|g| (Some(g), quantized))
+}
+
+/// Node `n` as a dequantizeLinear of 8-bit constants (or folded values: an importer may
+/// reshape the scales first) with float32 scales: the integers and scales behind its result.
+fn quantized_constant(graph: &Graph, n: usize, known: &HashMap<usize, Vec<u8>>) -> Option<QuantizedConstant> {
+    let Op::DequantizeLinear(d) = &graph.nodes[n].op else { return None };
+    let data = |o: Operand| match &graph.info(o).source {
+        Source::Constant(data) => Some(&data[..]),
+        _ => known.get(&o.index()).map(Vec::as_slice),
+    };
+    let (q, scale, zero) = (data(d.input)?, data(d.scale)?, data(d.zero_point)?);
+    let t = graph.desc(d.input).data_type;
+    if graph.desc(d.scale).data_type != DataType::Float32 || graph.desc(d.zero_point).data_type != t {
+        return None;
+    }
+    let int = |b: &[u8], i: usize| match t {
+        DataType::Int8 => Some(b[i] as i8 as i32),
+        DataType::Uint8 => Some(b[i] as i32),
+        _ => None,
+    };
+    let shape = |o: Operand| graph.desc(o).static_shape().map(|s| s.iter().map(|&d| d as usize).collect::<Vec<_>>());
+    let full = shape(d.input)?;
+    let scale_map = webnn_cpu::kernels::quantization::block_map(&shape(d.scale)?, &full).ok()?;
+    let zero_map = webnn_cpu::kernels::quantization::block_map(&shape(d.zero_point)?, &full).ok()?;
+    let scale_at = |i: usize| f32::from_le_bytes(scale[4 * i..4 * i + 4].try_into().unwrap());
+    let values = (0..full.iter().product()).map(|i| Some(int(q, i)? - int(zero, zero_map[i])?)).collect::<Option<Vec<i32>>>()?;
+    let scale = scale_map.iter().map(|&i| scale_at(i)).collect();
+    Some(QuantizedConstant { values, scale })
 }
 
 /// Node `n` (all of whose operands are constants, or folded values in `known`) on the

@@ -48,6 +48,7 @@ mod narrow;
 mod norm;
 mod plan;
 mod pool;
+mod qconv;
 mod quant;
 mod quantized;
 mod reduce;
@@ -194,10 +195,17 @@ impl FastGraph {
     fn new(graph: &Graph, pool: Arc<Pool>, isa: Isa) -> Result<FastGraph> {
         let widened = widen_float16(graph)?;
         let graph = widened.as_ref().unwrap_or(graph);
-        let folded = fold::fold_constants(graph)?;
+        let (folded, mut quantized) = fold::fold_constants(graph)?;
         let graph = folded.as_ref().unwrap_or(graph);
         let normalized = bnfold::fold_batch_norms(graph)?;
-        let plan = plan::Planner::new(normalized.as_ref().unwrap_or(graph), isa).build()?;
+        if normalized.is_some() {
+            // Folding batch norms renumbers the operands (and changes the weights it
+            // scales): the integer kernels are for QDQ models, whose batch norms are folded.
+            quantized.clear();
+        }
+        let mut planner = plan::Planner::new(normalized.as_ref().unwrap_or(graph), isa);
+        planner.quantized_constants = quantized;
+        let plan = planner.build()?;
         let mut last = vec![usize::MAX; plan.graph.operands.len()];
         for (i, step) in plan.steps.iter().enumerate() {
             for slot in step.reads(&plan.graph) {

@@ -83,6 +83,8 @@ pub(crate) struct Planner<'g> {
     /// The graph has dynamic dimensions: only the quantized products (whose rows may vary)
     /// and nodes whose shapes are all static get fast steps.
     dynamic: bool,
+    /// The integers behind folded dequantizations of 8-bit constants (`fold`).
+    pub quantized_constants: crate::fold::QuantizedConstants,
 }
 
 impl<'g> Planner<'g> {
@@ -118,6 +120,7 @@ impl<'g> Planner<'g> {
             attention: HashMap::new(),
             rows: HashMap::new(),
             dynamic: graph.is_dynamic(),
+            quantized_constants: HashMap::new(),
         }
     }
 

@@ -185,13 +185,13 @@ fn round_ties_even(q: f64) -> f64 {
 }
 
 /// A one-element float32 constant's value.
-fn scalar_f32(p: &Planner, o: Operand) -> Option<f64> {
+pub(crate) fn scalar_f32(p: &Planner, o: Operand) -> Option<f64> {
     let bytes = p.orig.constant_data(o).filter(|_| p.is_f32(o) && p.orig.desc(o).max_elements() == 1)?;
     Some(f32::from_le_bytes(bytes[..4].try_into().ok()?) as f64)
 }
 
 /// A one-element integer constant's value and its type's range.
-fn scalar_int(p: &Planner, o: Operand) -> Option<(f64, f64, f64)> {
+pub(crate) fn scalar_int(p: &Planner, o: Operand) -> Option<(f64, f64, f64)> {
     use webnn_core::DataType as D;
     let bytes = p.orig.constant_data(o).filter(|_| p.orig.desc(o).max_elements() == 1)?;
     let four = || bytes.get(..4).and_then(|b| b.try_into().ok());

@@ -153,3 +153,45 @@ fn ties_and_saturation_after_a_conv() {
         assert_eq!(w.to_bits(), o.to_bits(), "[{i}] x = {}: {w} vs {o}", v[i]);
     }
 }
+
+/// A QDQ pointwise conv (activations through a pair, int8 weights with a scale per output
+/// channel dequantized from constants, a bias): on machines with AVX-512 VNNI it runs in
+/// integers, within float32 rounding of the reference's float sums, for uint8 and int8
+/// activations and channel counts that fill no vector.
+#[test]
+fn pointwise_convs_in_integers() {
+    for (zero_type, zero, (c, oc)) in [(DataType::Uint8, 128u8, (16usize, 96usize)), (DataType::Int8, (-3i8) as u8, (13, 37))] {
+        let mut g = G::new(11);
+        let x = g.input("x", &[1, c as u32, 9, 7]);
+        let x = pair(&mut g.b, x, 0.01, zero_type, zero);
+        let mut rng = webnn_models::Rng::new(5);
+        let q: Vec<u8> = rng.fill(oc * c, -128.0, 127.0).iter().map(|v| *v as i8 as u8).collect();
+        let scales: Vec<f32> = rng.fill(oc, 0.001, 0.01);
+        let w = g.b.constant(OperandDescriptor::new(DataType::Int8, &[oc as u32, c as u32, 1, 1]), q).unwrap();
+        let s = g.b.constant(OperandDescriptor::new(DataType::Float32, &[oc as u32, 1, 1, 1]), common::bytes(&scales)).unwrap();
+        let z = g.b.constant(OperandDescriptor::new(DataType::Int8, &[oc as u32, 1, 1, 1]), vec![0; oc]).unwrap();
+        let filter = g.b.dequantize_linear(w, s, z, OpOptions::default()).unwrap();
+        let bias = g.constant(&[oc as u32]);
+        let y = g.b.conv2d(x, filter, Conv2dOptions { bias: Some(bias), ..Default::default() }).unwrap();
+        let y = g.b.relu(y, OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        common::check(&graph, &g.inputs, 1e-5);
+        let fast = FastBackend::new(1);
+        let feeds: std::collections::HashMap<String, webnn_cpu::Tensor> =
+            g.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
+        let steps: Vec<String> = fast.compile_graph(&graph).unwrap().profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
+        let integer = steps.iter().any(|d| d.contains("int8"));
+        let vnni = cfg!(target_arch = "x86_64") && fast.isa() == webnn_gemm::Isa::Avx512 && vnni();
+        assert_eq!(integer, vnni, "{steps:?}");
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn vnni() -> bool {
+    std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vnni")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn vnni() -> bool {
+    false
+}

@@ -9,7 +9,7 @@ use webnn_core::{Error, Result};
 /// block holds it: along every axis `small`'s size divides the input's and each of its
 /// elements covers `input / small` consecutive positions. A lower-rank `small` is aligned to
 /// the trailing axes (validation requires equal ranks; this keeps the kernel total).
-fn block_map(small: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
+pub fn block_map(small: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
     let bad = || {
         Error::operation_error(format!(
             "shape {small:?} is not blockwise broadcastable to {shape:?}"

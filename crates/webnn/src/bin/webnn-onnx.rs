@@ -2,7 +2,7 @@
 //!
 //!   webnn-onnx inspect MODEL [--dims SPEC]        op histogram, inputs, dim_params, import outcome
 //!   webnn-onnx run MODEL [--dims SPEC] [--backend fast|reference|wgpu] [--threads N]
-//!                        [--input NAME=FILE.npy]... [--out DIR] [--runs N]
+//!                        [--input NAME=FILE.npy]... [--out DIR] [--runs N] [--profile]
 //!   webnn-onnx convert MODEL OUT.onnx [--dims SPEC]   the imported graph as ONNX again (opset 21,
 //!                                                  static shapes, WebNN's semantics)
 //!
@@ -26,7 +26,7 @@ fn main() {
 }
 
 fn usage() -> String {
-    "usage: webnn-onnx inspect|run|convert MODEL [OUT] [--dims SPEC] [--value NAME=INTEGER] [--backend B] [--threads N] [--input NAME=FILE.npy] [--out DIR] [--runs N]".into()
+    "usage: webnn-onnx inspect|run|convert MODEL [OUT] [--dims SPEC] [--value NAME=INTEGER] [--backend B] [--threads N] [--input NAME=FILE.npy] [--out DIR] [--runs N] [--profile]".into()
 }
 
 struct Flags {
@@ -39,10 +39,12 @@ struct Flags {
     runs: usize,
     /// Inputs given an int64 scalar value at import (`--value sr=16000`).
     values: Vec<(String, i64)>,
+    /// Print the fast backend's steps with their median times.
+    profile: bool,
 }
 
 fn parse(args: Vec<String>) -> Result<Flags, String> {
-    let mut f = Flags { positional: Vec::new(), dims: String::new(), backend: "fast".into(), threads: 0, inputs: Vec::new(), out: None, runs: 1, values: Vec::new() };
+    let mut f = Flags { positional: Vec::new(), dims: String::new(), backend: "fast".into(), threads: 0, inputs: Vec::new(), out: None, runs: 1, values: Vec::new(), profile: false };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
@@ -52,6 +54,7 @@ fn parse(args: Vec<String>) -> Result<Flags, String> {
             "--threads" => f.threads = value("--threads")?.parse().map_err(|_| "--threads takes a number")?,
             "--runs" => f.runs = value("--runs")?.parse().map_err(|_| "--runs takes a number")?,
             "--out" => f.out = Some(PathBuf::from(value("--out")?)),
+            "--profile" => f.profile = true,
             "--value" => {
                 let v = value("--value")?;
                 let (n, x) = v.split_once('=').ok_or("--value takes NAME=INTEGER")?;
@@ -145,6 +148,9 @@ fn run(path: &Path, options: &ImportOptions, f: &Flags) -> Result<(), String> {
         times[times.len() / 2],
         times.len()
     );
+    if f.profile {
+        profile(&graph, &feeds, f)?;
+    }
     for (name, t) in &outputs {
         let values = npy::values(t);
         let head: Vec<String> = values.iter().take(6).map(|v| format!("{v:.6}")).collect();
@@ -155,6 +161,26 @@ fn run(path: &Path, options: &ImportOptions, f: &Flags) -> Result<(), String> {
             let file = dir.join(format!("{}.npy", name.replace(['/', '\\', ':'], "_")));
             npy::write(&file, t)?;
         }
+    }
+    Ok(())
+}
+
+/// The fast backend's steps on `graph`, slowest first, with the median of `--runs` runs each.
+fn profile(graph: &webnn_core::Graph, feeds: &[(String, HostTensor)], f: &Flags) -> Result<(), String> {
+    if f.backend != "fast" {
+        return Err("--profile lists the fast backend's steps: use it with --backend fast".into());
+    }
+    let compiled = webnn::FastBackend::new(f.threads).compile_graph(graph).map_err(|e| e.to_string())?;
+    let mut inputs = std::collections::HashMap::new();
+    for (name, t) in feeds {
+        inputs.insert(name.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).map_err(|e| e.to_string())?);
+    }
+    let mut steps = compiled.profile(&inputs, f.runs.max(1)).map_err(|e| e.to_string())?;
+    let total: f64 = steps.iter().map(|(_, t)| t).sum();
+    steps.sort_by(|a, b| b.1.total_cmp(&a.1));
+    println!("  {} steps, {:.2} ms in all (sums of step medians):", steps.len(), total * 1e3);
+    for (name, t) in &steps {
+        println!("  {:9.1} us {:5.1}%  {name}", t * 1e6, 100.0 * t / total);
     }
     Ok(())
 }
