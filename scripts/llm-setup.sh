@@ -32,8 +32,9 @@ install_gguf() {
   echo "$GGUF_VERSION" > "$llama/gguf-version"
 }
 # onnx (PyPI), with which webnn-llm's tests/genai_export.py writes the GGUF as an ONNX
-# Runtime GenAI-style model; beside the llama site, which has its numpy.
-ONNX_PY_PACKAGES="onnx==1.23.2 protobuf==6.33.6 ml_dtypes==0.5.4"
+# Runtime GenAI-style model; beside the llama site, which has its numpy. packaging: ONNX
+# Runtime's quantizer imports it (scripts/quantize-onnx.py).
+ONNX_PY_PACKAGES="onnx==1.23.2 protobuf==6.33.6 ml_dtypes==0.5.4 packaging==26.0"
 install_onnx() {
   if [ "$(cat "$llama/onnx-version" 2>/dev/null)" = "$ONNX_PY_PACKAGES" ] && [ -d "$llama/onnx-site/onnx" ]; then
     return

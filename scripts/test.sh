@@ -89,6 +89,12 @@ WEBNN_BROWSER=firefox "$bin/webnn-www" ort-webnn --device cpu
 
 section "loadOnnx: ONNX files (this project's exports, PP-OCR's and the onnx package's ResNet50 and SqueezeNet) built on the polyfill, equal to ONNX Runtime Web on the same files"
 "$bin/examples/mobilenet_f16" www/models/mobilenetv2-f16
+# The QDQ form of the same MobileNetV2, by ONNX Runtime's own quantizer (the setup's copies of
+# onnxruntime and onnx).
+llama="${WEBNN_LLAMA_DIR:-$HOME/.cache/webnn-rs/llama}"
+mkdir -p www/models/mobilenetv2-qdq
+PYTHONPATH="$WEBNN_ORT_DIR/wheel:$llama/onnx-site:$llama/site" python3 scripts/quantize-onnx.py \
+  www/models/mobilenetv2/model.onnx www/models/mobilenetv2-qdq/model.onnx 2> >(grep -v "^WARNING:root" >&2)
 "$bin/webnn-www" onnx --threads 1,2 --runs 3
 WEBNN_BROWSER=firefox "$bin/webnn-www" onnx --threads 1 --runs 3
 

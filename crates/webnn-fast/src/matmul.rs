@@ -20,6 +20,8 @@ pub(crate) struct GemmStep {
     /// B as `(first column, packed columns)` blocks: one block, or with a single row several
     /// (see [`GEMV_COLUMNS`]).
     blocks: Vec<(usize, PackedB)>,
+    /// A QDQ model's gemm in integers (`qconv`), in place of `blocks`.
+    int8: Option<crate::qconv::QPointwise>,
     n: usize,
     post: Post,
 }
@@ -74,8 +76,16 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
             Some(row.iter().map(|v| beta * v).collect::<Vec<f32>>())
         }
     };
+    let int8 = (!o.a_transpose && alpha == 1.0)
+        .then(|| {
+            let weights = |v: &[f32]| if o.b_transpose { v.to_vec() } else { transpose(v, k, nn) };
+            crate::qconv::plan(p, g.a, g.b, weights, k, nn, bias.as_deref())
+        })
+        .flatten();
     let width = if m == 1 { GEMV_COLUMNS } else { nn };
-    let blocks = (0..nn)
+    // The integer kernel replaces the packed float columns.
+    let float_columns = if int8.is_some() { 0 } else { nn };
+    let blocks = (0..float_columns)
         .step_by(width)
         .map(|n0| {
             let w = width.min(nn - n0);
@@ -97,6 +107,7 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
         m,
         k,
         blocks,
+        int8,
         n: nn,
         post,
     })))
@@ -105,11 +116,14 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
 impl GemmStep {
     pub(crate) fn describe(&self) -> String {
         format!(
-            "gemm {}x{}x{} in {} block(s){}",
+            "gemm {}x{}x{} {}{}",
             self.m,
             self.k,
             self.n,
-            self.blocks.len(),
+            match &self.int8 {
+                Some(q) => q.describe(),
+                None => format!("in {} block(s)", self.blocks.len()),
+            },
             self.post.describe()
         )
     }
@@ -131,7 +145,22 @@ impl GemmStep {
                 a_in
             };
             let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
-            if let [(_, packed)] = self.blocks.as_slice() {
+            if let Some(q) = &self.int8 {
+                let post = &self.post;
+                let (lo, hi) = match post.residual {
+                    Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
+                    None => (post.lo, post.hi),
+                };
+                let unit = unit_rows(m, 8, k * n);
+                let dst = SharedMut::new(&mut y);
+                ctx.pool.run(m.div_ceil(unit), &|u| {
+                    let rows = u * unit..(u * unit + unit).min(m);
+                    // SAFETY: each unit writes its own rows.
+                    let out = unsafe { dst.range(rows.start * n, rows.len() * n) };
+                    q.run(&a[rows.start * k..rows.end * k], out, lo, hi);
+                    post.finish(ctx.simd, out, residual, rows.start * n);
+                });
+            } else if let [(_, packed)] = self.blocks.as_slice() {
                 rows_on_pool(ctx, m, k, a, packed, &mut y, &self.post, residual);
             } else {
                 let dst = SharedMut::new(&mut y);

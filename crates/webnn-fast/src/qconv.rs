@@ -1,4 +1,4 @@
-//! Pointwise (1x1) convolutions of a QDQ model in integers: the input is a
+//! Pointwise (1x1) convolutions and gemms of a QDQ model in integers: the input is a
 //! `dequantizeLinear` result (8-bit activations, one scale and zero point) and the filter a
 //! folded `dequantizeLinear` of int8 weights with a scale per output channel and zero
 //! points of zero (ONNX Runtime's static quantizer writes both). The float32 graph computes
@@ -65,8 +65,8 @@ fn available(isa: Isa) -> bool {
     }
 }
 
-/// The integer form of a pointwise conv2d reading `input` with `filter` (`[oc][c]` order
-/// given by `oihw`, the permutation the float path applies), or `None`.
+/// The integer form of a pointwise conv2d or gemm reading `input` with weights `filter`
+/// (put in `[oc][c]` order by `oihw`, the reordering the float path applies), or `None`.
 pub(crate) fn plan(
     p: &Planner,
     input: Operand,
@@ -97,9 +97,12 @@ pub(crate) fn plan(
 }
 
 /// `input` as a dequantizeLinear result of 8-bit values with a scalar positive scale and zero
-/// point: the scale, and the zero point as uint8.
+/// point (or a reshape of one, which moves no value): the scale, and the zero point as uint8.
 fn activation(p: &Planner, input: Operand) -> Option<(f64, f32)> {
     let n = p.producer_of(input)?;
+    if let Op::Reshape(r) = &p.orig.nodes[n].op {
+        return activation(p, r.input);
+    }
     let Op::DequantizeLinear(d) = &p.orig.nodes[n].op else { return None };
     let s = crate::quant::scalar_f32(p, d.scale)?;
     let (z, _, _) = crate::quant::scalar_int(p, d.zero_point)?;

@@ -181,8 +181,39 @@ fn pointwise_convs_in_integers() {
             g.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
         let steps: Vec<String> = fast.compile_graph(&graph).unwrap().profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
         let integer = steps.iter().any(|d| d.contains("int8"));
-        let vnni = cfg!(target_arch = "x86_64") && fast.isa() == webnn_gemm::Isa::Avx512 && vnni();
-        assert_eq!(integer, vnni, "{steps:?}");
+        assert_eq!(integer, fast.isa() == webnn_gemm::Isa::Avx512 && vnni(), "{steps:?}");
+    }
+}
+
+/// A QDQ gemm (an image network's classifier: one row, the input through a pair and a
+/// reshape, int8 weights per output column, either B layout) runs in integers the same way.
+#[test]
+fn gemms_in_integers() {
+    for (b_transpose, m) in [(true, 1usize), (false, 5)] {
+        let (k, n) = (70usize, 45usize);
+        let mut g = G::new(12);
+        let x = g.input("x", &[m as u32, 2, k as u32 / 2]);
+        let x = pair(&mut g.b, x, 0.02, DataType::Uint8, 3);
+        let x = g.b.reshape(x, vec![(m as u32).into(), (k as u32).into()], OpOptions::default()).unwrap();
+        let mut rng = webnn_models::Rng::new(6);
+        let q: Vec<u8> = rng.fill(n * k, -128.0, 127.0).iter().map(|v| *v as i8 as u8).collect();
+        let scales: Vec<f32> = rng.fill(n, 0.001, 0.01);
+        let (shape, scale_shape) = if b_transpose { ([n as u32, k as u32], [n as u32, 1]) } else { ([k as u32, n as u32], [1, n as u32]) };
+        // Transposed or not, q is [rows][columns] of B's shape; the scale follows the output column.
+        let w = g.b.constant(OperandDescriptor::new(DataType::Int8, &shape), q).unwrap();
+        let s = g.b.constant(OperandDescriptor::new(DataType::Float32, &scale_shape), common::bytes(&scales)).unwrap();
+        let z = g.b.constant(OperandDescriptor::new(DataType::Int8, &scale_shape), vec![0; n]).unwrap();
+        let b = g.b.dequantize_linear(w, s, z, OpOptions::default()).unwrap();
+        let c = g.constant(&[n as u32]);
+        let y = g.b.gemm(x, b, GemmOptions { c: Some(c), b_transpose, ..Default::default() }).unwrap();
+        let graph = g.build(&[("y", y)]);
+        common::check(&graph, &g.inputs, 1e-5);
+        let fast = FastBackend::new(1);
+        let feeds: std::collections::HashMap<String, webnn_cpu::Tensor> =
+            g.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
+        let steps: Vec<String> = fast.compile_graph(&graph).unwrap().profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
+        let integer = steps.iter().any(|d| d.starts_with("gemm") && d.contains("int8"));
+        assert_eq!(integer, fast.isa() == webnn_gemm::Isa::Avx512 && vnni(), "{steps:?}");
     }
 }
 

@@ -140,9 +140,14 @@ pub fn pool2d(em: &mut Em, kind: OpKind, a: &Pool2d, out: Operand) -> Result<()>
         attr_ints("kernel_shape", &[window[0] as i64, window[1] as i64]),
         attr_ints("pads", &pads),
         attr_ints("strides", &[s[0] as i64, s[1] as i64]),
-        attr_ints("dilations", &[d[0] as i64, d[1] as i64]),
         attr_i("ceil_mode", ceil_mode),
     ];
+    // Written only when not the default: ONNX Runtime's quantizer turns a quantized
+    // AveragePool into its QLinearAveragePool, whose schema has no `dilations`, and the
+    // session then rejects the model.
+    if d != [1, 1] {
+        attrs.push(attr_ints("dilations", &[d[0] as i64, d[1] as i64]));
+    }
     let op = match kind {
         OpKind::AveragePool2d => {
             attrs.push(attr_i("count_include_pad", 0));
