@@ -165,7 +165,6 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
                 }
             }
         }
-        let packed = PackedB::new(p.isa, k, oc, &b, bias.as_deref());
         let pointwise = kh == 1
             && kw == 1
             && sh == 1
@@ -174,12 +173,16 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             && oh == h
             && ow == w;
         let axes = o.filter_layout.oihw_axes();
-        let quantized = || crate::qconv::plan(p, a.input, a.filter, |v| permute4(v, fs, axes), c, oc, bias.as_deref());
-        if let Some(q) = quantized().filter(|_| pointwise) {
+        let int8 = match pointwise {
+            true => crate::qconv::plan(p, a.input, a.filter, |v| permute4(v, fs, axes), c, oc, bias.as_deref()),
+            false => None,
+        };
+        if let Some(q) = int8 {
             Kind::QPointwise(q)
         } else if pointwise {
-            Kind::Pointwise(packed)
+            Kind::Pointwise(PackedB::new(p.isa, k, oc, &b, bias.as_deref()))
         } else {
+            let packed = PackedB::new(p.isa, k, oc, &b, bias.as_deref());
             let mr = packed.tile().0;
             // Enough rows that each panel of B is reused across a GEMM row block (16 kernel
             // tiles), few enough that the tile of A stays in L2.

@@ -18,12 +18,30 @@ use webnn_core::graph::Source;
 use webnn_core::ops::Op;
 use webnn_core::{Backend, DataType, Graph, GraphBuilder, Operand, Result};
 
-/// A folded `dequantizeLinear` of an 8-bit constant, element by element in the constant's
-/// layout: the integer less its zero point, and its scale. The folded float32 value of
-/// element `i` is `values[i] * scale[i]` (in f64, rounded once), as the reference computes it.
+/// A folded `dequantizeLinear` of an 8-bit constant: its integers, scales and zero points
+/// as the node read them, expanded element by element only when a kernel asks
+/// ([`QuantizedConstant::elements`]), so graphs no integer kernel runs pay nothing.
 pub(crate) struct QuantizedConstant {
-    pub values: Vec<i32>,
-    pub scale: Vec<f32>,
+    signed: bool,
+    shape: Vec<usize>,
+    q: Vec<u8>,
+    scale: (Vec<usize>, Vec<f32>),
+    zero: (Vec<usize>, Vec<u8>),
+}
+
+impl QuantizedConstant {
+    /// Per element, in the constant's layout: the integer less its zero point, and its
+    /// scale. The folded float32 value of element `i` is their product (in f64, rounded
+    /// once), as the reference computes it.
+    pub(crate) fn elements(&self) -> Option<(Vec<i32>, Vec<f32>)> {
+        use webnn_cpu::kernels::quantization::block_map;
+        let int = |b: u8| if self.signed { b as i8 as i32 } else { b as i32 };
+        let scale_map = block_map(&self.scale.0, &self.shape).ok()?;
+        let zero_map = block_map(&self.zero.0, &self.shape).ok()?;
+        let values = self.q.iter().zip(&zero_map).map(|(&q, &z)| int(q) - int(self.zero.1[z])).collect();
+        let scale = scale_map.iter().map(|&i| self.scale.1[i]).collect();
+        Some((values, scale))
+    }
 }
 
 /// The folded graph's quantized constants, by the address of their folded data ([`key`]):
@@ -90,24 +108,24 @@ fn quantized_constant(graph: &Graph, n: usize, known: &HashMap<usize, Vec<u8>>) 
         Source::Constant(data) => Some(&data[..]),
         _ => known.get(&o.index()).map(Vec::as_slice),
     };
-    let (q, scale, zero) = (data(d.input)?, data(d.scale)?, data(d.zero_point)?);
     let t = graph.desc(d.input).data_type;
+    let signed = match t {
+        DataType::Int8 => true,
+        DataType::Uint8 => false,
+        _ => return None,
+    };
     if graph.desc(d.scale).data_type != DataType::Float32 || graph.desc(d.zero_point).data_type != t {
         return None;
     }
-    let int = |b: &[u8], i: usize| match t {
-        DataType::Int8 => Some(b[i] as i8 as i32),
-        DataType::Uint8 => Some(b[i] as i32),
-        _ => None,
-    };
     let shape = |o: Operand| graph.desc(o).static_shape().map(|s| s.iter().map(|&d| d as usize).collect::<Vec<_>>());
-    let full = shape(d.input)?;
-    let scale_map = webnn_cpu::kernels::quantization::block_map(&shape(d.scale)?, &full).ok()?;
-    let zero_map = webnn_cpu::kernels::quantization::block_map(&shape(d.zero_point)?, &full).ok()?;
-    let scale_at = |i: usize| f32::from_le_bytes(scale[4 * i..4 * i + 4].try_into().unwrap());
-    let values = (0..full.iter().product()).map(|i| Some(int(q, i)? - int(zero, zero_map[i])?)).collect::<Option<Vec<i32>>>()?;
-    let scale = scale_map.iter().map(|&i| scale_at(i)).collect();
-    Some(QuantizedConstant { values, scale })
+    let scale = data(d.scale)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Some(QuantizedConstant {
+        signed,
+        shape: shape(d.input)?,
+        q: data(d.input)?.to_vec(),
+        scale: (shape(d.scale)?, scale),
+        zero: (shape(d.zero_point)?, data(d.zero_point)?.to_vec()),
+    })
 }
 
 /// Node `n` (all of whose operands are constants, or folded values in `known`) on the

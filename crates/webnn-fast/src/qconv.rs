@@ -81,10 +81,10 @@ pub(crate) fn plan(
     }
     let (s_x, zero) = activation(p, input)?;
     let webnn_core::graph::Source::Constant(data) = &p.orig.info(filter).source else { return None };
-    let weights = p.quantized_constants.get(&crate::fold::key(data))?;
-    // The permutation is the float path's; integers and scales are exact in float32.
-    let w = oihw(&weights.values.iter().map(|&v| v as f32).collect::<Vec<_>>());
-    let s = oihw(&weights.scale);
+    let (values, scales) = p.quantized_constants.get(&crate::fold::key(data))?.elements()?;
+    // The reordering is the float path's; integers and scales are exact in float32.
+    let w = oihw(&values.iter().map(|&v| v as f32).collect::<Vec<_>>());
+    let s = oihw(&scales);
     let mut scale_w = Vec::with_capacity(oc);
     for (w, s) in w.chunks_exact(c).zip(s.chunks_exact(c)) {
         // int8 values, one finite scale per output channel.
