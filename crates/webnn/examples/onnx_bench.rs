@@ -4,7 +4,9 @@
 //!   bash scripts/onnx-setup.sh
 //!   cargo run --release -p webnn --features ort --example onnx_bench
 //!
-//! The models are the PyPI packages' (magika, RapidOCR); inputs are deterministic values.
+//! The models are the PyPI packages' (magika, RapidOCR) and, where the test command has
+//! written them into `www/models/`, this project's MobileNetV2 export and its QDQ form by
+//! ONNX Runtime's quantizer (`scripts/quantize-onnx.py`); inputs are deterministic values.
 //! `PROFILE=<part of a model's name>` prints that model's slowest fast-backend steps first.
 
 use std::path::PathBuf;
@@ -35,10 +37,25 @@ fn main() {
         ("PP-OCRv4 recognition 48x320", "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx", "x=1x3x48x320", 10),
         ("PP-OCR direction 48x192", "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx", "x=1x3x48x192", 30),
     ];
+    // The repository (scripts/env.sh names it; else this crate's checkout).
+    let root = std::env::var_os("WEBNN_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .join("www/models");
+    let exports = [
+        ("MobileNetV2 (this project's export)", "mobilenetv2/model.onnx", "", 20),
+        ("MobileNetV2 QDQ (ONNX Runtime's quantizer)", "mobilenetv2-qdq/model.onnx", "", 20),
+    ];
+    let mut all: Vec<(&str, PathBuf, &str, usize)> = models.iter().map(|&(n, f, d, r)| (n, dir.join(f), d, r)).collect();
+    for (name, file, dims, runs) in exports {
+        match root.join(file) {
+            path if path.exists() => all.push((name, path, dims, runs)),
+            path => println!("({name} skipped: {} is written by scripts/test.sh)", path.display()),
+        }
+    }
     println!("| model | WebNN ops | fast cpu, 1 thread | ONNX Runtime 1 thread | ratio |");
     println!("|---|---|---|---|---|");
-    for (name, file, dims, runs) in models {
-        let path = dir.join(file);
+    for (name, path, dims, runs) in all {
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run scripts/onnx-setup.sh)", path.display()));
         let model = onnx::decode_model(&bytes).expect("model");
         let options = ImportOptions::default().with_dims(dims).expect("dims");

@@ -31,18 +31,20 @@ pub fn block_map(small: &[usize], shape: &[usize]) -> Result<Vec<usize>> {
         })
         .collect::<Result<Vec<usize>>>()?;
     let small_strides = strides(&dims);
+    // Per axis and position, its share of the flat index; then the innermost axis in runs.
+    let share: Vec<Vec<usize>> = (0..shape.len())
+        .map(|ax| (0..shape[ax]).map(|i| i / block[ax] * small_strides[ax]).collect())
+        .collect();
     let n: usize = shape.iter().product();
+    let Some((inner, outer_axes)) = share.split_last() else {
+        return Ok(vec![0; n]);
+    };
     let mut map = Vec::with_capacity(n);
-    let mut idx = vec![0usize; shape.len()];
-    for _ in 0..n {
-        map.push(
-            idx.iter()
-                .zip(&block)
-                .zip(&small_strides)
-                .map(|((&i, &b), &s)| i / b * s)
-                .sum(),
-        );
-        for ax in (0..shape.len()).rev() {
+    let mut idx = vec![0usize; outer_axes.len()];
+    for _ in 0..n.checked_div(inner.len()).unwrap_or(0) {
+        let base: usize = idx.iter().zip(outer_axes).map(|(&i, s)| s[i]).sum();
+        map.extend(inner.iter().map(|&c| base + c));
+        for ax in (0..idx.len()).rev() {
             idx[ax] += 1;
             if idx[ax] < shape[ax] {
                 break;
@@ -131,6 +133,22 @@ mod tests {
         );
         assert_eq!(block_map(&[], &[]).unwrap(), vec![0]);
         assert!(block_map(&[4], &[6]).is_err());
+        // Rank 4, blocks on three axes, against the definition element by element.
+        let (small, shape) = ([2, 1, 3, 2], [4, 3, 6, 4]);
+        let map = block_map(&small, &shape).unwrap();
+        let mut k = 0;
+        for a in 0..4 {
+            for b in 0..3 {
+                for c in 0..6 {
+                    for d in 0..4 {
+                        let want = ((a / 2 + b / 3) * 3 + c / 2) * 2 + d / 2;
+                        assert_eq!(map[k], want, "[{a}, {b}, {c}, {d}]");
+                        k += 1;
+                    }
+                }
+            }
+        }
+        assert!(block_map(&[1], &[0]).unwrap().is_empty());
     }
 
     #[test]
