@@ -421,7 +421,10 @@ impl ChainStep {
                     (B::Mul, _) => binary(v, other, |x, o| x * o),
                     (B::Sub, false) => binary(v, other, |x, o| x - o),
                     (B::Sub, true) => binary(v, other, |x, o| o - x),
-                    (B::Div, false) => binary(v, other, |x, o| x / o),
+                    (B::Div, false) => match other {
+                        Operand2::Scalar(d) => divide_by(v, d),
+                        other => binary(v, other, |x, o| x / o),
+                    },
                     (B::Div, true) => binary(v, other, |x, o| o / x),
                     (B::Max, false) => binary(v, other, select::max),
                     (B::Max, true) => binary(v, other, |x, o| select::max(o, x)),
@@ -586,6 +589,31 @@ fn round(x: f64) -> f64 {
     x as f32 as f64
 }
 
+/// `x / d` for a constant `d` (a hard-swish's `/ 6`), each result rounded to float32, by a
+/// multiplication with `1/d`: an f64 division is most of such a chain's time. The float32
+/// results are the division's. With `x` and `d` float32, `x / d` lies either exactly on a
+/// float32 rounding boundary (a 25-bit midpoint; `x = mid * d` cannot hold, as `mid * d`
+/// has at least 25 significant bits and `x` 24) or at least `2^-49` of its value away from
+/// it (`x - mid * d` is a nonzero multiple of the lowest bit of `mid * d`, a 49-bit
+/// product), while `x * (1/d)` is within `2^-52` of `x / d`, and so is the f64 quotient:
+/// both round to the same float32. Results below float32's normal range have coarser
+/// boundaries that break the argument, so a block holding one is divided instead.
+#[inline(always)]
+fn divide_by(v: &mut [f64], d: f64) {
+    let r = 1.0 / d;
+    if !(d.is_finite() && d != 0.0 && r.is_finite()) {
+        return unary(v, |x| x / d);
+    }
+    const TINY: f64 = 2.350_988_701_644_575_e-38; // 2^-125
+    // A count, not a flag: the sum vectorizes as a reduction.
+    let tiny: u32 = v.iter().map(|&x| (x * r).abs()).map(|q| (q != 0.0 && q < TINY) as u32).sum();
+    if tiny > 0 {
+        unary(v, |x| x / d)
+    } else {
+        unary(v, |x| x * r)
+    }
+}
+
 #[inline(always)]
 fn unary(v: &mut [f64], f: impl Fn(f64) -> f64) {
     // A plain loop, not `for_each`: that is a function of its own, which LLVM may leave out
@@ -631,6 +659,41 @@ fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
                     *x = round(f(*x, o));
                 }
                 k += n;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Division by a constant through its reciprocal gives the division's float32 results,
+    /// over random float32 values of every magnitude (results below the normal range among
+    /// them) and divisors with inexact reciprocals.
+    #[test]
+    fn dividing_by_a_constant_is_exact() {
+        let mut seed = 0x853c_49e6_748f_ea9bu64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for d in [6.0f32, 3.0, 0.1, 7.0, 1e30, -1.7e-38, 1e-45, 255.0, f32::MAX] {
+            for block in 0..2_000 {
+                // Every other block keeps to exponents whose quotients stay normal, so the
+                // reciprocal's path runs; the others hold anything, and mostly divide.
+                let mut v: Vec<f64> = (0..256)
+                    .map(|_| next() as u32)
+                    .map(|b| if block % 2 == 0 { (b & 0x807f_ffff) | ((0x60 + b % 0x40) << 23) } else { b })
+                    .map(f32::from_bits)
+                    .filter(|x| !x.is_nan())
+                    .map(|x| x as f64)
+                    .collect();
+                let want: Vec<u32> = v.iter().map(|&x| ((x / d as f64) as f32).to_bits()).collect();
+                super::divide_by(&mut v, d as f64);
+                for (i, (g, w)) in v.iter().zip(&want).enumerate() {
+                    assert_eq!((*g as f32).to_bits(), *w, "d {d:e}, [{i}]");
+                }
             }
         }
     }
