@@ -18,6 +18,17 @@ use webnn::onnx::{self, ImportOptions};
 use webnn::{DataType, OperandDescriptor};
 use webnn_core::{Backend, HostTensor};
 
+/// `println!` for the results: a reader that has gone away (`webnn-onnx run ... | head`)
+/// ends the program quietly, where `println!` would panic.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write;
+        if writeln!(std::io::stdout(), $($t)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 fn main() {
     if let Err(e) = cli(std::env::args().skip(1).collect()) {
         eprintln!("webnn-onnx: {e}");
@@ -85,7 +96,8 @@ fn cli(args: Vec<String>) -> Result<(), String> {
             let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let mut options = options;
             options.dir = path.parent().map(PathBuf::from);
-            print!("{}", onnx::inspect(&bytes, &options).map_err(|e| e.to_string())?);
+            let report = onnx::inspect(&bytes, &options).map_err(|e| e.to_string())?.to_string();
+            say!("{}", report.trim_end());
             Ok(())
         }
         "convert" => {
@@ -96,7 +108,7 @@ fn cli(args: Vec<String>) -> Result<(), String> {
                 std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             }
             converted.save(Path::new(out)).map_err(|e| format!("{out}: {e}"))?;
-            println!("wrote {out} ({} WebNN ops, opset {})", imported.graph.nodes.len(), webnn_onnx::OPSET);
+            say!("wrote {out} ({} WebNN ops, opset {})", imported.graph.nodes.len(), webnn_onnx::OPSET);
             Ok(())
         }
         "run" => run(path, &options, &f),
@@ -140,7 +152,7 @@ fn run(path: &Path, options: &ImportOptions, f: &Flags) -> Result<(), String> {
         times.push(t.elapsed().as_secs_f64() * 1e3);
     }
     times.sort_by(f64::total_cmp);
-    println!(
+    say!(
         "{}: imported in {imported_ms:.0} ms ({} WebNN ops), compiled on {} in {compiled_ms:.0} ms, ran in {:.2} ms (median of {})",
         path.display(),
         graph.nodes.len(),
@@ -155,7 +167,7 @@ fn run(path: &Path, options: &ImportOptions, f: &Flags) -> Result<(), String> {
         let values = npy::values(t);
         let head: Vec<String> = values.iter().take(6).map(|v| format!("{v:.6}")).collect();
         let sum: f64 = values.iter().sum();
-        println!("  {name}: {} [{}{}] sum {sum:.6}", t.desc, head.join(", "), if values.len() > 6 { ", ..." } else { "" });
+        say!("  {name}: {} [{}{}] sum {sum:.6}", t.desc, head.join(", "), if values.len() > 6 { ", ..." } else { "" });
         if let Some(dir) = &f.out {
             std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
             let file = dir.join(format!("{}.npy", name.replace(['/', '\\', ':'], "_")));
@@ -178,9 +190,9 @@ fn profile(graph: &webnn_core::Graph, feeds: &[(String, HostTensor)], f: &Flags)
     let mut steps = compiled.profile(&inputs, f.runs.max(1)).map_err(|e| e.to_string())?;
     let total: f64 = steps.iter().map(|(_, t)| t).sum();
     steps.sort_by(|a, b| b.1.total_cmp(&a.1));
-    println!("  {} steps, {:.2} ms in all (sums of step medians):", steps.len(), total * 1e3);
+    say!("  {} steps, {:.2} ms in all (sums of step medians):", steps.len(), total * 1e3);
     for (name, t) in &steps {
-        println!("  {:9.1} us {:5.1}%  {name}", t * 1e6, 100.0 * t / total);
+        say!("  {:9.1} us {:5.1}%  {name}", t * 1e6, 100.0 * t / total);
     }
     Ok(())
 }
