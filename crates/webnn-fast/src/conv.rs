@@ -316,13 +316,15 @@ impl Conv {
                         Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
                         None => (post.lo, post.hi),
                     };
+                    let (in_kernel, rest) = post.split_quant();
+                    let in_kernel = in_kernel.as_ref();
                     let unit = unit_rows(m, 8, self.c * oc);
                     ctx.pool.run(m.div_ceil(unit), &|u| {
                         let rows = u * unit..(u * unit + unit).min(m);
                         // SAFETY: each unit writes its own rows.
                         let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
-                        q.run(&x[rows.start * self.c..rows.end * self.c], out, lo, hi);
-                        post.finish(simd, out, residual, rows.start * oc);
+                        q.run(&x[rows.start * self.c..rows.end * self.c], out, lo, hi, in_kernel);
+                        rest.finish(simd, out, residual, rows.start * oc);
                     });
                 }
                 Kind::Im2col {

@@ -105,6 +105,15 @@ impl Post {
         }
     }
 
+    /// The fake quantization a kernel may apply itself (none when a residual must be added
+    /// before it), and the rest of the epilogue for `finish`.
+    pub(crate) fn split_quant(&self) -> (Option<FakeQuant>, Post) {
+        match (self.residual, self.quant) {
+            (None, Some(q)) => (Some(q), Post { quant: None, ..*self }),
+            _ => (None, *self),
+        }
+    }
+
     /// The clamp's bounds and what follows it, for profiles.
     pub(crate) fn describe(&self) -> String {
         let residual = if self.residual.is_some() { " +residual" } else { "" };

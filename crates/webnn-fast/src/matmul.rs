@@ -151,14 +151,15 @@ impl GemmStep {
                     Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
                     None => (post.lo, post.hi),
                 };
+                let (in_kernel, rest) = post.split_quant();
                 let unit = unit_rows(m, 8, k * n);
                 let dst = SharedMut::new(&mut y);
                 ctx.pool.run(m.div_ceil(unit), &|u| {
                     let rows = u * unit..(u * unit + unit).min(m);
                     // SAFETY: each unit writes its own rows.
                     let out = unsafe { dst.range(rows.start * n, rows.len() * n) };
-                    q.run(&a[rows.start * k..rows.end * k], out, lo, hi);
-                    post.finish(ctx.simd, out, residual, rows.start * n);
+                    q.run(&a[rows.start * k..rows.end * k], out, lo, hi, in_kernel.as_ref());
+                    rest.finish(ctx.simd, out, residual, rows.start * n);
                 });
             } else if let [(_, packed)] = self.blocks.as_slice() {
                 rows_on_pool(ctx, m, k, a, packed, &mut y, &self.post, residual);

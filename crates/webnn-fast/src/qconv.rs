@@ -20,6 +20,7 @@
 //! kernels.
 
 use crate::plan::Planner;
+use crate::quant::FakeQuant;
 use std::cell::RefCell;
 use webnn_core::ops::Op;
 use webnn_core::{DataType, Operand};
@@ -142,9 +143,15 @@ impl QPointwise {
     }
 
     /// Output rows `out` (`n` floats each) from input rows `x` (`k` floats each), clamped to
-    /// `[lo, hi]`.
-    pub(crate) fn run(&self, x: &[f32], out: &mut [f32], lo: f32, hi: f32) {
+    /// `[lo, hi]`, then through `quant` (an 8-bit activation pair, in registers: see
+    /// `quant.rs`; the caller leaves it out of the step's `Post::finish`).
+    pub(crate) fn run(&self, x: &[f32], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         let rows = out.len() / self.n;
+        // Wider pairs (32-bit zero points) have no float32 lanes: applied after, exactly.
+        let (quant, after) = match quant {
+            Some(f) if f.lanes().is_none() => (None, Some(f)),
+            other => (other, None),
+        };
         ROWS.with_borrow_mut(|a| {
             a.clear();
             a.resize(rows * self.kp, 0);
@@ -152,14 +159,17 @@ impl QPointwise {
             // SAFETY: `plan` built this step only where `available` found the features.
             unsafe {
                 x86::quantize(self, x, a);
-                x86::rows(self, a, rows, out, lo, hi)
+                x86::rows(self, a, rows, out, lo, hi, quant)
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
                 self.quantize(x, a);
-                self.rows_portable(a, rows, out, lo, hi);
+                self.rows_portable(a, rows, out, lo, hi, quant);
             }
         });
+        if let Some(f) = after {
+            f.apply_f32(out);
+        }
     }
 
     /// The input rows as uint8, each padded with zeros to `kp` (their weights are zero).
@@ -170,6 +180,7 @@ impl QPointwise {
             for (q, &v) in q.iter_mut().zip(row) {
                 // On the grid: `v·(1/s) + z` is within 1e-4 of an integer in [0, 255].
                 // max/min, not `clamp`: its assertion is a branch that keeps the loop scalar.
+                #[allow(clippy::manual_clamp)]
                 let v = (v * self.inverse + self.zero + 0.5).max(0.0).min(255.0);
                 // SAFETY: in [0, 255] (`max` returns 0 for NaN). `as` would add the checks
                 // of a saturating conversion, which keep the loop scalar.
@@ -181,7 +192,7 @@ impl QPointwise {
     /// The same sums and epilogue as the vector kernel, one element at a time: the tests'
     /// reference for it, and the kernel where the machine has none.
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-    fn rows_portable(&self, a: &[u8], rows: usize, out: &mut [f32], lo: f32, hi: f32) {
+    fn rows_portable(&self, a: &[u8], rows: usize, out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         for r in 0..rows {
             for j in 0..self.n {
                 let (panel, col) = (j / NR, j % NR);
@@ -190,8 +201,8 @@ impl QPointwise {
                     let w = self.packed[panel * self.kp * NR + (kk / 4) * NR * 4 + col * 4 + kk % 4] as i32;
                     acc += a[r * self.kp + kk] as i32 * w;
                 }
-                let v = (acc - self.offset[j]) as f32 * self.scale[j] + self.bias[j];
-                out[r * self.n + j] = v.max(lo).min(hi);
+                let v = ((acc - self.offset[j]) as f32 * self.scale[j] + self.bias[j]).max(lo).min(hi);
+                out[r * self.n + j] = quant.map_or(v, |q| q.exact_f32(v));
             }
         }
     }
@@ -200,6 +211,7 @@ impl QPointwise {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{QPointwise, NR};
+    use crate::quant::{FakeQuant, Lanes, NEAR_LIMIT, NEAR_MARGIN};
     use std::arch::x86_64::*;
 
     /// [`QPointwise::quantize`] compiled for AVX-512.
@@ -208,26 +220,64 @@ mod x86 {
         q.quantize(x, a)
     }
 
+    /// The epilogue's constants.
+    struct Epilogue<'a> {
+        lo: __m512,
+        hi: __m512,
+        /// An 8-bit activation pair, and its float32 constants.
+        quant: Option<(&'a FakeQuant, Lanes)>,
+    }
+
     /// Every row and panel: tiles of 8 rows, then 4, then 1.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn rows(q: &QPointwise, a: &[u8], rows: usize, out: &mut [f32], lo: f32, hi: f32) {
+    pub(super) unsafe fn rows(q: &QPointwise, a: &[u8], rows: usize, out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         let groups = q.kp / 4;
+        let e = Epilogue {
+            lo: _mm512_set1_ps(lo),
+            hi: _mm512_set1_ps(hi),
+            quant: quant.and_then(|f| Some((f, f.lanes()?))),
+        };
         for panel in 0..q.n.div_ceil(NR) {
             let b = q.packed[panel * q.kp * NR..].as_ptr();
             let mut r = 0;
             while r + 8 <= rows {
-                tile::<8>(q, a, r, b, groups, panel, out, lo, hi);
+                tile::<8>(q, a, r, b, groups, panel, out, &e);
                 r += 8;
             }
             while r + 4 <= rows {
-                tile::<4>(q, a, r, b, groups, panel, out, lo, hi);
+                tile::<4>(q, a, r, b, groups, panel, out, &e);
                 r += 4;
             }
             while r < rows {
-                tile::<1>(q, a, r, b, groups, panel, out, lo, hi);
+                tile::<1>(q, a, r, b, groups, panel, out, &e);
                 r += 1;
             }
         }
+    }
+
+    /// The pair over one vector of clamped outputs, stored under `mask`: in registers, or
+    /// (a value near a rounding tie, or NaN) stored as they are and redone the reference's
+    /// way lane by lane.
+    #[inline(always)]
+    unsafe fn store_quantized(v: __m512, mask: __mmask16, dst: *mut f32, f: &FakeQuant, l: &Lanes) {
+        let q = _mm512_mul_ps(v, _mm512_set1_ps(l.inverse));
+        let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(q);
+        let aq = _mm512_abs_ps(q);
+        let limit = _mm512_sub_ps(_mm512_set1_ps(0.5), _mm512_mul_ps(aq, _mm512_set1_ps(NEAR_MARGIN)));
+        let near = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), limit)
+            | _mm512_cmp_ps_mask::<_CMP_GE_OQ>(aq, _mm512_set1_ps(NEAR_LIMIT))
+            | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
+        if near & mask != 0 {
+            _mm512_mask_storeu_ps(dst, mask, v);
+            for i in (0..16).filter(|i| mask & (1 << i) != 0) {
+                *dst.add(i) = f.exact_f32(*dst.add(i));
+            }
+            return;
+        }
+        let z = _mm512_add_ps(r, _mm512_set1_ps(l.zero));
+        let z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(l.lo)), _mm512_set1_ps(l.hi));
+        let y = _mm512_mul_ps(_mm512_sub_ps(z, _mm512_set1_ps(l.zero2)), _mm512_set1_ps(l.scale2));
+        _mm512_mask_storeu_ps(dst, mask, y);
     }
 
     /// Rows `r..r + MR` by the panel's `NR` columns: the sums, then the epilogue into `out`.
@@ -241,8 +291,7 @@ mod x86 {
         groups: usize,
         panel: usize,
         out: &mut [f32],
-        lo: f32,
-        hi: f32,
+        e: &Epilogue,
     ) {
         let mut acc = [[_mm512_setzero_si512(); 2]; MR];
         let a = a[r * q.kp..].as_ptr();
@@ -255,7 +304,6 @@ mod x86 {
                 acc[1] = _mm512_dpbusd_epi32(acc[1], v, b1);
             }
         }
-        let (vlo, vhi) = (_mm512_set1_ps(lo), _mm512_set1_ps(hi));
         for (h, col0) in [panel * NR, panel * NR + 16].into_iter().enumerate() {
             if col0 >= q.n {
                 break;
@@ -267,8 +315,12 @@ mod x86 {
             for (i, acc) in acc.iter().enumerate() {
                 let v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[h], offset));
                 let v = _mm512_add_ps(_mm512_mul_ps(v, scale), bias);
-                let v = _mm512_min_ps(_mm512_max_ps(v, vlo), vhi);
-                _mm512_mask_storeu_ps(out[(r + i) * q.n + col0..].as_mut_ptr(), mask, v);
+                let v = _mm512_min_ps(_mm512_max_ps(v, e.lo), e.hi);
+                let dst = out[(r + i) * q.n + col0..].as_mut_ptr();
+                match &e.quant {
+                    Some((f, l)) => store_quantized(v, mask, dst, f, l),
+                    None => _mm512_mask_storeu_ps(dst, mask, v),
+                }
             }
         }
     }
@@ -299,12 +351,25 @@ mod tests {
             let bias: Vec<f32> = (0..n).map(|_| (next() % 100) as f32 * 0.01 - 0.5).collect();
             let q = QPointwise::new(k, n, &w, &scale_w, 0.05, 17.0, Some(&bias));
             let a: Vec<u8> = (0..rows * q.kp).map(|i| if i % q.kp < k { next() as u8 } else { 0 }).collect();
-            let (mut got, mut want) = (vec![0.0f32; rows * n], vec![0.0f32; rows * n]);
-            // SAFETY: `available` checked the features.
-            unsafe { x86::rows(&q, &a, rows, &mut got, -1.0, 6.0) };
-            q.rows_portable(&a, rows, &mut want, -1.0, 6.0);
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(g.to_bits(), w.to_bits(), "k {k} n {n} rows {rows}: [{i}] {g} vs {w}");
+            // Without an output pair, with a uint8 one and with an int8 one (whose steps
+            // put values on ties now and then).
+            // Scales are float32 values, as a graph's are.
+            let (s1, s2) = (0.05f32 as f64, 0.0125f32 as f64);
+            // With scale 2, the clamp's bound -1 is a tie (-0.5): the lanes' exact fallback.
+            let pairs = [
+                None,
+                Some(FakeQuant::new(s1, 3.0, 0.0, 255.0, s1, 3.0)),
+                Some(FakeQuant::new(s2, -4.0, -128.0, 127.0, s2, -4.0)),
+                Some(FakeQuant::new(2.0, 0.0, -128.0, 127.0, 2.0, 0.0)),
+            ];
+            for pair in &pairs {
+                let (mut got, mut want) = (vec![0.0f32; rows * n], vec![0.0f32; rows * n]);
+                // SAFETY: `available` checked the features.
+                unsafe { x86::rows(&q, &a, rows, &mut got, -1.0, 6.0, pair.as_ref()) };
+                q.rows_portable(&a, rows, &mut want, -1.0, 6.0, pair.as_ref());
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(g.to_bits(), w.to_bits(), "k {k} n {n} rows {rows} {pair:?}: [{i}] {g} vs {w}");
+                }
             }
         }
     }

@@ -34,6 +34,18 @@ pub(crate) struct FakeQuant {
     inverse: f32,
 }
 
+/// [`FakeQuant::lanes`]: `q = x * inverse`, rounded; `(clamp(q + zero, lo, hi) - zero2) *
+/// scale2` unless `q` is near a tie.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lanes {
+    pub inverse: f32,
+    pub zero: f32,
+    pub lo: f32,
+    pub hi: f32,
+    pub scale2: f32,
+    pub zero2: f32,
+}
+
 /// Elements computed together; a near tie sends only its own block to the division.
 const BLOCK: usize = 64;
 
@@ -54,7 +66,7 @@ impl FakeQuant {
         Some((FakeQuant::new(scale, zero, lo, hi, scalar_f32(p, dq.scale)?, zero2), d))
     }
 
-    fn new(scale: f64, zero: f64, lo: f64, hi: f64, scale2: f64, zero2: f64) -> FakeQuant {
+    pub(crate) fn new(scale: f64, zero: f64, lo: f64, hi: f64, scale2: f64, zero2: f64) -> FakeQuant {
         let narrow = [zero, lo, hi, zero2].iter().all(|v| v.abs() <= 256.0);
         FakeQuant { scale, zero, lo, hi, scale2, zero2, narrow, inverse: (1.0 / scale) as f32 }
     }
@@ -74,6 +86,24 @@ impl FakeQuant {
     #[inline(always)]
     fn exact(&self, x: f64) -> f64 {
         self.finish(round_ties_even(x / self.scale))
+    }
+
+    /// The reference's pair for one float32 value.
+    pub(crate) fn exact_f32(&self, x: f32) -> f32 {
+        self.exact(x as f64) as f32
+    }
+
+    /// An 8-bit pair's float32 constants, for a kernel that applies it in registers with
+    /// the same near-tie rule (`near_tie`, `NEAR_MARGIN`, `NEAR_LIMIT`).
+    pub(crate) fn lanes(&self) -> Option<Lanes> {
+        self.narrow.then_some(Lanes {
+            inverse: self.inverse,
+            zero: self.zero as f32,
+            lo: self.lo as f32,
+            hi: self.hi as f32,
+            scale2: self.scale2 as f32,
+            zero2: self.zero2 as f32,
+        })
     }
 
     /// The pair over `v` in place, each result rounded to float32. The values are float32
@@ -157,9 +187,13 @@ fn apply_f32_generic<const FMA: bool>(pair: &FakeQuant, out: &mut [f32]) {
 /// 2^22) count as near, as do infinities; NaN never does, and gives the zero point either way.
 #[inline(always)]
 fn near_tie(q: f32, r: f32) -> bool {
-    const MARGIN: f32 = 1.0 / 1_048_576.0; // 2^-20
-    (q - r).abs() >= 0.5 - q.abs() * MARGIN || q.abs() >= 1_048_576.0
+    (q - r).abs() >= 0.5 - q.abs() * NEAR_MARGIN || q.abs() >= NEAR_LIMIT
 }
+
+/// `near_tie`'s margin (2^-20 of `|q|`) and the magnitude from which every value counts as
+/// near (2^20).
+pub(crate) const NEAR_MARGIN: f32 = 1.0 / 1_048_576.0;
+pub(crate) const NEAR_LIMIT: f32 = 1_048_576.0;
 
 /// `round_ties_even` for |q| < 2^22 in float32 by the same trick as below (1.5 * 2^23);
 /// `near_tie` sends larger values to the exact path.

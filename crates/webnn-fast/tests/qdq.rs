@@ -217,6 +217,29 @@ fn gemms_in_integers() {
     }
 }
 
+/// An integer pointwise conv followed by an activation pair (the pair applied in the
+/// kernel's registers on AVX-512 VNNI): the reference's pair over the unfused conv's
+/// output, bit for bit, on every ISA and thread count.
+#[test]
+fn a_pair_after_an_integer_conv() {
+    check_fused(
+        13,
+        |g| {
+            let x = g.input("x", &[1, 24, 10, 9]);
+            let x = pair(&mut g.b, x, 0.01, DataType::Uint8, 128);
+            let mut rng = webnn_models::Rng::new(8);
+            let q: Vec<u8> = rng.fill(40 * 24, -128.0, 127.0).iter().map(|v| *v as i8 as u8).collect();
+            let scales: Vec<f32> = rng.fill(40, 0.001, 0.01);
+            let w = g.b.constant(OperandDescriptor::new(DataType::Int8, &[40, 24, 1, 1]), q).unwrap();
+            let s = g.b.constant(OperandDescriptor::new(DataType::Float32, &[40, 1, 1, 1]), common::bytes(&scales)).unwrap();
+            let z = g.b.constant(OperandDescriptor::new(DataType::Int8, &[40, 1, 1, 1]), vec![0; 40]).unwrap();
+            let filter = g.b.dequantize_linear(w, s, z, OpOptions::default()).unwrap();
+            g.b.conv2d(x, filter, Conv2dOptions::default()).unwrap()
+        },
+        "pointwise",
+    );
+}
+
 #[cfg(target_arch = "x86_64")]
 fn vnni() -> bool {
     std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vnni")

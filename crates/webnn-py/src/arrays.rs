@@ -178,7 +178,7 @@ pub fn to_array<'py>(py: Python<'py>, bytes: Vec<u8>, desc: &OperandDescriptor) 
         desc.shape.iter().map(|d| u64::from(d.as_static().unwrap_or(0))).collect()
     };
     let item = (desc.data_type.bits() as usize / 8).max(1);
-    if bytes.is_empty() || bytes.as_ptr() as usize % item != 0 {
+    if bytes.is_empty() || !(bytes.as_ptr() as usize).is_multiple_of(item) {
         let a = np.call_method1("frombuffer", (PyByteArray::new(py, &bytes), typestr))?;
         return a.call_method1("reshape", (shape,));
     }
