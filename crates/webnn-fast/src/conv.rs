@@ -312,10 +312,7 @@ impl Conv {
                     });
                 }
                 Kind::QPointwise(q) => {
-                    let (lo, hi) = match post.residual {
-                        Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
-                        None => (post.lo, post.hi),
-                    };
+                    let (lo, hi) = post.kernel_bounds();
                     let (in_kernel, rest) = post.split_quant();
                     let in_kernel = in_kernel.as_ref();
                     let unit = unit_rows(m, 8, self.c * oc);
@@ -348,10 +345,7 @@ impl Conv {
                 }
                 Kind::Narrow(d) => {
                     let (rows, row_len) = (self.n * self.oh, self.ow * oc);
-                    let (lo, hi) = match post.residual {
-                        Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
-                        None => (post.lo, post.hi),
-                    };
+                    let (lo, hi) = post.kernel_bounds();
                     let image = self.h * self.w * self.c;
                     ctx.pool.run(rows, &|r| {
                         // SAFETY: each task writes its own row.
@@ -364,10 +358,7 @@ impl Conv {
                 Kind::Depthwise(d) => {
                     let (rows, row_len) = (self.n * self.oh, self.ow * oc);
                     let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
-                    let (lo, hi) = match post.residual {
-                        Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
-                        None => (post.lo, post.hi),
-                    };
+                    let (lo, hi) = post.kernel_bounds();
                     let image = self.h * self.w * self.c;
                     ctx.pool.run(rows.div_ceil(unit), &|u| {
                         for r in u * unit..(u * unit + unit).min(rows) {

@@ -105,6 +105,15 @@ impl Post {
         }
     }
 
+    /// The clamp a kernel that is not a GEMM applies as it stores: all of it, unless a
+    /// residual must be added first (then `finish` clamps).
+    pub(crate) fn kernel_bounds(&self) -> (f32, f32) {
+        match self.residual {
+            Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
+            None => (self.lo, self.hi),
+        }
+    }
+
     /// The fake quantization a kernel may apply itself (none when a residual must be added
     /// before it), and the rest of the epilogue for `finish`.
     pub(crate) fn split_quant(&self) -> (Option<FakeQuant>, Post) {

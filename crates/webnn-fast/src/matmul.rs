@@ -147,10 +147,7 @@ impl GemmStep {
             let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
             if let Some(q) = &self.int8 {
                 let post = &self.post;
-                let (lo, hi) = match post.residual {
-                    Some(_) => (f32::NEG_INFINITY, f32::INFINITY),
-                    None => (post.lo, post.hi),
-                };
+                let (lo, hi) = post.kernel_bounds();
                 let (in_kernel, rest) = post.split_quant();
                 let unit = unit_rows(m, 8, k * n);
                 let dst = SharedMut::new(&mut y);

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check, G};
+use common::{check, steps, G};
 use webnn_core::ops::*;
 use webnn_core::{DataType, OperandDescriptor};
 use webnn_fast::FastBackend;
@@ -16,26 +16,6 @@ fn scalar(g: &mut G, v: f32) -> webnn_core::Operand {
         v.to_le_bytes().to_vec(),
     )
     .unwrap()
-}
-
-/// The step descriptions of a graph's plan.
-fn steps(graph: &webnn_core::Graph, g: &G) -> Vec<String> {
-    let fast = FastBackend::new(1).compile_graph(graph).unwrap();
-    let inputs = g
-        .inputs
-        .iter()
-        .map(|(n, t)| {
-            (
-                n.clone(),
-                webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap(),
-            )
-        })
-        .collect();
-    fast.profile(&inputs, 1)
-        .unwrap()
-        .into_iter()
-        .map(|(d, _)| d)
-        .collect()
 }
 
 /// The polynomial links (exp, sigmoid, tanh, elu, gelu, erf) over inputs from -100 to 100:

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run, G};
+use common::{run, steps, G};
 use webnn_core::ops::*;
 use webnn_core::{DataType, Graph, GraphBuilder, HostTensor, Operand, OperandDescriptor};
 use webnn_fast::FastBackend;
@@ -53,11 +53,9 @@ fn check_fused(seed: u64, op: impl Fn(&mut G) -> Operand, want_step: &str) {
             }
         }
         let fast = FastBackend::new(1);
-        let steps = fast.compile_graph(&fused).unwrap();
-        assert_eq!(steps.step_counts(), fast.compile_graph(&graph).unwrap().step_counts(), "{want_step}: the pair is a step of its own");
-        let feeds: std::collections::HashMap<String, webnn_cpu::Tensor> =
-            g2.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
-        let described: Vec<String> = steps.profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
+        let counts = |g: &Graph| fast.compile_graph(g).unwrap().step_counts();
+        assert_eq!(counts(&fused), counts(&graph), "{want_step}: the pair is a step of its own");
+        let described = steps(&fused, &g2);
         assert!(described.iter().any(|d| d.contains(want_step) && d.contains("+fake-quant")), "{described:?}");
     }
 }
@@ -177,9 +175,7 @@ fn pointwise_convs_in_integers() {
         let graph = g.build(&[("y", y)]);
         common::check(&graph, &g.inputs, 1e-5);
         let fast = FastBackend::new(1);
-        let feeds: std::collections::HashMap<String, webnn_cpu::Tensor> =
-            g.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
-        let steps: Vec<String> = fast.compile_graph(&graph).unwrap().profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
+        let steps = steps(&graph, &g);
         let integer = steps.iter().any(|d| d.contains("int8"));
         assert_eq!(integer, fast.isa() == webnn_gemm::Isa::Avx512 && vnni(), "{steps:?}");
     }
@@ -209,9 +205,7 @@ fn gemms_in_integers() {
         let graph = g.build(&[("y", y)]);
         common::check(&graph, &g.inputs, 1e-5);
         let fast = FastBackend::new(1);
-        let feeds: std::collections::HashMap<String, webnn_cpu::Tensor> =
-            g.inputs.iter().map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap())).collect();
-        let steps: Vec<String> = fast.compile_graph(&graph).unwrap().profile(&feeds, 1).unwrap().into_iter().map(|(d, _)| d).collect();
+        let steps = steps(&graph, &g);
         let integer = steps.iter().any(|d| d.starts_with("gemm") && d.contains("int8"));
         assert_eq!(integer, fast.isa() == webnn_gemm::Isa::Avx512 && vnni(), "{steps:?}");
     }

@@ -119,3 +119,14 @@ pub fn check_any(graph: &webnn_core::Graph, inputs: &[(String, webnn_core::HostT
     }
     fast.compile_graph(graph).unwrap().step_counts()
 }
+
+/// The step descriptions of a graph's plan on the fast backend (one thread, best ISA).
+pub fn steps(graph: &Graph, g: &G) -> Vec<String> {
+    let fast = FastBackend::new(1).compile_graph(graph).unwrap();
+    let inputs = g
+        .inputs
+        .iter()
+        .map(|(n, t)| (n.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).unwrap()))
+        .collect();
+    fast.profile(&inputs, 1).unwrap().into_iter().map(|(d, _)| d).collect()
+}
