@@ -86,10 +86,12 @@ pub(crate) fn fold_constants(graph: &Graph) -> Result<(Option<Graph>, QuantizedC
         if !folded[n] {
             return b.add_op(op);
         }
+        // A dequantizeLinear has one output: its integers go with that constant.
+        let mut integers = quantized_constant(graph, n, &known);
         let mut outs = Vec::new();
         for ((desc, bytes), o) in evaluate(graph, n, &known)?.into_iter().zip(&graph.nodes[n].outputs) {
             let data: Arc<[u8]> = bytes.as_slice().into();
-            if let Some(q) = quantized_constant(graph, n, &known) {
+            if let Some(q) = integers.take() {
                 quantized.insert(key(&data), q);
             }
             outs.push(b.constant_shared(desc, data)?);

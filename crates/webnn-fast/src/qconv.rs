@@ -338,13 +338,8 @@ mod tests {
             eprintln!("skipped: this machine has no AVX-512 VNNI");
             return;
         }
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = webnn_models::Rng::new(3);
+        let mut next = || rng.next_u64();
         for (k, n, rows) in [(16, 96, 37), (3, 5, 9), (960, 320, 17), (24, 144, 8), (33, 47, 13)] {
             let w: Vec<f32> = (0..k * n).map(|_| (next() % 256) as f32 - 128.0).collect();
             let scale_w: Vec<f32> = (0..n).map(|_| 1e-3 * (1 + next() % 100) as f32).collect();
