@@ -90,6 +90,8 @@ pub(crate) struct Permute {
     out: usize,
     /// The output's elements in order walk this shape, with the input's stride along each
     /// axis (a reshape: one axis of stride 1; a broadcast axis: stride 0), from `offset`.
+    /// Compacted (see `compact`): the walk's rows are as long as the layout allows, so a
+    /// shape ending in a 1 does not make every element a row of its own.
     walk: Vec<usize>,
     strides: Vec<usize>,
     offset: usize,
@@ -99,10 +101,39 @@ pub(crate) struct Permute {
 }
 
 impl Permute {
-    /// A strided copy of slot `input` into slot `out` (module `views`: slice, expand, split).
-    pub(crate) fn strided(what: &'static str, input: usize, out: usize, walk: Vec<usize>, strides: Vec<usize>, offset: usize) -> Permute {
-        Permute { input, out, out_shape: walk.clone(), walk, strides, offset, what }
+    /// A strided copy of slot `input` into slot `out`, of shape `shape`, the input's stride
+    /// along each axis `strides`, from `offset` (transpose, reshape; module `views`: slice,
+    /// expand, split).
+    pub(crate) fn strided(what: &'static str, input: usize, out: usize, shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Permute {
+        let (walk, strides) = compact(&shape, &strides);
+        Permute { input, out, out_shape: shape, walk, strides, offset, what }
     }
+}
+
+/// The same walk with fewer axes: axes of one element dropped, and an axis merged into the
+/// next where stepping along it is stepping a whole run of the next (`stride[d] = n[d + 1] *
+/// stride[d + 1]`). An empty walk becomes one axis of one element.
+fn compact(walk: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    if walk.contains(&0) {
+        return (vec![0], vec![1]);
+    }
+    let (mut w, mut s): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    for (&n, &st) in walk.iter().zip(strides).filter(|(&n, _)| n != 1) {
+        match (w.last_mut(), s.last_mut()) {
+            (Some(pn), Some(ps)) if *ps == n * st => {
+                *pn *= n;
+                *ps = st;
+            }
+            _ => {
+                w.push(n);
+                s.push(st);
+            }
+        }
+    }
+    if w.is_empty() {
+        return (vec![1], vec![1]);
+    }
+    (w, s)
 }
 
 /// The fast step for a float32 transpose with static shapes.
@@ -126,15 +157,8 @@ pub(crate) fn plan_transpose(p: &mut Planner, n: usize, a: &Transpose) -> Option
     }
     let walk: Vec<usize> = perm.iter().map(|&d| xs[d]).collect();
     let input = p.logical(a.input);
-    Some(Step::Permute(Box::new(Permute {
-        input,
-        out: y.index(),
-        strides: perm.iter().map(|&d| in_strides[d]).collect(),
-        offset: 0,
-        out_shape: walk.clone(),
-        walk,
-        what: "transpose",
-    })))
+    let strides = perm.iter().map(|&d| in_strides[d]).collect();
+    Some(Step::Permute(Box::new(Permute::strided("transpose", input, y.index(), walk, strides, 0))))
 }
 
 /// The fast step for a float32 reshape with static shapes: the same elements in order.
@@ -145,8 +169,8 @@ pub(crate) fn plan_reshape(p: &mut Planner, n: usize, a: &Reshape) -> Option<Ste
     }
     let out_shape = p.shape(y);
     let input = p.logical(a.input);
-    let len = out_shape.iter().product();
-    Some(Step::Permute(Box::new(Permute { input, out: y.index(), walk: vec![len], strides: vec![1], offset: 0, out_shape, what: "copy" })))
+    let strides = webnn_cpu::tensor::strides(&out_shape);
+    Some(Step::Permute(Box::new(Permute::strided("copy", input, y.index(), out_shape, strides, 0))))
 }
 
 impl Permute {
@@ -156,6 +180,43 @@ impl Permute {
 
     pub(crate) fn describe(&self) -> String {
         format!("{} to {:?}", self.what, self.out_shape)
+    }
+
+    /// A walk whose last two axes transpose the input's contiguous axis (`[.., A, B]` with
+    /// strides `[.., 1, s]`: NCHW to NHWC, a matrix transpose) in 16 x 16 tiles: row by row
+    /// each output row would read one element from each of `B` cache lines, and a line would
+    /// be evicted before the next row reads its neighbour.
+    fn transpose_tiles(&self, ctx: &Ctx, x: &[f32], y: &mut [f32]) {
+        const T: usize = 16;
+        let rank = self.walk.len();
+        let (a_len, b_len, s) = (self.walk[rank - 2], self.walk[rank - 1], self.strides[rank - 1]);
+        let outer = y.len() / (a_len * b_len);
+        let tiles = a_len.div_ceil(T);
+        let units = outer * tiles;
+        let per = (TASK / (T * b_len)).max(1);
+        let dst = SharedMut::new(y);
+        ctx.pool.run(units.div_ceil(per), &|t| {
+            for u in t * per..((t + 1) * per).min(units) {
+                let (o, a0) = (u / tiles, (u % tiles) * T);
+                let a1 = (a0 + T).min(a_len);
+                // The outer index's first input offset.
+                let (mut rest, mut base) = (o, self.offset);
+                for d in (0..rank - 2).rev() {
+                    base += (rest % self.walk[d]) * self.strides[d];
+                    rest /= self.walk[d];
+                }
+                // SAFETY: each unit writes its own rows `a0..a1` of its outer index.
+                let out = unsafe { dst.range((o * a_len + a0) * b_len, (a1 - a0) * b_len) };
+                for b0 in (0..b_len).step_by(T) {
+                    let b1 = (b0 + T).min(b_len);
+                    for (a, row) in (a0..a1).zip(out.chunks_exact_mut(b_len)) {
+                        for (b, v) in (b0..b1).zip(&mut row[b0..b1]) {
+                            *v = x[base + a + b * s];
+                        }
+                    }
+                }
+            }
+        });
     }
 
     /// The largest input index the walk reads, plus one.
@@ -171,10 +232,16 @@ impl Permute {
             return Err(Error::operation_error(format!("{}: the input's size differs from the plan's", self.describe())));
         }
         let mut y = values.alloc(len);
+        let rank = self.walk.len();
+        if rank >= 2 && self.strides[rank - 2] == 1 && self.strides[rank - 1] > 1 {
+            self.transpose_tiles(ctx, values.f32(self.input)?, &mut y);
+            values.put(self.out, self.out_shape.clone(), y);
+            return Ok(());
+        }
         {
             let x = values.f32(self.input)?;
             // Rows along the last walked axis; tasks of whole rows.
-            let (rank, last) = (self.walk.len(), *self.walk.last().unwrap_or(&1));
+            let last = *self.walk.last().unwrap_or(&1);
             let (stride, rows) = (*self.strides.last().unwrap_or(&1), len / last.max(1));
             let dst = SharedMut::new(&mut y);
             let per = (TASK / last.max(1)).max(1);
@@ -191,6 +258,7 @@ impl Permute {
                     }
                     match stride {
                         1 => row.copy_from_slice(&x[at..at + last]),
+                        0 => row.fill(x[at]),
                         _ => row.iter_mut().enumerate().for_each(|(k, o)| *o = x[at + k * stride]),
                     }
                 }

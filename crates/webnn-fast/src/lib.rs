@@ -31,6 +31,7 @@ mod approx;
 mod arg;
 mod attention;
 mod bnfold;
+mod broadcast;
 mod buffers;
 mod cache;
 mod cast;

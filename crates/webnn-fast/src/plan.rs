@@ -568,8 +568,11 @@ impl<'g> Planner<'g> {
     fn plan_binary(&mut self, n: usize, kind: BinaryKind, a: Operand, b: Operand) -> Option<Step> {
         let y = self.orig.nodes[n].outputs[0];
         let shape = self.shape(y);
-        if !self.is_f32(a) || !self.is_f32(b) || self.shape(a) != shape || self.shape(b) != shape {
+        if !self.is_f32(a) || !self.is_f32(b) {
             return None;
+        }
+        if self.shape(a) != shape || self.shape(b) != shape {
+            return crate::broadcast::plan(self, n, kind, a, b);
         }
         let (sa, sb, flag) = if self.nhwc[a.index()] == self.nhwc[b.index()] {
             (a.index(), b.index(), self.nhwc[a.index()])

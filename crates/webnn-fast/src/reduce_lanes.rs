@@ -86,6 +86,35 @@ impl ReduceStep {
         }
     }
 
+    /// `inner` lanes side by side (lane `i` holds elements `i`, `i + inner`, ...), folded a
+    /// row of the block at a time into `acc`: each lane still in element order, as `lane`
+    /// folds it, but the loops run along the rows, where they vectorize.
+    fn lanes(&self, xb: &[f32], acc: &mut [f64], out: &mut [f32]) {
+        let first = match self.fold {
+            Fold::Max => f64::NEG_INFINITY,
+            Fold::Min => f64::INFINITY,
+            _ => 0.0,
+        };
+        acc.fill(first);
+        for row in xb.chunks_exact(acc.len()) {
+            match self.fold {
+                Fold::Sum | Fold::Mean => fold_row(acc, row, |a, x| a + x),
+                Fold::L1 => fold_row(acc, row, |a, x| a + x.abs()),
+                Fold::L2 | Fold::SumSquare => fold_row(acc, row, |a, x| a + x * x),
+                Fold::Max => fold_row(acc, row, fmax),
+                Fold::Min => fold_row(acc, row, fmin),
+            }
+        }
+        let len = self.len as f64;
+        for (o, &a) in out.iter_mut().zip(acc.iter()) {
+            *o = match self.fold {
+                Fold::Mean => a / len,
+                Fold::L2 => a.sqrt(),
+                _ => a,
+            } as f32;
+        }
+    }
+
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
         let (len, inner) = (self.len, self.inner);
         let block = len * inner;
@@ -101,15 +130,56 @@ impl ReduceStep {
                 let blocks = t * per..((t + 1) * per).min(self.outer);
                 // SAFETY: each task writes its own blocks' outputs.
                 let out = unsafe { dst.range(blocks.start * inner, blocks.len() * inner) };
+                let mut acc = vec![0.0f64; if inner > 1 { inner } else { 0 }];
                 for (b, ob) in blocks.zip(out.chunks_exact_mut(inner)) {
                     let xb = &x[b * block..(b + 1) * block];
-                    for (i, o) in ob.iter_mut().enumerate() {
-                        *o = self.lane((0..len).map(|k| xb[k * inner + i] as f64)) as f32;
+                    match (self.fold, inner) {
+                        (Fold::Max, 1) => ob[0] = extreme::<true>(xb),
+                        (Fold::Min, 1) => ob[0] = extreme::<false>(xb),
+                        (_, 1) => ob[0] = self.lane(xb.iter().map(|&v| v as f64)) as f32,
+                        _ => self.lanes(xb, &mut acc, ob),
                     }
                 }
             });
         }
         values.put(self.out, self.out_shape.clone(), y);
         Ok(())
+    }
+}
+
+#[inline(always)]
+fn fold_row(acc: &mut [f64], row: &[f32], f: impl Fn(f64, f64) -> f64) {
+    for (a, &x) in acc.iter_mut().zip(row) {
+        *a = f(*a, x as f64);
+    }
+}
+
+/// The largest (or smallest) of `x`, NaN if any is NaN, as `fmax`/`fmin` fold it: a max of
+/// float32 values is one of them, so float32 lanes give the f64 fold's value. Sixteen
+/// independent lanes, so the loop vectorizes instead of waiting on one running maximum.
+fn extreme<const MAX: bool>(x: &[f32]) -> f32 {
+    let max = MAX;
+    let mut m = [if max { f32::NEG_INFINITY } else { f32::INFINITY }; 16];
+    let mut nan = [false; 16];
+    let chunks = x.chunks_exact(16);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for k in 0..16 {
+            let v = c[k];
+            nan[k] |= v.is_nan();
+            m[k] = if max == (v > m[k]) { v } else { m[k] };
+        }
+    }
+    let mut r = if max { f32::NEG_INFINITY } else { f32::INFINITY };
+    for &v in m.iter().chain(tail) {
+        if v.is_nan() {
+            return f32::NAN;
+        }
+        r = if max == (v > r) { v } else { r };
+    }
+    if nan.iter().any(|&n| n) {
+        f32::NAN
+    } else {
+        r
     }
 }

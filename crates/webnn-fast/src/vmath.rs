@@ -115,16 +115,18 @@ pub(crate) fn sigmoid(x: f64) -> f64 {
     nan_through(x, 1.0 / (1.0 + exp(-x)))
 }
 
-/// tanh x = (e^2a − 1) / (e^2a + 1) with a = |x|, the sign put back: from expm1 below
-/// a = 0.5 (where 1 − 2/(e^2a + 1) would cancel), as 1 − 2/(e^2a + 1) above.
+/// tanh x = m / (m + 2) with m = e^2a − 1 and a = |x|, the sign put back: m from expm1's
+/// series below a = 0.5 (where e^2a − 1 would cancel), as e^2a − 1 above (e^2a >= e there,
+/// so the subtraction loses under two of float64's bits). One division, selected operands:
+/// a float64 division costs more than either polynomial. `exp` clamps its argument, so m
+/// stays finite and a large `a` gives 1.
 #[inline(always)]
 pub(crate) fn tanh(x: f64) -> f64 {
     let a = x.abs();
-    let m = expm1_small(2.0 * a);
-    let small = m / (m + 2.0);
-    let large = 1.0 - 2.0 / (exp(2.0 * a) + 1.0);
-    let t = if a < 0.5 { small } else { large };
-    nan_through(x, t.copysign(x))
+    let small = expm1_small(2.0 * a);
+    let large = exp(2.0 * a) - 1.0;
+    let m = if a < 0.5 { small } else { large };
+    nan_through(x, (m / (m + 2.0)).copysign(x))
 }
 
 /// elu: x where x > 0, else alpha (e^x − 1).

@@ -300,15 +300,59 @@ fn broadcast_rows_join_chains() {
     let v = g.b.tanh(v, none()).unwrap();
     let graph = g.build(&[("y", v)]);
     assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "the column add joins the chain");
-    // One that matches no block of the value's dimensions stays out.
+    // One that matches no block of the value's dimensions stays out: a broadcast step of
+    // its own, before a chain of the tanh.
     let mut g = G::new(33);
     let x = g.input("x", &[4, 16, 24]);
     let odd = g.constant(&[4, 1, 24]);
     let v = g.b.add(x, odd, none()).unwrap();
     let v = g.b.tanh(v, none()).unwrap();
     let graph = g.build(&[("y", v)]);
-    let (_, reference) = check(&graph, &g.inputs, 0.0);
-    assert_eq!(reference, 1, "the [4, 1, 24] add runs on the reference kernel");
+    assert_eq!(check(&graph, &g.inputs, 0.0), (2, 0));
+    assert!(steps(&graph, &g)[0].starts_with("Add broadcast to [4, 16, 24]"), "{:?}", steps(&graph, &g));
+}
+
+/// Binary ops whose operands both broadcast (an outer product's `[1, 1, C] * [1, R, 1]`,
+/// repeats along leading, middle and trailing axes, a rank-1 operand against a column, an
+/// operand of one element) run on fast steps (broadcast steps, where neither side is
+/// a chain's running value or scalar), bit for bit the reference's, NaN
+/// included, and so does a relu after one.
+#[test]
+fn operands_broadcast_against_each_other_match_the_reference() {
+    type Method = fn(&mut webnn_core::GraphBuilder, webnn_core::Operand, webnn_core::Operand, OpOptions) -> webnn_core::Result<webnn_core::Operand>;
+    use webnn_core::GraphBuilder as B;
+    let kinds: [Method; 6] = [B::add, B::sub, B::mul, B::div, B::max, B::min];
+    let shapes: [(&[u32], &[u32]); 6] = [
+        (&[1, 1, 37], &[1, 20, 1]),
+        (&[3, 1], &[1, 40]),
+        (&[2, 1, 3, 1], &[1, 4, 1, 50]),
+        (&[33], &[5, 1]),
+        (&[4, 1, 24], &[4, 16, 24]),
+        (&[1], &[1, 1]),
+    ];
+    for (k, kind) in kinds.iter().enumerate() {
+        for (a_shape, b_shape) in shapes {
+            for relu in [false, true] {
+                let mut g = G::new(40 + k as u64);
+                let a = g.input("a", a_shape);
+                let b = g.input("b", b_shape);
+                let mut v = common::floats(&g.inputs[0].1.bytes);
+                v[0] = f32::NAN;
+                g.inputs[0].1.bytes = common::bytes(&v);
+                let mut y = kind(&mut g.b, a, b, OpOptions::default()).unwrap();
+                if relu {
+                    y = g.b.relu(y, OpOptions::default()).unwrap();
+                }
+                let graph = g.build(&[("y", y)]);
+                let label = format!("{k}: {a_shape:?} with {b_shape:?}, relu {relu}");
+                assert_eq!(check(&graph, &g.inputs, 0.0).1, 0, "{label}");
+                // A chain takes an operand of one element as a scalar.
+                if a_shape.iter().product::<u32>() > 1 {
+                    assert!(steps(&graph, &g)[0].contains("broadcast to"), "{label}: {:?}", steps(&graph, &g));
+                }
+            }
+        }
+    }
 }
 
 #[test]

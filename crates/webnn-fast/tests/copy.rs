@@ -57,6 +57,18 @@ fn transposes_match_the_reference() {
         let graph = g.build(&[("y", y)]);
         assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "{perm:?}");
     }
+    // Axes of one element, and shapes whose transposed axes take ragged 16 x 16 tiles (an
+    // NCHW to NHWC copy, a matrix behind a leading axis).
+    let cases: [(&[u32], [u32; 4]); 4] =
+        [(&[1, 40, 33, 1], [0, 2, 1, 3]), (&[2, 5, 7, 19], [0, 2, 3, 1]), (&[3, 17, 1, 50], [0, 3, 2, 1]), (&[1, 1, 1, 9], [3, 2, 1, 0])];
+    for (shape, perm) in cases {
+        let mut g = G::new(13);
+        let x = g.input("x", shape);
+        let options = TransposeOptions { permutation: Some(perm.to_vec()), ..Default::default() };
+        let y = g.b.transpose(x, options).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "{shape:?} {perm:?}");
+    }
     // The default permutation reverses the axes.
     let mut g = G::new(11);
     let x = g.input("x", &[6, 7]);

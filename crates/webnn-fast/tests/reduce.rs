@@ -29,6 +29,20 @@ fn reductions_over_a_block_of_axes_match_the_reference() {
             }
         }
     }
+    // Long lanes (the vector maximum's sixteen lanes and its tail), NaN deep in one lane
+    // and infinities in another, over the last axis and over the first.
+    for f in folds {
+        for ax in [vec![1u32], vec![0]] {
+            let mut g = G::new(5);
+            let x = g.input("x", &[5, 203]);
+            let y = f(&mut g.b, x, ReduceOptions { axes: Some(ax.clone()), ..Default::default() }).unwrap();
+            let graph = g.build(&[("y", y)]);
+            let mut v = common::floats(&g.inputs[0].1.bytes);
+            (v[150], v[203 + 190], v[406 + 7]) = (f32::NAN, f32::INFINITY, f32::NEG_INFINITY);
+            g.inputs[0].1.bytes = common::bytes(&v);
+            assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "{ax:?}");
+        }
+    }
     // Axes 0 and 2 are not one block: the reference runs them.
     let mut g = G::new(4);
     let x = g.input("x", &[3, 4, 5]);

@@ -29,6 +29,14 @@ fn slices_match_the_reference() {
         let graph = g.build(&[("y", y)]);
         assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "{starts:?} {sizes:?} {strides:?}");
     }
+    // Trailing axes of one element (an unsqueezed value, sliced whole or in part).
+    for (starts, sizes) in [([0u32, 0, 0, 0], [2u32, 30, 4, 1]), ([1, 3, 1, 0], [1, 20, 2, 1])] {
+        let mut g = G::new(23);
+        let x = g.input("x", &[2, 30, 4, 1]);
+        let y = g.b.slice(x, starts.to_vec(), sizes.to_vec(), SliceOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "{starts:?} {sizes:?}");
+    }
 }
 
 #[test]

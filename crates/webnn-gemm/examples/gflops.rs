@@ -1,5 +1,6 @@
 //! Single-threaded GFLOP/s of every available ISA on the GEMM shapes of MobileNetV2's 1x1
-//! convolutions (NHWC, so M is height x width), plus a square matrix and a GEMV, next to an
+//! convolutions (NHWC, so M is height x width), plus a square matrix, magika's im2col
+//! convolution (K = 5 taps x 256 channels) and a GEMV, next to an
 //! estimate of one core's peak.
 //!
 //! `cargo run --release -p webnn-gemm --example gflops`
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use webnn_gemm::{gemm, Epilogue, Isa, PackedB};
 
 /// (label, M, K, N)
-const SHAPES: [(&str, usize, usize, usize); 9] = [
+const SHAPES: [(&str, usize, usize, usize); 10] = [
     ("56x56 expand 24->144", 3136, 24, 144),
     ("56x56 project 144->24", 3136, 144, 24),
     ("56x56 144->144", 3136, 144, 144),
@@ -18,6 +19,7 @@ const SHAPES: [(&str, usize, usize, usize); 9] = [
     ("14x14 576->160", 196, 576, 160),
     ("7x7 960->320", 49, 960, 320),
     ("square 512", 512, 512, 512),
+    ("magika 5x1 conv im2col", 508, 1280, 512),
     ("gemv 576->1536", 1, 576, 1536),
 ];
 
