@@ -1,71 +1,111 @@
-//! Float buffers reused across steps and dispatches.
+//! Float (and byte) buffers reused across steps and dispatches.
 //!
 //! A network's activations are megabytes; allocating them afresh per op makes the allocator
 //! hand out new pages (one fault and one kernel zero-fill per 4 KiB) or zero-fill them itself,
 //! which measured ~15% of MobileNetV2's time. So every buffer a fast step writes comes from
 //! here and returns here when its value dies; after the first dispatch the set of buffers is
-//! stable and nothing is allocated or cleared.
+//! stable and nothing is allocated or cleared. Bytes are the storage of 8-bit activations
+//! (`quant::Bytes`).
 
 use std::ops::{Deref, DerefMut};
 
-/// A float buffer whose whole capacity has been initialized: it can be resized within its
+/// An element type every bit pattern of which is a value (so stale contents are harmless).
+pub(crate) trait Plain: Copy + Default {}
+impl Plain for f32 {}
+impl Plain for u8 {}
+
+/// A buffer whose whole capacity has been initialized: it can be resized within its
 /// capacity without writing anything (its old contents show through, and every step
 /// overwrites all of its output).
-pub(crate) struct Buf(Vec<f32>);
+pub(crate) struct Buf<T: Plain = f32>(Vec<T>);
 
-impl Buf {
+impl<T: Plain> Buf<T> {
     /// A buffer of `len` zeros with its capacity initialized.
-    fn new(len: usize) -> Buf {
+    fn new(len: usize) -> Buf<T> {
         let mut v = Vec::with_capacity(len);
-        v.resize(v.capacity(), 0.0);
+        v.resize(v.capacity(), T::default());
         v.truncate(len);
         Buf(v)
     }
 
     /// A buffer that holds nothing (for a step that needs no scratch).
-    pub(crate) fn empty() -> Buf {
+    pub(crate) fn empty() -> Buf<T> {
         Buf(Vec::new())
     }
 
     /// Wraps a vector that came from [`Buf::into_vec`]: the caller vouches that it has not
     /// been reallocated since, so its capacity is still initialized.
-    pub(crate) fn from_vec(v: Vec<f32>) -> Buf {
+    pub(crate) fn from_vec(v: Vec<T>) -> Buf<T> {
         Buf(v)
     }
 
-    pub(crate) fn into_vec(self) -> Vec<f32> {
+    pub(crate) fn into_vec(self) -> Vec<T> {
         self.0
     }
 
     fn set_len(&mut self, len: usize) {
         assert!(len <= self.0.capacity());
         // SAFETY: every `Buf` has its whole capacity initialized (see `new`; nothing hands
-        // out a `&mut Vec` that could reallocate it), and f32 has no invalid bit patterns.
+        // out a `&mut Vec` that could reallocate it), and `Plain` types have no invalid bit
+        // patterns.
         unsafe { self.0.set_len(len) }
     }
 }
 
-impl Deref for Buf {
-    type Target = [f32];
-    fn deref(&self) -> &[f32] {
+impl<T: Plain> Deref for Buf<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
         &self.0
     }
 }
 
-impl DerefMut for Buf {
-    fn deref_mut(&mut self) -> &mut [f32] {
+impl<T: Plain> DerefMut for Buf<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
         &mut self.0
     }
 }
 
-/// The spare buffers of one compiled graph.
+/// The spare buffers of one compiled graph: floats, and bytes.
 #[derive(Default)]
-pub(crate) struct Spare(Vec<Buf>);
+pub(crate) struct Spare {
+    floats: Pool<f32>,
+    bytes: Pool<u8>,
+}
 
 impl Spare {
     /// A buffer of `len` floats: the smallest spare one large enough, else a new one. Its
     /// contents are whatever it last held.
     pub(crate) fn take(&mut self, len: usize) -> Buf {
+        self.floats.take(len)
+    }
+
+    /// Keeps a buffer for a later `take` (tiny ones are not worth tracking).
+    pub(crate) fn give(&mut self, b: Buf) {
+        self.floats.give(b)
+    }
+
+    /// `take` for bytes.
+    pub(crate) fn take_bytes(&mut self, len: usize) -> Buf<u8> {
+        self.bytes.take(len)
+    }
+
+    /// `give` for bytes.
+    pub(crate) fn give_bytes(&mut self, b: Buf<u8>) {
+        self.bytes.give(b)
+    }
+}
+
+/// The spare buffers of one element type.
+struct Pool<T: Plain>(Vec<Buf<T>>);
+
+impl<T: Plain> Default for Pool<T> {
+    fn default() -> Self {
+        Pool(Vec::new())
+    }
+}
+
+impl<T: Plain> Pool<T> {
+    fn take(&mut self, len: usize) -> Buf<T> {
         let best = (0..self.0.len())
             .filter(|&i| self.0[i].0.capacity() >= len)
             .min_by_key(|&i| self.0[i].0.capacity());
@@ -79,8 +119,7 @@ impl Spare {
         }
     }
 
-    /// Keeps a buffer for a later `take` (tiny ones are not worth tracking).
-    pub(crate) fn give(&mut self, b: Buf) {
+    fn give(&mut self, b: Buf<T>) {
         if b.0.capacity() >= 1024 {
             self.0.push(b);
         }

@@ -15,8 +15,8 @@ use crate::depthwise::Depthwise;
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
 use crate::plan::Planner;
-use crate::pool::SharedMut;
 use crate::simd;
+use crate::stored::{Bytes, Rows, Sink, Storable};
 use std::cell::RefCell;
 use webnn_core::ops::*;
 use webnn_core::Result;
@@ -25,7 +25,7 @@ use webnn_gemm::{gemm, gemm_rows, PackedB};
 /// A planned convolution.
 pub(crate) struct Conv {
     input: usize,
-    output: usize,
+    pub(crate) output: usize,
     /// The input is a logical NCHW tensor (a graph input, a reference op's result): it is
     /// transposed to NHWC when the step runs.
     transpose_in: bool,
@@ -42,6 +42,9 @@ pub(crate) struct Conv {
     out_shape: Vec<usize>,
     kind: Kind,
     post: Post,
+    /// The input and the output stored as bytes (`stored`).
+    input_bytes: Option<Bytes>,
+    output_bytes: Option<Bytes>,
 }
 
 enum Kind {
@@ -235,6 +238,8 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         out_shape: vec![nb, oh, ow, oc],
         kind,
         post,
+        input_bytes: None,
+        output_bytes: None,
     })))
 }
 
@@ -270,8 +275,9 @@ impl Conv {
             Kind::Depthwise(d) => format!("depthwise {}x{}/{}", d.kh, d.kw, d.stride[0]),
             Kind::Narrow(d) => format!("narrow {}x{}/{}", d.kh, d.kw, d.stride[0]),
         };
+        let (read, written) = (if self.input_bytes.is_some() { " bytes" } else { "" }, if self.output_bytes.is_some() { " as bytes" } else { "" });
         format!(
-            "conv {kind} {}x{}x{} -> {}x{}x{}{}",
+            "conv {kind}{read} {}x{}x{} -> {}x{}x{}{}{written}",
             self.h, self.w, self.c, self.oh, self.ow, self.oc, self.post.describe()
         )
     }
@@ -284,31 +290,49 @@ impl Conv {
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
         let (oc, m) = (self.oc, self.n * self.oh * self.ow);
-        let mut y = values.alloc(m * oc);
+        let stored = self.output_bytes.is_some();
+        let mut y = values.alloc(if stored { 0 } else { m * oc });
+        let mut y_bytes = values.alloc_bytes(if stored { m * oc } else { 0 });
         let mut transposed = match self.transpose_in {
             true => values.alloc(self.n * self.c * self.h * self.w),
             false => Buf::empty(),
         };
         {
-            let xin = values.f32(self.input)?;
+            let bytes = self.input_bytes.map(|b| values.bytes(self.input).map(|v| (v, b))).transpose()?;
+            let xin = match bytes {
+                Some(_) => &[][..],
+                None => values.f32(self.input)?,
+            };
             let x = if self.transpose_in {
                 simd::nchw_to_nhwc(xin, &mut transposed, self.n, self.c, self.h * self.w);
                 &transposed[..]
             } else {
                 xin
             };
+            let size = self.n * self.h * self.w * self.c;
+            if bytes.as_ref().map_or(x.len(), |(v, _)| v.len()) != size {
+                return Err(webnn_core::Error::operation_error(format!("{}: the input's size differs from the plan's", self.describe())));
+            }
             let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
-            let dst = SharedMut::new(&mut y);
-            let (post, simd) = (&self.post, ctx.simd);
+            // Stored as bytes, the output's pair quantizes into them (`Sink`), not the step.
+            let (pair, post) = match stored {
+                true => self.post.split_quant(),
+                false => (None, self.post),
+            };
+            let (post, simd) = (&post, ctx.simd);
+            let sink = Sink::new(simd, &mut y, &mut y_bytes, pair);
             match &self.kind {
                 Kind::Pointwise(packed) => {
                     let unit = unit_rows(m, packed.tile().0, self.c * oc);
                     ctx.pool.run(m.div_ceil(unit), &|u| {
                         let rows = u * unit..(u * unit + unit).min(m);
                         // SAFETY: each unit writes its own rows.
-                        let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
-                        gemm_rows(rows.clone(), x, self.c, packed, out, oc, post.epilogue());
-                        post.finish(simd, out, residual, rows.start * oc);
+                        unsafe {
+                            sink.rows(rows.start * oc, rows.len() * oc, |out| {
+                                gemm_rows(rows.clone(), x, self.c, packed, out, oc, post.epilogue());
+                                post.finish(simd, out, residual, rows.start * oc);
+                            })
+                        };
                     });
                 }
                 Kind::QPointwise(q) => {
@@ -318,10 +342,17 @@ impl Conv {
                     let unit = unit_rows(m, 8, self.c * oc);
                     ctx.pool.run(m.div_ceil(unit), &|u| {
                         let rows = u * unit..(u * unit + unit).min(m);
+                        let input = rows.start * self.c..rows.end * self.c;
                         // SAFETY: each unit writes its own rows.
-                        let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
-                        q.run(&x[rows.start * self.c..rows.end * self.c], out, lo, hi, in_kernel);
-                        rest.finish(simd, out, residual, rows.start * oc);
+                        unsafe {
+                            sink.rows(rows.start * oc, rows.len() * oc, |out| {
+                                match &bytes {
+                                    Some((v, _)) => q.run_bytes(&v[input], out, lo, hi, in_kernel),
+                                    None => q.run(&x[input], out, lo, hi, in_kernel),
+                                }
+                                rest.finish(simd, out, residual, rows.start * oc);
+                            })
+                        };
                     });
                 }
                 Kind::Im2col {
@@ -333,14 +364,17 @@ impl Conv {
                     ctx.pool.run(m.div_ceil(tile), &|u| {
                         let rows = u * tile..(u * tile + tile).min(m);
                         // SAFETY: each unit writes its own rows.
-                        let out = unsafe { dst.range(rows.start * oc, rows.len() * oc) };
-                        TILE.with_borrow_mut(|a| {
-                            // `SPILL` floats of slack for the short copies' overrun.
-                            a.resize(tile * k + SPILL, 0.0);
-                            self.im2col(x, window, rows.clone(), a);
-                            gemm(rows.len(), a, k, packed, out, oc, post.epilogue());
-                        });
-                        post.finish(simd, out, residual, rows.start * oc);
+                        unsafe {
+                            sink.rows(rows.start * oc, rows.len() * oc, |out| {
+                                TILE.with_borrow_mut(|a| {
+                                    // `SPILL` floats of slack for the short copies' overrun.
+                                    a.resize(tile * k + SPILL, 0.0);
+                                    self.im2col(x, window, rows.clone(), a);
+                                    gemm(rows.len(), a, k, packed, out, oc, post.epilogue());
+                                });
+                                post.finish(simd, out, residual, rows.start * oc);
+                            })
+                        };
                     });
                 }
                 Kind::Narrow(d) => {
@@ -348,31 +382,60 @@ impl Conv {
                     let (lo, hi) = post.kernel_bounds();
                     let image = self.h * self.w * self.c;
                     ctx.pool.run(rows, &|r| {
-                        // SAFETY: each task writes its own row.
-                        let out = unsafe { dst.range(r * row_len, row_len) };
                         let (b, oy) = (r / self.oh, r % self.oh);
-                        d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
-                        post.finish(simd, out, residual, r * row_len);
+                        // SAFETY: each task writes its own row.
+                        unsafe {
+                            sink.rows(r * row_len, row_len, |out| {
+                                d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
+                                post.finish(simd, out, residual, r * row_len);
+                            })
+                        };
                     });
                 }
                 Kind::Depthwise(d) => {
                     let (rows, row_len) = (self.n * self.oh, self.ow * oc);
-                    let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
+                    let mut unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
+                    if bytes.is_some() {
+                        // Each unit decodes the rows its windows cover: at least 8 output
+                        // rows, so that the rows two windows share are decoded once or twice.
+                        unit = unit.max(8);
+                    }
                     let (lo, hi) = post.kernel_bounds();
                     let image = self.h * self.w * self.c;
+                    // Output row `r` from input rows `first..` of its image held in `x`.
+                    let one = |x: &[f32], first: usize, r: usize| {
+                        // SAFETY: each unit writes its own rows.
+                        unsafe {
+                            sink.rows(r * row_len, row_len, |out| {
+                                d.row_from(simd, x, first, r % self.oh, out, lo, hi);
+                                post.finish(simd, out, residual, r * row_len);
+                            })
+                        };
+                    };
                     ctx.pool.run(rows.div_ceil(unit), &|u| {
-                        for r in u * unit..(u * unit + unit).min(rows) {
-                            // SAFETY: each unit writes its own rows.
-                            let out = unsafe { dst.range(r * row_len, row_len) };
-                            let (b, oy) = (r / self.oh, r % self.oh);
-                            d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
-                            post.finish(simd, out, residual, r * row_len);
+                        let units = u * unit..(u * unit + unit).min(rows);
+                        let Some((v, b)) = &bytes else {
+                            return units.for_each(|r| one(&x[r / self.oh * image..][..image], 0, r));
+                        };
+                        // Per image, the input rows the units' windows cover, decoded.
+                        let source = Rows { src: v, bytes: *b, h: self.h, row: self.w * self.c, simd };
+                        let mut r = units.start;
+                        while r < units.end {
+                            let (img, end) = (r / self.oh, units.end.min((r / self.oh + 1) * self.oh));
+                            let top = |r: usize| ((r % self.oh) * d.stride[0]) as isize - d.pad[0] as isize;
+                            let first = top(r).max(0) as usize;
+                            let last = top(end - 1) + ((d.kh - 1) * d.dilation[0]) as isize + 1;
+                            source.with(img, first..last.max(first as isize) as usize, |x| (r..end).for_each(|r| one(x, first, r)));
+                            r = end;
                         }
                     });
                 }
             }
         }
-        values.put(self.output, self.out_shape.clone(), y);
+        match stored {
+            true => values.put_bytes(self.output, self.out_shape.clone(), y_bytes),
+            false => values.put(self.output, self.out_shape.clone(), y),
+        }
         values.recycle(transposed);
         Ok(())
     }
@@ -419,5 +482,37 @@ impl Conv {
                 }
             }
         }
+    }
+}
+
+impl Storable for Conv {
+    /// The kernels that run units of rows can all write through a `Sink`, which applies the
+    /// pair where the step would have (last; with a residual, `split_quant` keeps the pair
+    /// in the step, so such outputs stay float32).
+    fn output_bytes(&self) -> Option<Bytes> {
+        let (pair, _) = self.post.split_quant();
+        pair.as_ref().and_then(Bytes::of)
+    }
+
+    /// The integer pointwise kernel reads the bytes as its uint8 rows; the depthwise kernel
+    /// decodes the rows its windows cover.
+    fn reads_bytes(&self, input: usize, bytes: &Bytes) -> bool {
+        let ours = input == self.input && !self.transpose_in && self.post.residual != Some(input);
+        ours && match &self.kind {
+            Kind::QPointwise(q) => {
+                let (zero, scale) = bytes.zero_and_scale();
+                q.reads_bytes(zero, scale)
+            }
+            Kind::Depthwise(_) => true,
+            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) => false,
+        }
+    }
+
+    fn set_output_bytes(&mut self, bytes: Bytes) {
+        self.output_bytes = Some(bytes);
+    }
+
+    fn set_input_bytes(&mut self, bytes: Bytes) {
+        self.input_bytes = Some(bytes);
     }
 }

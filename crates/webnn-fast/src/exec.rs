@@ -267,6 +267,24 @@ impl<'p> Values<'p> {
         self.ours[slot] = true;
     }
 
+    /// The bytes of an 8-bit activation stored as such (`quant::Bytes`).
+    pub(crate) fn bytes(&self, slot: usize) -> Result<&[u8]> {
+        match &self.get(slot)?.data {
+            Data::U8(v) => Ok(v),
+            other => Err(Error::operation_error(format!("slot {slot} holds {}, not stored bytes", other.data_type()))),
+        }
+    }
+
+    /// A buffer of `len` bytes from the spare ones; its contents are stale.
+    pub(crate) fn alloc_bytes(&mut self, len: usize) -> Buf<u8> {
+        self.spare.take_bytes(len)
+    }
+
+    pub(crate) fn put_bytes(&mut self, slot: usize, shape: Vec<usize>, b: Buf<u8>) {
+        self.slots[slot] = Some(Tensor::new(shape, Data::U8(b.into_vec())));
+        self.ours[slot] = true;
+    }
+
     /// Stores a reference kernel's result (or any value not in a spare buffer).
     pub(crate) fn put_tensor(&mut self, slot: usize, t: Tensor) {
         self.slots[slot] = Some(t);
@@ -282,12 +300,12 @@ impl<'p> Values<'p> {
     fn free(&mut self, slot: usize) {
         let t = self.slots[slot].take();
         if std::mem::take(&mut self.ours[slot]) {
-            if let Some(Tensor {
-                data: Data::F32(v), ..
-            }) = t
-            {
-                // The vector is the one `put` stored, never reallocated (values are only read).
-                self.spare.give(Buf::from_vec(v));
+            // The vector is the one `put` (or `put_bytes`) stored, never reallocated (values
+            // are only read).
+            match t.map(|t| t.data) {
+                Some(Data::F32(v)) => self.spare.give(Buf::from_vec(v)),
+                Some(Data::U8(v)) => self.spare.give_bytes(Buf::from_vec(v)),
+                _ => {}
             }
         }
     }

@@ -371,18 +371,19 @@ impl Parking {
 }
 
 /// A mutable slice shared by the tasks of one job, each writing a disjoint range.
-pub(crate) struct SharedMut<'a> {
-    ptr: *mut f32,
+pub(crate) struct SharedMut<'a, T = f32> {
+    ptr: *mut T,
     len: usize,
-    _life: std::marker::PhantomData<&'a mut [f32]>,
+    _life: std::marker::PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: tasks only touch disjoint ranges (the contract of `range`).
-unsafe impl Send for SharedMut<'_> {}
-unsafe impl Sync for SharedMut<'_> {}
+// SAFETY: tasks only touch disjoint ranges (the contract of `range`); the elements are
+// plain values (floats, bytes).
+unsafe impl<T: Send> Send for SharedMut<'_, T> {}
+unsafe impl<T: Send> Sync for SharedMut<'_, T> {}
 
-impl<'a> SharedMut<'a> {
-    pub(crate) fn new(v: &'a mut [f32]) -> Self {
+impl<'a, T> SharedMut<'a, T> {
+    pub(crate) fn new(v: &'a mut [T]) -> Self {
         SharedMut {
             ptr: v.as_mut_ptr(),
             len: v.len(),
@@ -395,7 +396,7 @@ impl<'a> SharedMut<'a> {
     /// # Safety
     /// No two live results may overlap: each task of a job asks for its own range.
     #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn range(&self, start: usize, len: usize) -> &mut [f32] {
+    pub(crate) unsafe fn range(&self, start: usize, len: usize) -> &mut [T] {
         assert!(
             start <= self.len && len <= self.len - start,
             "range out of bounds"

@@ -43,9 +43,10 @@ pub(crate) struct QPointwise {
     offset: Vec<i32>,
     scale: Vec<f32>,
     bias: Vec<f32>,
-    /// Requantization of the input: `1/s_x` and the zero point as uint8.
+    /// Requantization of the input: `1/s_x` and the zero point as uint8; `s_x`.
     inverse: f32,
     zero: f32,
+    scale_x: f32,
 }
 
 thread_local! {
@@ -135,7 +136,7 @@ impl QPointwise {
             scale[j] = (s_x * scale_w[j] as f64) as f32;
             b[j] = bias.map_or(0.0, |b| b[j]);
         }
-        QPointwise { k, kp, n, packed, offset, scale, bias: b, inverse: (1.0 / s_x) as f32, zero }
+        QPointwise { k, kp, n, packed, offset, scale, bias: b, inverse: (1.0 / s_x) as f32, zero, scale_x: s_x as f32 }
     }
 
     pub(crate) fn describe(&self) -> String {
@@ -147,26 +148,57 @@ impl QPointwise {
     /// `quant.rs`; the caller leaves it out of the step's `Post::finish`).
     pub(crate) fn run(&self, x: &[f32], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         let rows = out.len() / self.n;
-        // Wider pairs (32-bit zero points) have no float32 lanes: applied after, exactly.
-        let (quant, after) = match quant {
-            Some(f) if f.lanes().is_none() => (None, Some(f)),
-            other => (other, None),
-        };
         ROWS.with_borrow_mut(|a| {
             a.clear();
             a.resize(rows * self.kp, 0);
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `plan` built this step only where `available` found the features.
             unsafe {
-                x86::quantize(self, x, a);
-                x86::rows(self, a, rows, out, lo, hi, quant)
+                x86::quantize(self, x, a)
             }
             #[cfg(not(target_arch = "x86_64"))]
-            {
-                self.quantize(x, a);
-                self.rows_portable(a, rows, out, lo, hi, quant);
-            }
+            self.quantize(x, a);
+            self.sums(a, out, lo, hi, quant);
         });
+    }
+
+    /// Whether input rows stored as bytes with this zero point and scale (`stored::Bytes`)
+    /// are this kernel's uint8 rows.
+    pub(crate) fn reads_bytes(&self, zero: f32, scale: f32) -> bool {
+        zero == self.zero && scale == self.scale_x
+    }
+
+    /// `run` from input rows stored as bytes (`reads_bytes`): already the kernel's integers,
+    /// padded to whole groups of four where `k` is not.
+    pub(crate) fn run_bytes(&self, x: &[u8], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
+        if self.k == self.kp {
+            return self.sums(x, out, lo, hi, quant);
+        }
+        ROWS.with_borrow_mut(|a| {
+            a.clear();
+            a.resize(out.len() / self.n * self.kp, 0);
+            for (dst, src) in a.chunks_exact_mut(self.kp).zip(x.chunks_exact(self.k)) {
+                dst[..self.k].copy_from_slice(src);
+            }
+            self.sums(a, out, lo, hi, quant);
+        });
+    }
+
+    /// The output rows from uint8 input rows `a` (`kp` bytes each).
+    fn sums(&self, a: &[u8], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
+        let rows = out.len() / self.n;
+        // Wider pairs (32-bit zero points) have no float32 lanes: applied after, exactly.
+        let (quant, after) = match quant {
+            Some(f) if f.lanes().is_none() => (None, Some(f)),
+            other => (other, None),
+        };
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `plan` built this step only where `available` found the features.
+        unsafe {
+            x86::rows(self, a, rows, out, lo, hi, quant)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.rows_portable(a, rows, out, lo, hi, quant);
         if let Some(f) = after {
             f.apply_f32(out);
         }

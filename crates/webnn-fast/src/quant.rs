@@ -73,15 +73,48 @@ impl FakeQuant {
         FakeQuant { scale, zero, lo, hi, scale2, zero2, narrow, inverse: (1.0 / scale) as f32 }
     }
 
-    /// Saturation and dequantization of a rounded quotient. Selects only (`f64::clamp`
-    /// asserts its bounds, and that branch kept the loops scalar).
+    /// Saturation and dequantization of a rounded quotient.
     #[inline(always)]
     fn finish(&self, q: f64) -> f64 {
+        (self.integer(q) - self.zero2) * self.scale2
+    }
+
+    /// The quantized integer of a rounded quotient: saturated, the zero point for NaN.
+    /// Selects only (`f64::clamp` asserts its bounds, and that branch kept the loops scalar).
+    #[inline(always)]
+    fn integer(&self, q: f64) -> f64 {
         let z = q + self.zero;
         let z = if z < self.lo { self.lo } else { z };
         let z = if z > self.hi { self.hi } else { z };
-        let z = if q.is_nan() { self.zero } else { z };
-        (z - self.zero2) * self.scale2
+        if q.is_nan() { self.zero } else { z }
+    }
+
+    /// An 8-bit pair (`lanes`) over float32 values, each result stored as the byte `z - lo`
+    /// of its integer `z` (`stored::Bytes` decodes it to the pair's value): the same integers
+    /// as `apply_f32`, by the same near-tie rule, without the dequantization.
+    #[inline(always)]
+    pub(crate) fn quantize_bytes(&self, src: &[f32], dst: &mut [u8]) {
+        let (zero, lo, hi) = (self.zero as f32, self.lo as f32, self.hi as f32);
+        for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
+            // A count, not a flag: the sum vectorizes as a reduction.
+            let mut near = 0u32;
+            for (&x, b) in s.iter().zip(d.iter_mut()) {
+                let q = x * self.inverse;
+                let r = round_ties_even_f32(q);
+                near += near_tie(q, r) as u32;
+                let z = r + zero;
+                let z = if z < lo { lo } else { z };
+                let z = if z > hi { hi } else { z };
+                let z = if q.is_nan() { zero } else { z };
+                // SAFETY: `z - lo` is an integer in [0, 255] (the selects above; never NaN).
+                *b = unsafe { (z - lo).to_int_unchecked::<i32>() } as u8;
+            }
+            if near > 0 {
+                for (&x, b) in s.iter().zip(d.iter_mut()) {
+                    *b = (self.integer(round_ties_even(x as f64 / self.scale)) - self.lo) as u8;
+                }
+            }
+        }
     }
 
     /// The reference's arithmetic for one value.

@@ -1,7 +1,8 @@
 //! A QDQ model's activation pair (`quantizeLinear → dequantizeLinear`, one scale and zero
 //! point each) right after a conv, matmul or gemm (and its clamp or residual add) runs on the
 //! step's output while it is in cache: the step's result, then the reference kernels' pair,
-//! bit for bit, on every ISA and thread count, in one step.
+//! bit for bit, on every ISA and thread count, in one step. Pointwise convolutions and gemms
+//! of int8 weights run in integers; activations between convolutions are stored as bytes.
 
 mod common;
 
@@ -232,6 +233,67 @@ fn a_pair_after_an_integer_conv() {
         },
         "pointwise",
     );
+}
+
+/// A QDQ pointwise conv's filter: int8 weights with a scale per output channel.
+fn int8_filter(g: &mut G, oc: usize, c: usize, seed: u64) -> Operand {
+    let mut rng = webnn_models::Rng::new(seed);
+    let q: Vec<u8> = rng.fill(oc * c, -128.0, 127.0).iter().map(|v| *v as i8 as u8).collect();
+    let scales: Vec<f32> = rng.fill(oc, 0.001, 0.01);
+    let w = g.b.constant(OperandDescriptor::new(DataType::Int8, &[oc as u32, c as u32, 1, 1]), q).unwrap();
+    let s = g.b.constant(OperandDescriptor::new(DataType::Float32, &[oc as u32, 1, 1, 1]), common::bytes(&scales)).unwrap();
+    let z = g.b.constant(OperandDescriptor::new(DataType::Int8, &[oc as u32, 1, 1, 1]), vec![0; oc]).unwrap();
+    g.b.dequantize_linear(w, s, z, OpOptions::default()).unwrap()
+}
+
+/// Activations between convolutions stored as bytes (a 3x3 conv and an integer pointwise
+/// one writing them, depthwise convs and an integer pointwise one reading them): the same
+/// bits as with float32 storage (the same graph with every intermediate value also an
+/// output, which keeps it float32), on every ISA and thread count; uint8 and int8 pairs,
+/// two images, strides 1 and 2, padding, dilation.
+#[test]
+fn activations_stored_as_bytes() {
+    for (zero_type, zero, stride, dilation) in [(DataType::Uint8, 7u8, 1u32, 1u32), (DataType::Int8, (-9i8) as u8, 2, 1), (DataType::Uint8, 200, 1, 2)] {
+        let build = |all: bool| {
+            let mut g = G::new(21);
+            let x = g.input("x", &[2, 3, 19, 17]);
+            let f = g.constant(&[16, 3, 3, 3]);
+            let y1 = g.b.conv2d(x, f, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+            let y1 = pair(&mut g.b, y1, 0.02, zero_type, zero);
+            let w1 = g.constant(&[16, 1, 3, 3]);
+            let pad = dilation;
+            let options = Conv2dOptions { padding: Some(vec![pad; 4]), groups: 16, strides: Some(vec![stride; 2]), dilations: Some(vec![dilation; 2]), ..Default::default() };
+            let y2 = g.b.conv2d(y1, w1, options).unwrap();
+            let y2 = pair(&mut g.b, y2, 0.03, zero_type, zero);
+            let f3 = int8_filter(&mut g, 40, 16, 4);
+            let y3 = g.b.conv2d(y2, f3, Conv2dOptions::default()).unwrap();
+            let y3 = pair(&mut g.b, y3, 0.01, zero_type, zero);
+            let w4 = g.constant(&[40, 1, 3, 3]);
+            let y4 = g.b.conv2d(y3, w4, Conv2dOptions { padding: Some(vec![1; 4]), groups: 40, ..Default::default() }).unwrap();
+            let graph = match all {
+                false => g.build(&[("y", y4)]),
+                true => g.build(&[("y", y4), ("y1", y1), ("y2", y2), ("y3", y3)]),
+            };
+            (graph, g)
+        };
+        let ((stored, g), (plain, _)) = (build(false), build(true));
+        let described = steps(&stored, &g);
+        let label = format!("{zero_type}, stride {stride}, dilation {dilation}");
+        assert!(described[0].ends_with("as bytes") && described[1].contains("depthwise 3x3") && described[1].contains("bytes"), "{label}: {described:?}");
+        assert!(!steps(&plain, &g).iter().any(|d| d.contains("bytes")), "{label}");
+        for isa in webnn_gemm::Isa::available() {
+            for threads in [1, 3] {
+                let backend = FastBackend::with_isa(threads, isa);
+                let want = run(&backend, &plain, &g.inputs).remove(0);
+                let got = run(&backend, &stored, &g.inputs).remove(0);
+                assert!(want.iter().zip(&got).all(|(w, o)| w.to_bits() == o.to_bits()), "{label} on {isa}, {threads} threads");
+            }
+        }
+        // Where the pointwise conv runs in integers, it reads bytes and writes them.
+        if FastBackend::new(1).isa() == webnn_gemm::Isa::Avx512 && vnni() {
+            assert!(described.iter().any(|d| d.contains("int8 (VNNI) 16->40 bytes") && d.ends_with("as bytes")), "{label}: {described:?}");
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]

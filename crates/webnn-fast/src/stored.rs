@@ -1,0 +1,206 @@
+//! 8-bit activations stored as bytes. A QDQ model's activation pair leaves each value on an
+//! 8-bit grid, `(z - zero) * scale` with `z` one of 256 integers, so the value needs one byte,
+//! not four: a convolution whose output goes through a pair, and whose every reader can take
+//! bytes, writes bytes, and its readers read them (`store`, run after planning). Where that
+//! holds (between the integer pointwise convolutions and the depthwise ones of an inverted
+//! residual block) the activations' memory traffic drops to a quarter.
+//!
+//! This is storage only: decoding gives back the pair's float32 values bit for bit (the
+//! product `(b - offset) * scale` is the one the pair rounds), so every step computes what it
+//! computed from float32 storage.
+
+use crate::exec::Step;
+use crate::pool::SharedMut;
+use crate::quant::FakeQuant;
+use crate::simd::{dispatch, Simd};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// How one stored activation's bytes map to its values: `(b - offset) * scale`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Bytes {
+    scale: f32,
+    /// The byte of the zero point (`zero - lo` of the quantized type): an integer.
+    offset: f32,
+}
+
+impl Bytes {
+    /// The storage for values `pair` leaves: an 8-bit type (its range fits a byte) whose
+    /// dequantization `(z - zero) * scale` the decoding repeats (`z - zero` an integer below
+    /// 2^9, exact in float32, times the float32 scale: the product the pair rounds).
+    pub(crate) fn of(pair: &FakeQuant) -> Option<Bytes> {
+        let l = pair.lanes()?;
+        let fits = l.hi - l.lo <= 255.0 && l.lo.fract() == 0.0 && l.zero2.fract() == 0.0;
+        fits.then_some(Bytes { scale: l.scale2, offset: l.zero2 - l.lo })
+    }
+
+    /// The byte form's zero point and scale, as an integer kernel reading the bytes as
+    /// uint8 activations sees them.
+    pub(crate) fn zero_and_scale(&self) -> (f32, f32) {
+        (self.offset, self.scale)
+    }
+
+    /// `src`'s values into `dst`: the pair's float32 values, bit for bit. Inlined into
+    /// callers compiled per ISA, where it vectorizes.
+    #[inline(always)]
+    pub(crate) fn decode(&self, src: &[u8], dst: &mut [f32]) {
+        for (d, &b) in dst.iter_mut().zip(src) {
+            *d = (b as f32 - self.offset) * self.scale;
+        }
+    }
+}
+
+/// Where a step's units write their rows: the float32 output, or (stored as bytes) a
+/// per-thread float32 scratch that the output's pair then quantizes into the byte output
+/// (the step leaves the pair to it: `FakeQuant::quantize_bytes`).
+pub(crate) struct Sink<'a> {
+    floats: SharedMut<'a, f32>,
+    bytes: Option<(SharedMut<'a, u8>, FakeQuant)>,
+    simd: Simd,
+}
+
+thread_local! {
+    /// Each thread's rows before quantization, and its decoded input rows (`Rows`).
+    static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    static IMAGE: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+impl<'a> Sink<'a> {
+    pub(crate) fn new(simd: Simd, floats: &'a mut [f32], bytes: &'a mut [u8], pair: Option<FakeQuant>) -> Sink<'a> {
+        Sink { floats: SharedMut::new(floats), bytes: pair.map(|p| (SharedMut::new(bytes), p)), simd }
+    }
+
+    /// `f` over output elements `start..start + len`, then (stored) the pair into bytes.
+    ///
+    /// # Safety
+    /// Each unit of a job asks for its own range (`SharedMut::range`).
+    pub(crate) unsafe fn rows(&self, start: usize, len: usize, f: impl FnOnce(&mut [f32])) {
+        match &self.bytes {
+            // SAFETY: the caller's contract.
+            None => f(unsafe { self.floats.range(start, len) }),
+            Some((dst, pair)) => SCRATCH.with_borrow_mut(|v| {
+                v.resize(len, 0.0);
+                f(v);
+                // SAFETY: the caller's contract.
+                let out = unsafe { dst.range(start, len) };
+                dispatch!(self.simd, quantize(pair, v, out));
+            }),
+        }
+    }
+}
+
+#[inline(always)]
+fn quantize<const FMA: bool>(pair: &FakeQuant, src: &[f32], dst: &mut [u8]) {
+    pair.quantize_bytes(src, dst)
+}
+
+#[inline(always)]
+fn decode<const FMA: bool>(b: &Bytes, src: &[u8], dst: &mut [f32]) {
+    b.decode(src, dst)
+}
+
+/// A stored NHWC batch of images read by a window op (a depthwise convolution): the rows a
+/// unit of output rows covers, decoded into a small per-thread buffer.
+pub(crate) struct Rows<'a> {
+    pub src: &'a [u8],
+    pub bytes: Bytes,
+    /// Rows per image, and values per row.
+    pub h: usize,
+    pub row: usize,
+    pub simd: Simd,
+}
+
+impl Rows<'_> {
+    /// `f(values)` with rows `rows` of image `b` decoded into `values`.
+    pub(crate) fn with<R>(&self, b: usize, rows: Range<usize>, f: impl FnOnce(&[f32]) -> R) -> R {
+        IMAGE.with_borrow_mut(|v| {
+            let rows = rows.start.min(self.h)..rows.end.min(self.h);
+            v.resize(rows.len() * self.row, 0.0);
+            let src = &self.src[(b * self.h + rows.start) * self.row..(b * self.h + rows.end) * self.row];
+            dispatch!(self.simd, decode(&self.bytes, src, v));
+            f(v)
+        })
+    }
+}
+
+/// A convolution step's part in byte storage.
+pub(crate) trait Storable {
+    /// The storage its output can take: its output's pair, applied last, when it can write
+    /// bytes.
+    fn output_bytes(&self) -> Option<Bytes>;
+    /// Whether it can read its input (slot `input`) as these bytes.
+    fn reads_bytes(&self, input: usize, bytes: &Bytes) -> bool;
+    fn set_output_bytes(&mut self, bytes: Bytes);
+    fn set_input_bytes(&mut self, bytes: Bytes);
+}
+
+/// Stores as bytes every value a step can write as bytes whose readers all read bytes and
+/// which is no graph output (`outputs`: their slots). Returns how many.
+pub(crate) fn store(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[usize]) -> usize {
+    let mut readers: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, s) in steps.iter().enumerate() {
+        for slot in s.reads(graph) {
+            readers.entry(slot).or_default().push(i);
+        }
+    }
+    let mut stored = 0;
+    for i in 0..steps.len() {
+        let Step::Conv(c) = &steps[i] else { continue };
+        let (slot, Some(bytes)) = (c.output, c.output_bytes()) else { continue };
+        let Some(rs) = readers.get(&slot) else { continue };
+        let readable = |r: &usize| matches!(&steps[*r], Step::Conv(d) if d.reads_bytes(slot, &bytes));
+        if outputs.contains(&slot) || !rs.iter().all(readable) {
+            continue;
+        }
+        for &r in rs {
+            if let Step::Conv(d) = &mut steps[r] {
+                d.set_input_bytes(bytes);
+            }
+        }
+        if let Step::Conv(c) = &mut steps[i] {
+            c.set_output_bytes(bytes);
+        }
+        stored += 1;
+    }
+    stored
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pair's bytes decode to its float32 values bit for bit, and the pair into bytes
+    /// gives the bytes of its integers, over values dense around every tie and the
+    /// specials, for uint8 and int8 pairs and zero points at the ends of their ranges.
+    #[test]
+    fn bytes_decode_to_the_pairs_values() {
+        let scales = [0.0123f32, 0.05, 1.7e-3, 3.0, 2f32.powi(-125), 1.0 / 3.0, 6.0 / 255.0, 2f32.powi(100), 1e-45];
+        for scale in scales {
+            for (lo, hi, zeros) in [(0.0, 255.0, [0.0, 17.0, 128.0, 255.0]), (-128.0, 127.0, [-128.0, -5.0, 0.0, 127.0])] {
+                for zero in zeros {
+                    let pair = FakeQuant::new(scale as f64, zero, lo, hi, scale as f64, zero);
+                    let b = Bytes::of(&pair).expect("an 8-bit pair");
+                    let mut xs: Vec<f32> = Vec::new();
+                    for k in -300..300 {
+                        let tie = (k as f32 + 0.5) * scale;
+                        xs.extend((-2i32..=2).map(|d| f32::from_bits(tie.to_bits().wrapping_add_signed(d))));
+                        xs.push(k as f32 * scale);
+                    }
+                    xs.extend([0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, f32::MIN_POSITIVE]);
+                    let mut want = xs.clone();
+                    pair.apply_f32(&mut want);
+                    let mut bytes = vec![0u8; xs.len()];
+                    pair.quantize_bytes(&xs, &mut bytes);
+                    let mut got = vec![0f32; xs.len()];
+                    b.decode(&bytes, &mut got);
+                    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+                        assert_eq!(w.to_bits(), g.to_bits(), "scale {scale:e} zero {zero}: x {:e}", xs[i]);
+                    }
+                }
+            }
+        }
+        // Wider types are not stored.
+        assert!(Bytes::of(&FakeQuant::new(0.5, 0.0, i32::MIN as f64, i32::MAX as f64, 0.5, 0.0)).is_none());
+    }
+}
