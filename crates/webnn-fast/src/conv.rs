@@ -11,12 +11,12 @@
 //! Other grouped convolutions and non-float32 ones run on the reference kernel.
 
 use crate::buffers::Buf;
-use crate::depthwise::Depthwise;
+use crate::depthwise::{Depthwise, Input as DepthwiseInput};
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
 use crate::plan::Planner;
 use crate::simd;
-use crate::stored::{Bytes, Rows, Sink, Storable};
+use crate::stored::{Bytes, Sink, Storable};
 use std::cell::RefCell;
 use webnn_core::ops::*;
 use webnn_core::Result;
@@ -394,39 +394,26 @@ impl Conv {
                 }
                 Kind::Depthwise(d) => {
                     let (rows, row_len) = (self.n * self.oh, self.ow * oc);
-                    let mut unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
-                    if bytes.is_some() {
-                        // Each unit decodes the rows its windows cover: at least 8 output
-                        // rows, so that the rows two windows share are decoded once or twice.
-                        unit = unit.max(8);
-                    }
+                    let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
                     let (lo, hi) = post.kernel_bounds();
                     let image = self.h * self.w * self.c;
-                    // Output row `r` from input rows `first..` of its image held in `x`.
-                    let one = |x: &[f32], first: usize, r: usize| {
-                        // SAFETY: each unit writes its own rows.
-                        unsafe {
-                            sink.rows(r * row_len, row_len, |out| {
-                                d.row_from(simd, x, first, r % self.oh, out, lo, hi);
-                                post.finish(simd, out, residual, r * row_len);
-                            })
-                        };
-                    };
                     ctx.pool.run(rows.div_ceil(unit), &|u| {
-                        let units = u * unit..(u * unit + unit).min(rows);
-                        let Some((v, b)) = &bytes else {
-                            return units.for_each(|r| one(&x[r / self.oh * image..][..image], 0, r));
-                        };
-                        // Per image, the input rows the units' windows cover, decoded.
-                        let source = Rows { src: v, bytes: *b, h: self.h, row: self.w * self.c, simd };
-                        let mut r = units.start;
-                        while r < units.end {
-                            let (img, end) = (r / self.oh, units.end.min((r / self.oh + 1) * self.oh));
-                            let top = |r: usize| ((r % self.oh) * d.stride[0]) as isize - d.pad[0] as isize;
-                            let first = top(r).max(0) as usize;
-                            let last = top(end - 1) + ((d.kh - 1) * d.dilation[0]) as isize + 1;
-                            source.with(img, first..last.max(first as isize) as usize, |x| (r..end).for_each(|r| one(x, first, r)));
-                            r = end;
+                        for r in u * unit..(u * unit + unit).min(rows) {
+                            let at = r / self.oh * image..(r / self.oh + 1) * image;
+                            let input = match &bytes {
+                                Some((v, b)) => {
+                                    let (offset, scale) = b.zero_and_scale();
+                                    DepthwiseInput::Bytes(&v[at], offset, scale)
+                                }
+                                None => DepthwiseInput::Floats(&x[at]),
+                            };
+                            // SAFETY: each unit writes its own rows.
+                            unsafe {
+                                sink.rows(r * row_len, row_len, |out| {
+                                    d.row_from(simd, input, 0, r % self.oh, out, lo, hi);
+                                    post.finish(simd, out, residual, r * row_len);
+                                })
+                            };
                         }
                     });
                 }
@@ -495,7 +482,7 @@ impl Storable for Conv {
     }
 
     /// The integer pointwise kernel reads the bytes as its uint8 rows; the depthwise kernel
-    /// decodes the rows its windows cover.
+    /// decodes them as it loads them.
     fn reads_bytes(&self, input: usize, bytes: &Bytes) -> bool {
         let ours = input == self.input && !self.transpose_in && self.post.residual != Some(input);
         ours && match &self.kind {

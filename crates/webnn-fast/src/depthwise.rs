@@ -24,13 +24,56 @@ pub(crate) struct Depthwise {
     pub bias: Vec<f32>,
 }
 
+/// A depthwise convolution's input: float32 values, or 8-bit activations stored as bytes
+/// (`stored::Bytes`: value `(b - offset) * scale`), decoded as the kernel loads them.
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    Floats(&'a [f32]),
+    Bytes(&'a [u8], f32, f32),
+}
+
+impl Input<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Floats(x) => x.len(),
+            Input::Bytes(x, ..) => x.len(),
+        }
+    }
+}
+
+/// How the kernel loads `LANES` input values from element `i`.
+trait Load: Copy {
+    unsafe fn load<V: F32s>(self, i: usize) -> V;
+}
+
+#[derive(Clone, Copy)]
+struct Floats(*const f32);
+
+impl Load for Floats {
+    #[inline(always)]
+    unsafe fn load<V: F32s>(self, i: usize) -> V {
+        unsafe { V::load(self.0.add(i)) }
+    }
+}
+
+/// Bytes decoded as `stored::Bytes::decode` does: `b - offset` is exact, so the product
+/// rounds once, to the stored value.
+#[derive(Clone, Copy)]
+struct Decoded(*const u8, f32, f32);
+
+impl Load for Decoded {
+    #[inline(always)]
+    unsafe fn load<V: F32s>(self, i: usize) -> V {
+        unsafe { V::load_bytes(self.0.add(i)).sub(V::splat(self.1)).mul(V::splat(self.2)) }
+    }
+}
+
 impl Depthwise {
     /// Output row `oy` (`ow * c` values), clamped to `[lo, hi]`, from input rows `first..`
     /// of the image: `x` holds whole rows (`w * c` values), the whole image from row 0, or
-    /// at least every row the window of output row `oy` covers (rows decoded into a small
-    /// buffer, `stored::Rows`).
+    /// at least every row the window of output row `oy` covers.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn row_from(&self, simd: Simd, x: &[f32], first: usize, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
+    pub(crate) fn row_from(&self, simd: Simd, x: Input, first: usize, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
         let rows = (x.len() / (self.w * self.c).max(1)).min(self.h - first.min(self.h));
         let iy0 = (oy * self.stride[0]) as isize - self.pad[0] as isize - first as isize;
         // The kernels index by pointer: these bounds are what they rely on.
@@ -41,32 +84,41 @@ impl Depthwise {
         let last = iy0 + ((self.kh - 1) * self.dilation[0]) as isize;
         assert!(iy0 >= 0 || first == 0, "the window's first rows are not held");
         assert!(last < rows as isize || first + rows == self.h, "the window's last rows are not held");
+        match x {
+            Input::Floats(v) => self.row_isa(simd, Floats(v.as_ptr()), iy0, rows, out, lo, hi),
+            Input::Bytes(v, offset, scale) => self.row_isa(simd, Decoded(v.as_ptr(), offset, scale), iy0, rows, out, lo, hi),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn row_isa<S: Load>(&self, simd: Simd, x: S, iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
         match simd {
             // SAFETY: `Simd` comes from `Isa::detect`, which checked the features.
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512 => unsafe { row_avx512(self, x, iy0, rows, out, lo, hi) },
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { row_avx2(self, x, iy0, rows, out, lo, hi) },
-            // SAFETY: the bounds were asserted above (simd128 is a build-time feature).
+            // SAFETY: the bounds were asserted by the caller (simd128 is a build-time feature).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            _ => unsafe { row_generic::<crate::vector::Simd128>(self, x, iy0, rows, out, lo, hi) },
-            // SAFETY: the bounds were asserted above.
+            _ => unsafe { row_generic::<crate::vector::Simd128, S>(self, x, iy0, rows, out, lo, hi) },
+            // SAFETY: the bounds were asserted by the caller.
             #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-            _ => unsafe { row_generic::<Scalar>(self, x, iy0, rows, out, lo, hi) },
+            _ => unsafe { row_generic::<Scalar, S>(self, x, iy0, rows, out, lo, hi) },
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn row_avx512(d: &Depthwise, x: &[f32], iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx512>(d, x, iy0, rows, out, lo, hi) }
+unsafe fn row_avx512<S: Load>(d: &Depthwise, x: S, iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx512, S>(d, x, iy0, rows, out, lo, hi) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row_avx2(d: &Depthwise, x: &[f32], iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx2>(d, x, iy0, rows, out, lo, hi) }
+unsafe fn row_avx2<S: Load>(d: &Depthwise, x: S, iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx2, S>(d, x, iy0, rows, out, lo, hi) }
 }
 
 /// The geometry of one output row, shared by its pixel blocks.
@@ -79,9 +131,9 @@ struct Row {
 
 /// One output row whose window starts at row `iy0` of `x`, which holds `rows` rows.
 #[inline(always)]
-unsafe fn row_generic<V: F32s>(
+unsafe fn row_generic<V: F32s, S: Load>(
     d: &Depthwise,
-    x: &[f32],
+    x: S,
     iy0: isize,
     rows: usize,
     out: &mut [f32],
@@ -101,10 +153,10 @@ unsafe fn row_generic<V: F32s>(
     let mut ox = 0;
     while ox < d.ow {
         if ox >= first && ox + 4 <= end {
-            unsafe { pixels::<V, 4>(d, x, &row, ox, out) };
+            unsafe { pixels::<V, S, 4>(d, x, &row, ox, out) };
             ox += 4;
         } else {
-            unsafe { pixels::<V, 1>(d, x, &row, ox, out) };
+            unsafe { pixels::<V, S, 1>(d, x, &row, ox, out) };
             ox += 1;
         }
     }
@@ -113,9 +165,9 @@ unsafe fn row_generic<V: F32s>(
 /// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then single
 /// lanes. With `P > 1` all their taps must lie inside the image.
 #[inline(always)]
-unsafe fn pixels<V: F32s, const P: usize>(
+unsafe fn pixels<V: F32s, S: Load, const P: usize>(
     d: &Depthwise,
-    x: &[f32],
+    x: S,
     row: &Row,
     ox: usize,
     out: &mut [f32],
@@ -130,24 +182,24 @@ unsafe fn pixels<V: F32s, const P: usize>(
     let out = out[ox * c..].as_mut_ptr();
     let mut c0 = 0;
     while c0 + 2 * lanes <= c {
-        unsafe { block::<V, 2, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        unsafe { block::<V, S, 2, P>(d, x, row, ix0, kxs.clone(), c0, out) };
         c0 += 2 * lanes;
     }
     while c0 + lanes <= c {
-        unsafe { block::<V, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        unsafe { block::<V, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
         c0 += lanes;
     }
     while c0 < c {
-        unsafe { block::<Scalar, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        unsafe { block::<Scalar, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
         c0 += 1;
     }
 }
 
 /// Channels `c0..c0 + R * LANES` of `P` pixels; `out` points at the first pixel's channel 0.
 #[inline(always)]
-unsafe fn block<V: F32s, const R: usize, const P: usize>(
+unsafe fn block<V: F32s, S: Load, const R: usize, const P: usize>(
     d: &Depthwise,
-    x: &[f32],
+    x: S,
     row: &Row,
     ix0: isize,
     kxs: Range<usize>,
@@ -155,7 +207,7 @@ unsafe fn block<V: F32s, const R: usize, const P: usize>(
     out: *mut f32,
 ) {
     let (c, lanes, sx) = (d.c, V::LANES, d.stride[1] * d.c);
-    let (x, w, bias) = (x.as_ptr(), d.weights.as_ptr(), d.bias.as_ptr());
+    let (w, bias) = (d.weights.as_ptr(), d.bias.as_ptr());
     // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel of
     // the block, channels stay below `c`, and `row` asserted the slices' lengths.
     unsafe {
@@ -170,12 +222,12 @@ unsafe fn block<V: F32s, const R: usize, const P: usize>(
             let iy = (row.iy0 + (ky * d.dilation[0]) as isize) as usize;
             for kx in kxs.clone() {
                 let ix = (ix0 + (kx * d.dilation[1]) as isize) as usize;
-                let xp = x.add((iy * d.w + ix) * c + c0);
+                let xi = (iy * d.w + ix) * c + c0;
                 let wp = w.add((ky * d.kw + kx) * c + c0);
                 for r in 0..R {
                     let wv = V::load(wp.add(r * lanes));
                     for (p, a) in acc.iter_mut().enumerate() {
-                        a[r] = V::load(xp.add(p * sx + r * lanes)).mul_add(wv, a[r]);
+                        a[r] = x.load::<V>(xi + p * sx + r * lanes).mul_add(wv, a[r]);
                     }
                 }
             }

@@ -1,9 +1,10 @@
 //! 8-bit activations stored as bytes. A QDQ model's activation pair leaves each value on an
 //! 8-bit grid, `(z - zero) * scale` with `z` one of 256 integers, so the value needs one byte,
 //! not four: a convolution whose output goes through a pair, and whose every reader can take
-//! bytes, writes bytes, and its readers read them (`store`, run after planning). Where that
-//! holds (between the integer pointwise convolutions and the depthwise ones of an inverted
-//! residual block) the activations' memory traffic drops to a quarter.
+//! bytes, writes bytes, and its readers read them (`store`, run after planning): the integer
+//! pointwise kernel as its uint8 rows, the depthwise kernel decoding each vector as it loads
+//! it. Where that holds (between the convolutions of an inverted residual block) the
+//! activations' memory traffic drops to a quarter.
 //!
 //! This is storage only: decoding gives back the pair's float32 values bit for bit (the
 //! product `(b - offset) * scale` is the one the pair rounds), so every step computes what it
@@ -15,7 +16,6 @@ use crate::quant::FakeQuant;
 use crate::simd::{dispatch, Simd};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::ops::Range;
 
 /// How one stored activation's bytes map to its values: `(b - offset) * scale`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,9 +41,9 @@ impl Bytes {
         (self.offset, self.scale)
     }
 
-    /// `src`'s values into `dst`: the pair's float32 values, bit for bit. Inlined into
-    /// callers compiled per ISA, where it vectorizes.
-    #[inline(always)]
+    /// `src`'s values into `dst`: the pair's float32 values, bit for bit (the depthwise
+    /// kernel's loads compute the same).
+    #[cfg(test)]
     pub(crate) fn decode(&self, src: &[u8], dst: &mut [f32]) {
         for (d, &b) in dst.iter_mut().zip(src) {
             *d = (b as f32 - self.offset) * self.scale;
@@ -61,9 +61,8 @@ pub(crate) struct Sink<'a> {
 }
 
 thread_local! {
-    /// Each thread's rows before quantization, and its decoded input rows (`Rows`).
+    /// Each thread's rows before quantization.
     static SCRATCH: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
-    static IMAGE: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
 }
 
 impl<'a> Sink<'a> {
@@ -93,35 +92,6 @@ impl<'a> Sink<'a> {
 #[inline(always)]
 fn quantize<const FMA: bool>(pair: &FakeQuant, src: &[f32], dst: &mut [u8]) {
     pair.quantize_bytes(src, dst)
-}
-
-#[inline(always)]
-fn decode<const FMA: bool>(b: &Bytes, src: &[u8], dst: &mut [f32]) {
-    b.decode(src, dst)
-}
-
-/// A stored NHWC batch of images read by a window op (a depthwise convolution): the rows a
-/// unit of output rows covers, decoded into a small per-thread buffer.
-pub(crate) struct Rows<'a> {
-    pub src: &'a [u8],
-    pub bytes: Bytes,
-    /// Rows per image, and values per row.
-    pub h: usize,
-    pub row: usize,
-    pub simd: Simd,
-}
-
-impl Rows<'_> {
-    /// `f(values)` with rows `rows` of image `b` decoded into `values`.
-    pub(crate) fn with<R>(&self, b: usize, rows: Range<usize>, f: impl FnOnce(&[f32]) -> R) -> R {
-        IMAGE.with_borrow_mut(|v| {
-            let rows = rows.start.min(self.h)..rows.end.min(self.h);
-            v.resize(rows.len() * self.row, 0.0);
-            let src = &self.src[(b * self.h + rows.start) * self.row..(b * self.h + rows.end) * self.row];
-            dispatch!(self.simd, decode(&self.bytes, src, v));
-            f(v)
-        })
-    }
 }
 
 /// A convolution step's part in byte storage.

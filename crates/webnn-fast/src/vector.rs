@@ -15,7 +15,11 @@ pub(crate) trait F32s: Copy {
     const LANES: usize;
     unsafe fn splat(v: f32) -> Self;
     unsafe fn load(p: *const f32) -> Self;
+    /// `LANES` bytes as floats.
+    unsafe fn load_bytes(p: *const u8) -> Self;
     unsafe fn store(self, p: *mut f32);
+    unsafe fn sub(self, b: Self) -> Self;
+    unsafe fn mul(self, b: Self) -> Self;
     /// `self * b + c`.
     unsafe fn mul_add(self, b: Self, c: Self) -> Self;
     /// Clamped to `[lo, hi]`; NaN lanes stay NaN, as in the reference clamp.
@@ -35,6 +39,18 @@ impl F32s for Scalar {
     #[inline(always)]
     unsafe fn load(p: *const f32) -> Self {
         Scalar(unsafe { *p })
+    }
+    #[inline(always)]
+    unsafe fn load_bytes(p: *const u8) -> Self {
+        Scalar(unsafe { *p } as f32)
+    }
+    #[inline(always)]
+    unsafe fn sub(self, b: Self) -> Self {
+        Scalar(self.0 - b.0)
+    }
+    #[inline(always)]
+    unsafe fn mul(self, b: Self) -> Self {
+        Scalar(self.0 * b.0)
     }
     #[inline(always)]
     unsafe fn store(self, p: *mut f32) {
@@ -73,6 +89,18 @@ mod x86 {
             Avx2(unsafe { _mm256_loadu_ps(p) })
         }
         #[inline(always)]
+        unsafe fn load_bytes(p: *const u8) -> Self {
+            Avx2(unsafe { _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(p.cast()))) })
+        }
+        #[inline(always)]
+        unsafe fn sub(self, b: Self) -> Self {
+            Avx2(unsafe { _mm256_sub_ps(self.0, b.0) })
+        }
+        #[inline(always)]
+        unsafe fn mul(self, b: Self) -> Self {
+            Avx2(unsafe { _mm256_mul_ps(self.0, b.0) })
+        }
+        #[inline(always)]
         unsafe fn store(self, p: *mut f32) {
             unsafe { _mm256_storeu_ps(p, self.0) }
         }
@@ -99,6 +127,18 @@ mod x86 {
         #[inline(always)]
         unsafe fn load(p: *const f32) -> Self {
             Avx512(unsafe { _mm512_loadu_ps(p) })
+        }
+        #[inline(always)]
+        unsafe fn load_bytes(p: *const u8) -> Self {
+            Avx512(unsafe { _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(p.cast()))) })
+        }
+        #[inline(always)]
+        unsafe fn sub(self, b: Self) -> Self {
+            Avx512(unsafe { _mm512_sub_ps(self.0, b.0) })
+        }
+        #[inline(always)]
+        unsafe fn mul(self, b: Self) -> Self {
+            Avx512(unsafe { _mm512_mul_ps(self.0, b.0) })
         }
         #[inline(always)]
         unsafe fn store(self, p: *mut f32) {
@@ -149,6 +189,20 @@ mod wasm {
         unsafe fn load(p: *const f32) -> Self {
             // v128.load takes any alignment.
             Simd128(unsafe { v128_load(p.cast()) })
+        }
+        #[inline(always)]
+        unsafe fn load_bytes(p: *const u8) -> Self {
+            // Four bytes, widened twice.
+            let b = unsafe { v128_load32_zero(p.cast()) };
+            Simd128(f32x4_convert_u32x4(u32x4_extend_low_u16x8(u16x8_extend_low_u8x16(b))))
+        }
+        #[inline(always)]
+        unsafe fn sub(self, b: Self) -> Self {
+            Simd128(f32x4_sub(self.0, b.0))
+        }
+        #[inline(always)]
+        unsafe fn mul(self, b: Self) -> Self {
+            Simd128(f32x4_mul(self.0, b.0))
         }
         #[inline(always)]
         unsafe fn store(self, p: *mut f32) {
