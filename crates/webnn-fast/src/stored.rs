@@ -105,6 +105,16 @@ pub(crate) trait Storable {
     fn set_input_bytes(&mut self, bytes: Bytes);
 }
 
+/// Whether byte storage is used at `isa`: AVX-512 only, where it was measured to pay (the
+/// QDQ MobileNetV2 export 8% faster on one thread). In the wasm builds the page measured
+/// the same model twice as slow with it (49.9 against 27.6 ms): quantizing into bytes does
+/// not vectorize there (a float to byte conversion wasm has no instruction for), and the
+/// integer pointwise kernel that reads bytes without decoding is x86-only. AVX2 is
+/// unmeasured.
+pub(crate) fn pays(isa: webnn_gemm::Isa) -> bool {
+    isa == webnn_gemm::Isa::Avx512
+}
+
 /// Stores as bytes every value a step can write as bytes whose readers all read bytes and
 /// which is no graph output (`outputs`: their slots). Returns how many.
 pub(crate) fn store(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[usize]) -> usize {
