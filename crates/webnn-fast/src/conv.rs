@@ -410,7 +410,7 @@ impl Conv {
                             // SAFETY: each unit writes its own rows.
                             unsafe {
                                 sink.rows(r * row_len, row_len, |out| {
-                                    d.row_from(simd, input, 0, r % self.oh, out, lo, hi);
+                                    d.row(simd, input, r % self.oh, out, lo, hi);
                                     post.finish(simd, out, residual, r * row_len);
                                 })
                             };

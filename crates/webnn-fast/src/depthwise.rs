@@ -69,56 +69,48 @@ impl Load for Decoded {
 }
 
 impl Depthwise {
-    /// Output row `oy` (`ow * c` values), clamped to `[lo, hi]`, from input rows `first..`
-    /// of the image: `x` holds whole rows (`w * c` values), the whole image from row 0, or
-    /// at least every row the window of output row `oy` covers.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn row_from(&self, simd: Simd, x: Input, first: usize, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
-        let rows = (x.len() / (self.w * self.c).max(1)).min(self.h - first.min(self.h));
-        let iy0 = (oy * self.stride[0]) as isize - self.pad[0] as isize - first as isize;
+    /// Output row `oy` (`ow * c` values) of the image `x` (`h * w * c` values), clamped to
+    /// `[lo, hi]`.
+    pub(crate) fn row(&self, simd: Simd, x: Input, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
+        let iy0 = (oy * self.stride[0]) as isize - self.pad[0] as isize;
         // The kernels index by pointer: these bounds are what they rely on.
-        assert!(x.len() >= rows * self.w * self.c && out.len() >= self.ow * self.c);
+        assert!(x.len() >= self.h * self.w * self.c && out.len() >= self.ow * self.c);
         assert!(self.weights.len() >= self.kh * self.kw * self.c && self.bias.len() >= self.c);
-        // Rows before and past those held must be outside the image, where the window
-        // takes no taps.
-        let last = iy0 + ((self.kh - 1) * self.dilation[0]) as isize;
-        assert!(iy0 >= 0 || first == 0, "the window's first rows are not held");
-        assert!(last < rows as isize || first + rows == self.h, "the window's last rows are not held");
         match x {
-            Input::Floats(v) => self.row_isa(simd, Floats(v.as_ptr()), iy0, rows, out, lo, hi),
-            Input::Bytes(v, offset, scale) => self.row_isa(simd, Decoded(v.as_ptr(), offset, scale), iy0, rows, out, lo, hi),
+            Input::Floats(v) => self.row_isa(simd, Floats(v.as_ptr()), iy0, out, lo, hi),
+            Input::Bytes(v, offset, scale) => self.row_isa(simd, Decoded(v.as_ptr(), offset, scale), iy0, out, lo, hi),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn row_isa<S: Load>(&self, simd: Simd, x: S, iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
+    fn row_isa<S: Load>(&self, simd: Simd, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
         match simd {
             // SAFETY: `Simd` comes from `Isa::detect`, which checked the features.
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx512 => unsafe { row_avx512(self, x, iy0, rows, out, lo, hi) },
+            Simd::Avx512 => unsafe { row_avx512(self, x, iy0, out, lo, hi) },
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => unsafe { row_avx2(self, x, iy0, rows, out, lo, hi) },
+            Simd::Avx2 => unsafe { row_avx2(self, x, iy0, out, lo, hi) },
             // SAFETY: the bounds were asserted by the caller (simd128 is a build-time feature).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            _ => unsafe { row_generic::<crate::vector::Simd128, S>(self, x, iy0, rows, out, lo, hi) },
+            _ => unsafe { row_generic::<crate::vector::Simd128, S>(self, x, iy0, out, lo, hi) },
             // SAFETY: the bounds were asserted by the caller.
             #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-            _ => unsafe { row_generic::<Scalar, S>(self, x, iy0, rows, out, lo, hi) },
+            _ => unsafe { row_generic::<Scalar, S>(self, x, iy0, out, lo, hi) },
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn row_avx512<S: Load>(d: &Depthwise, x: S, iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx512, S>(d, x, iy0, rows, out, lo, hi) }
+unsafe fn row_avx512<S: Load>(d: &Depthwise, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx512, S>(d, x, iy0, out, lo, hi) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row_avx2<S: Load>(d: &Depthwise, x: S, iy0: isize, rows: usize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx2, S>(d, x, iy0, rows, out, lo, hi) }
+unsafe fn row_avx2<S: Load>(d: &Depthwise, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx2, S>(d, x, iy0, out, lo, hi) }
 }
 
 /// The geometry of one output row, shared by its pixel blocks.
@@ -129,20 +121,19 @@ struct Row {
     hi: f32,
 }
 
-/// One output row whose window starts at row `iy0` of `x`, which holds `rows` rows.
+/// One output row whose window starts at input row `iy0`.
 #[inline(always)]
 unsafe fn row_generic<V: F32s, S: Load>(
     d: &Depthwise,
     x: S,
     iy0: isize,
-    rows: usize,
     out: &mut [f32],
     lo: f32,
     hi: f32,
 ) {
     let row = Row {
         iy0,
-        kys: taps(iy0, d.dilation[0], rows, d.kh),
+        kys: taps(iy0, d.dilation[0], d.h, d.kh),
         lo,
         hi,
     };
