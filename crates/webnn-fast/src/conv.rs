@@ -16,6 +16,7 @@ use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
 use crate::plan::Planner;
 use crate::simd;
+use crate::qconv::Out as QOut;
 use crate::stored::{Bytes, Sink, Storable};
 use std::cell::RefCell;
 use webnn_core::ops::*;
@@ -343,16 +344,21 @@ impl Conv {
                     ctx.pool.run(m.div_ceil(unit), &|u| {
                         let rows = u * unit..(u * unit + unit).min(m);
                         let input = rows.start * self.c..rows.end * self.c;
-                        // SAFETY: each unit writes its own rows.
-                        unsafe {
-                            sink.rows(rows.start * oc, rows.len() * oc, |out| {
-                                match &bytes {
-                                    Some((v, _)) => q.run_bytes(&v[input], out, lo, hi, in_kernel),
-                                    None => q.run(&x[input], out, lo, hi, in_kernel),
-                                }
-                                rest.finish(simd, out, residual, rows.start * oc);
-                            })
+                        let run = |out: QOut, quant| match &bytes {
+                            Some((v, _)) => q.run_bytes(&v[input.clone()], out, lo, hi, quant),
+                            None => q.run(&x[input.clone()], out, lo, hi, quant),
                         };
+                        // SAFETY (both): each unit writes its own rows.
+                        match unsafe { sink.bytes(rows.start * oc, rows.len() * oc) } {
+                            // Stored: the kernel writes the pair's integers from its registers.
+                            Some((out, pair)) => run(QOut::Bytes(out, pair), None),
+                            None => unsafe {
+                                sink.rows(rows.start * oc, rows.len() * oc, |out| {
+                                    run(QOut::Floats(out), in_kernel);
+                                    rest.finish(simd, out, residual, rows.start * oc);
+                                })
+                            },
+                        }
                     });
                 }
                 Kind::Im2col {

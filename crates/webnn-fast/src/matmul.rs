@@ -155,7 +155,7 @@ impl GemmStep {
                     let rows = u * unit..(u * unit + unit).min(m);
                     // SAFETY: each unit writes its own rows.
                     let out = unsafe { dst.range(rows.start * n, rows.len() * n) };
-                    q.run(&a[rows.start * k..rows.end * k], out, lo, hi, in_kernel.as_ref());
+                    q.run(&a[rows.start * k..rows.end * k], crate::qconv::Out::Floats(out), lo, hi, in_kernel.as_ref());
                     rest.finish(ctx.simd, out, residual, rows.start * n);
                 });
             } else if let [(_, packed)] = self.blocks.as_slice() {

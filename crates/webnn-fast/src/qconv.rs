@@ -49,6 +49,22 @@ pub(crate) struct QPointwise {
     scale_x: f32,
 }
 
+/// Where the kernel writes its output rows: float32 values (through the pair, if one is
+/// given), or the pair's integers as bytes (`stored::Bytes`).
+pub(crate) enum Out<'a> {
+    Floats(&'a mut [f32]),
+    Bytes(&'a mut [u8], &'a FakeQuant),
+}
+
+impl Out<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Out::Floats(v) => v.len(),
+            Out::Bytes(v, _) => v.len(),
+        }
+    }
+}
+
 thread_local! {
     /// Each thread's quantized rows of the input, kept between steps.
     static ROWS: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
@@ -146,11 +162,10 @@ impl QPointwise {
     /// Output rows `out` (`n` floats each) from input rows `x` (`k` floats each), clamped to
     /// `[lo, hi]`, then through `quant` (an 8-bit activation pair, in registers: see
     /// `quant.rs`; the caller leaves it out of the step's `Post::finish`).
-    pub(crate) fn run(&self, x: &[f32], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
+    pub(crate) fn run(&self, x: &[f32], out: Out, lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         let rows = out.len() / self.n;
         ROWS.with_borrow_mut(|a| {
-            a.clear();
-            a.resize(rows * self.kp, 0);
+            self.padded(a, rows);
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `plan` built this step only where `available` found the features.
             unsafe {
@@ -162,6 +177,13 @@ impl QPointwise {
         });
     }
 
+    /// `a` sized for `rows` input rows of `kp` bytes, not cleared: the caller writes each
+    /// row's first `k`, and the padding's weights are zero, so whatever bytes it holds add
+    /// nothing to the exact sums.
+    fn padded(&self, a: &mut Vec<u8>, rows: usize) {
+        a.resize(rows * self.kp, 0);
+    }
+
     /// Whether input rows stored as bytes with this zero point and scale (`stored::Bytes`)
     /// are this kernel's uint8 rows.
     pub(crate) fn reads_bytes(&self, zero: f32, scale: f32) -> bool {
@@ -170,13 +192,12 @@ impl QPointwise {
 
     /// `run` from input rows stored as bytes (`reads_bytes`): already the kernel's integers,
     /// padded to whole groups of four where `k` is not.
-    pub(crate) fn run_bytes(&self, x: &[u8], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
+    pub(crate) fn run_bytes(&self, x: &[u8], out: Out, lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         if self.k == self.kp {
             return self.sums(x, out, lo, hi, quant);
         }
         ROWS.with_borrow_mut(|a| {
-            a.clear();
-            a.resize(out.len() / self.n * self.kp, 0);
+            self.padded(a, out.len() / self.n);
             for (dst, src) in a.chunks_exact_mut(self.kp).zip(x.chunks_exact(self.k)) {
                 dst[..self.k].copy_from_slice(src);
             }
@@ -185,26 +206,43 @@ impl QPointwise {
     }
 
     /// The output rows from uint8 input rows `a` (`kp` bytes each).
-    fn sums(&self, a: &[u8], out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
+    fn sums(&self, a: &[u8], out: Out, lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         let rows = out.len() / self.n;
         // Wider pairs (32-bit zero points) have no float32 lanes: applied after, exactly.
         let (quant, after) = match quant {
             Some(f) if f.lanes().is_none() => (None, Some(f)),
             other => (other, None),
         };
+        // SAFETY (both calls): `plan` built this step only where `available` found the
+        // features.
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `plan` built this step only where `available` found the features.
-        unsafe {
-            x86::rows(self, a, rows, out, lo, hi, quant)
+        match out {
+            Out::Floats(v) => {
+                unsafe { x86::rows(self, a, rows, x86::Dst::Floats(&mut *v), lo, hi, quant) };
+                if let Some(f) = after {
+                    f.apply_f32(v);
+                }
+            }
+            Out::Bytes(v, pair) => unsafe { x86::rows(self, a, rows, x86::Dst::Bytes(v), lo, hi, Some(pair)) },
         }
         #[cfg(not(target_arch = "x86_64"))]
-        self.rows_portable(a, rows, out, lo, hi, quant);
-        if let Some(f) = after {
-            f.apply_f32(out);
+        match out {
+            Out::Floats(v) => {
+                self.rows_portable(a, rows, v, lo, hi, quant);
+                if let Some(f) = after {
+                    f.apply_f32(v);
+                }
+            }
+            Out::Bytes(v, pair) => {
+                let mut y = vec![0f32; v.len()];
+                self.rows_portable(a, rows, &mut y, lo, hi, None);
+                pair.quantize_bytes(&y, v);
+            }
         }
     }
 
-    /// The input rows as uint8, each padded with zeros to `kp` (their weights are zero).
+    /// The input rows as uint8 (each row's padding up to `kp` is left as it is: its weights
+    /// are zero).
     /// Inlined into the ISA's compiled caller, where it vectorizes.
     #[inline(always)]
     fn quantize(&self, x: &[f32], a: &mut [u8]) {
@@ -243,7 +281,8 @@ impl QPointwise {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{QPointwise, NR};
-    use crate::quant::{FakeQuant, Lanes, NEAR_LIMIT, NEAR_MARGIN};
+    use crate::quant::x86::{store_bytes, store_values};
+    use crate::quant::{FakeQuant, Lanes};
     use std::arch::x86_64::*;
 
     /// [`QPointwise::quantize`] compiled for AVX-512.
@@ -260,56 +299,45 @@ mod x86 {
         quant: Option<(&'a FakeQuant, Lanes)>,
     }
 
+    /// The output rows: float32 values, or (with a pair) the pair's integers as bytes.
+    pub(super) enum Dst<'a> {
+        Floats(&'a mut [f32]),
+        Bytes(&'a mut [u8]),
+    }
+
     /// Every row and panel: tiles of 8 rows, then 4, then 1.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn rows(q: &QPointwise, a: &[u8], rows: usize, out: &mut [f32], lo: f32, hi: f32, quant: Option<&FakeQuant>) {
+    pub(super) unsafe fn rows(q: &QPointwise, a: &[u8], rows: usize, mut out: Dst, lo: f32, hi: f32, quant: Option<&FakeQuant>) {
         let groups = q.kp / 4;
         let e = Epilogue {
             lo: _mm512_set1_ps(lo),
             hi: _mm512_set1_ps(hi),
             quant: quant.and_then(|f| Some((f, f.lanes()?))),
         };
+        let len = match &out {
+            Dst::Floats(v) => v.len(),
+            Dst::Bytes(v) => {
+                assert!(e.quant.is_some(), "bytes are the integers of an 8-bit pair");
+                v.len()
+            }
+        };
+        assert!(len >= rows * q.n && a.len() >= rows * q.kp);
         for panel in 0..q.n.div_ceil(NR) {
             let b = q.packed[panel * q.kp * NR..].as_ptr();
             let mut r = 0;
             while r + 8 <= rows {
-                tile::<8>(q, a, r, b, groups, panel, out, &e);
+                tile::<8>(q, a, r, b, groups, panel, &mut out, &e);
                 r += 8;
             }
             while r + 4 <= rows {
-                tile::<4>(q, a, r, b, groups, panel, out, &e);
+                tile::<4>(q, a, r, b, groups, panel, &mut out, &e);
                 r += 4;
             }
             while r < rows {
-                tile::<1>(q, a, r, b, groups, panel, out, &e);
+                tile::<1>(q, a, r, b, groups, panel, &mut out, &e);
                 r += 1;
             }
         }
-    }
-
-    /// The pair over one vector of clamped outputs, stored under `mask`: in registers, or
-    /// (a value near a rounding tie, or NaN) stored as they are and redone the reference's
-    /// way lane by lane.
-    #[inline(always)]
-    unsafe fn store_quantized(v: __m512, mask: __mmask16, dst: *mut f32, f: &FakeQuant, l: &Lanes) {
-        let q = _mm512_mul_ps(v, _mm512_set1_ps(l.inverse));
-        let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(q);
-        let aq = _mm512_abs_ps(q);
-        let limit = _mm512_sub_ps(_mm512_set1_ps(0.5), _mm512_mul_ps(aq, _mm512_set1_ps(NEAR_MARGIN)));
-        let near = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), limit)
-            | _mm512_cmp_ps_mask::<_CMP_GE_OQ>(aq, _mm512_set1_ps(NEAR_LIMIT))
-            | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
-        if near & mask != 0 {
-            _mm512_mask_storeu_ps(dst, mask, v);
-            for i in (0..16).filter(|i| mask & (1 << i) != 0) {
-                *dst.add(i) = f.exact_f32(*dst.add(i));
-            }
-            return;
-        }
-        let z = _mm512_add_ps(r, _mm512_set1_ps(l.zero));
-        let z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(l.lo)), _mm512_set1_ps(l.hi));
-        let y = _mm512_mul_ps(_mm512_sub_ps(z, _mm512_set1_ps(l.zero2)), _mm512_set1_ps(l.scale2));
-        _mm512_mask_storeu_ps(dst, mask, y);
     }
 
     /// Rows `r..r + MR` by the panel's `NR` columns: the sums, then the epilogue into `out`.
@@ -322,7 +350,7 @@ mod x86 {
         b: *const i8,
         groups: usize,
         panel: usize,
-        out: &mut [f32],
+        out: &mut Dst,
         e: &Epilogue,
     ) {
         let mut acc = [[_mm512_setzero_si512(); 2]; MR];
@@ -348,10 +376,12 @@ mod x86 {
                 let v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[h], offset));
                 let v = _mm512_add_ps(_mm512_mul_ps(v, scale), bias);
                 let v = _mm512_min_ps(_mm512_max_ps(v, e.lo), e.hi);
-                let dst = out[(r + i) * q.n + col0..].as_mut_ptr();
-                match &e.quant {
-                    Some((f, l)) => store_quantized(v, mask, dst, f, l),
-                    None => _mm512_mask_storeu_ps(dst, mask, v),
+                let at = (r + i) * q.n + col0;
+                match (&mut *out, &e.quant) {
+                    (Dst::Floats(o), Some((f, l))) => store_values(v, mask, o[at..].as_mut_ptr(), f, l),
+                    (Dst::Floats(o), None) => _mm512_mask_storeu_ps(o[at..].as_mut_ptr(), mask, v),
+                    (Dst::Bytes(o), Some((f, l))) => store_bytes(v, mask, o[at..].as_mut_ptr(), f, l),
+                    (Dst::Bytes(_), None) => unreachable!("checked in `rows`"),
                 }
             }
         }
@@ -392,11 +422,20 @@ mod tests {
             for pair in &pairs {
                 let (mut got, mut want) = (vec![0.0f32; rows * n], vec![0.0f32; rows * n]);
                 // SAFETY: `available` checked the features.
-                unsafe { x86::rows(&q, &a, rows, &mut got, -1.0, 6.0, pair.as_ref()) };
+                unsafe { x86::rows(&q, &a, rows, x86::Dst::Floats(&mut got), -1.0, 6.0, pair.as_ref()) };
                 q.rows_portable(&a, rows, &mut want, -1.0, 6.0, pair.as_ref());
                 for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert_eq!(g.to_bits(), w.to_bits(), "k {k} n {n} rows {rows} {pair:?}: [{i}] {g} vs {w}");
                 }
+                // The pair's integers stored as bytes from the registers decode to the same
+                // values.
+                let Some(stored) = pair.as_ref().and_then(crate::stored::Bytes::of) else { continue };
+                let mut bytes = vec![0u8; rows * n];
+                // SAFETY: as above.
+                unsafe { x86::rows(&q, &a, rows, x86::Dst::Bytes(&mut bytes), -1.0, 6.0, pair.as_ref()) };
+                let mut decoded = vec![0f32; rows * n];
+                stored.decode(&bytes, &mut decoded);
+                assert!(decoded.iter().zip(&got).all(|(d, g)| d.to_bits() == g.to_bits()), "k {k} n {n} rows {rows} {pair:?}: bytes");
             }
         }
     }

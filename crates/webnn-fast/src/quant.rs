@@ -89,6 +89,11 @@ impl FakeQuant {
         if q.is_nan() { self.zero } else { z }
     }
 
+    /// The byte `z - lo` of the pair's integer for one value, the reference's way.
+    pub(crate) fn byte_exact(&self, x: f32) -> u8 {
+        (self.integer(round_ties_even(x as f64 / self.scale)) - self.lo) as u8
+    }
+
     /// An 8-bit pair (`lanes`) over float32 values, each result stored as the byte `z - lo`
     /// of its integer `z` (`stored::Bytes` decodes it to the pair's value): the same integers
     /// as `apply_f32`, by the same near-tie rule, without the dequantization.
@@ -111,7 +116,7 @@ impl FakeQuant {
             }
             if near > 0 {
                 for (&x, b) in s.iter().zip(d.iter_mut()) {
-                    *b = (self.integer(round_ties_even(x as f64 / self.scale)) - self.lo) as u8;
+                    *b = self.byte_exact(x);
                 }
             }
         }
@@ -200,6 +205,92 @@ impl FakeQuant {
             for (o, &x) in block.iter_mut().zip(saved.iter()) {
                 *o = self.exact(x as f64) as f32;
             }
+        }
+    }
+}
+
+/// An 8-bit pair (`Lanes`) into bytes (`FakeQuant::quantize_bytes`), compiled for the
+/// machine's ISA; on AVX-512 sixteen values at a time with the rounding, saturation and
+/// conversion in single instructions (module `x86`).
+pub(crate) fn quantize_bytes(simd: Simd, pair: &FakeQuant, src: &[f32], dst: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if let (Simd::Avx512, Some(l)) = (simd, pair.lanes()) {
+        // SAFETY: `Simd::Avx512` comes from `Isa::detect`, which checked AVX-512F.
+        return unsafe { x86::quantize_bytes(pair, &l, src, dst) };
+    }
+    dispatch!(simd, quantize_bytes_generic(pair, src, dst))
+}
+
+#[inline(always)]
+fn quantize_bytes_generic<const FMA: bool>(pair: &FakeQuant, src: &[f32], dst: &mut [u8]) {
+    pair.quantize_bytes(src, dst)
+}
+
+/// The pair's integers and values sixteen lanes at a time, for kernels that apply it in
+/// their registers (`qconv`) and for `quantize_bytes`: the near-tie rule of `near_tie`,
+/// with a vector holding a near tie or NaN redone the reference's way lane by lane.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86 {
+    use super::{FakeQuant, Lanes, NEAR_LIMIT, NEAR_MARGIN};
+    use std::arch::x86_64::*;
+
+    /// The rounded quotients of `v` and the lanes (of `mask`) that must take the exact path.
+    #[inline(always)]
+    unsafe fn round(v: __m512, mask: __mmask16, l: &Lanes) -> (__m512, __mmask16) {
+        let q = _mm512_mul_ps(v, _mm512_set1_ps(l.inverse));
+        let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(q);
+        let aq = _mm512_abs_ps(q);
+        let limit = _mm512_sub_ps(_mm512_set1_ps(0.5), _mm512_mul_ps(aq, _mm512_set1_ps(NEAR_MARGIN)));
+        let near = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), limit)
+            | _mm512_cmp_ps_mask::<_CMP_GE_OQ>(aq, _mm512_set1_ps(NEAR_LIMIT))
+            | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
+        // The integers, saturated: z = clamp(r + zero, lo, hi).
+        let z = _mm512_add_ps(r, _mm512_set1_ps(l.zero));
+        let z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(l.lo)), _mm512_set1_ps(l.hi));
+        (z, near & mask)
+    }
+
+    /// The pair over one vector, its values stored under `mask`.
+    #[inline(always)]
+    pub(crate) unsafe fn store_values(v: __m512, mask: __mmask16, dst: *mut f32, f: &FakeQuant, l: &Lanes) {
+        let (z, near) = round(v, mask, l);
+        if near != 0 {
+            _mm512_mask_storeu_ps(dst, mask, v);
+            for i in (0..16).filter(|i| mask & (1 << i) != 0) {
+                *dst.add(i) = f.exact_f32(*dst.add(i));
+            }
+            return;
+        }
+        let y = _mm512_mul_ps(_mm512_sub_ps(z, _mm512_set1_ps(l.zero2)), _mm512_set1_ps(l.scale2));
+        _mm512_mask_storeu_ps(dst, mask, y);
+    }
+
+    /// The pair over one vector, its integers stored as bytes `z - lo` under `mask`.
+    #[inline(always)]
+    pub(crate) unsafe fn store_bytes(v: __m512, mask: __mmask16, dst: *mut u8, f: &FakeQuant, l: &Lanes) {
+        let (z, near) = round(v, mask, l);
+        if near != 0 {
+            let mut lanes = [0f32; 16];
+            _mm512_storeu_ps(lanes.as_mut_ptr(), v);
+            for i in (0..16).filter(|i| mask & (1 << i) != 0) {
+                *dst.add(i) = f.byte_exact(lanes[i]);
+            }
+            return;
+        }
+        let b = _mm512_cvtps_epi32(_mm512_sub_ps(z, _mm512_set1_ps(l.lo)));
+        _mm512_mask_cvtusepi32_storeu_epi8(dst as *mut i8, mask, b);
+    }
+
+    /// [`super::quantize_bytes`] on AVX-512.
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn quantize_bytes(f: &FakeQuant, l: &Lanes, src: &[f32], dst: &mut [u8]) {
+        let n = src.len().min(dst.len());
+        let mut i = 0;
+        while i < n {
+            let mask: __mmask16 = if n - i >= 16 { 0xffff } else { (1u16 << (n - i)) - 1 };
+            let v = _mm512_maskz_loadu_ps(mask, src.as_ptr().add(i));
+            store_bytes(v, mask, dst.as_mut_ptr().add(i), f, l);
+            i += 16;
         }
     }
 }

@@ -13,7 +13,7 @@
 use crate::exec::Step;
 use crate::pool::SharedMut;
 use crate::quant::FakeQuant;
-use crate::simd::{dispatch, Simd};
+use crate::simd::Simd;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -70,6 +70,16 @@ impl<'a> Sink<'a> {
         Sink { floats: SharedMut::new(floats), bytes: pair.map(|p| (SharedMut::new(bytes), p)), simd }
     }
 
+    /// Output elements `start..start + len` as bytes, and the pair whose integers they hold,
+    /// where the output is stored as bytes: for a kernel that quantizes in its registers.
+    ///
+    /// # Safety
+    /// As `rows`.
+    pub(crate) unsafe fn bytes(&self, start: usize, len: usize) -> Option<(&mut [u8], &FakeQuant)> {
+        // SAFETY: the caller's contract.
+        self.bytes.as_ref().map(|(dst, pair)| (unsafe { dst.range(start, len) }, pair))
+    }
+
     /// `f` over output elements `start..start + len`, then (stored) the pair into bytes.
     ///
     /// # Safety
@@ -83,15 +93,10 @@ impl<'a> Sink<'a> {
                 f(v);
                 // SAFETY: the caller's contract.
                 let out = unsafe { dst.range(start, len) };
-                dispatch!(self.simd, quantize(pair, v, out));
+                crate::quant::quantize_bytes(self.simd, pair, v, out);
             }),
         }
     }
-}
-
-#[inline(always)]
-fn quantize<const FMA: bool>(pair: &FakeQuant, src: &[f32], dst: &mut [u8]) {
-    pair.quantize_bytes(src, dst)
 }
 
 /// A convolution step's part in byte storage.
@@ -170,12 +175,18 @@ mod tests {
                     xs.extend([0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, f32::MIN_POSITIVE]);
                     let mut want = xs.clone();
                     pair.apply_f32(&mut want);
-                    let mut bytes = vec![0u8; xs.len()];
-                    pair.quantize_bytes(&xs, &mut bytes);
-                    let mut got = vec![0f32; xs.len()];
-                    b.decode(&bytes, &mut got);
-                    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
-                        assert_eq!(w.to_bits(), g.to_bits(), "scale {scale:e} zero {zero}: x {:e}", xs[i]);
+                    // The portable loop and every ISA's compiled form (AVX-512's intrinsics).
+                    for isa in webnn_gemm::Isa::available() {
+                        let mut bytes = vec![0u8; xs.len()];
+                        crate::quant::quantize_bytes(crate::simd::Simd::for_isa(isa), &pair, &xs, &mut bytes);
+                        let mut portable = vec![0u8; xs.len()];
+                        pair.quantize_bytes(&xs, &mut portable);
+                        assert_eq!(bytes, portable, "{isa}: scale {scale:e} zero {zero}");
+                        let mut got = vec![0f32; xs.len()];
+                        b.decode(&bytes, &mut got);
+                        for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+                            assert_eq!(w.to_bits(), g.to_bits(), "{isa}: scale {scale:e} zero {zero}: x {:e}", xs[i]);
+                        }
                     }
                 }
             }
