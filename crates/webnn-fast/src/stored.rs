@@ -75,6 +75,7 @@ impl<'a> Sink<'a> {
     ///
     /// # Safety
     /// As `rows`.
+    #[allow(clippy::mut_from_ref)]
     pub(crate) unsafe fn bytes(&self, start: usize, len: usize) -> Option<(&mut [u8], &FakeQuant)> {
         // SAFETY: the caller's contract.
         self.bytes.as_ref().map(|(dst, pair)| (unsafe { dst.range(start, len) }, pair))
