@@ -359,11 +359,23 @@ impl ChainStep {
                 .collect::<Result<Vec<_>>>()?;
             let dst = SharedMut::new(&mut y);
             let inputs = &inputs[..];
+            // A lone activation pair (a QDQ model's input) needs no float64 blocks: the
+            // pair's own float32 loops, the same results (`FakeQuant::apply`).
+            let lone = match self.links[..] {
+                [Link::FakeQuant(q)] => Some(q),
+                _ => None,
+            };
             ctx.pool.run(len.div_ceil(TASK), &|t| {
                 let range = t * TASK..((t + 1) * TASK).min(len);
                 // SAFETY: each task writes its own range.
                 let out = unsafe { dst.range(range.start, range.len()) };
-                dispatch!(ctx.simd, run_blocks(self, out, range.start, inputs));
+                match &lone {
+                    Some(q) => {
+                        out.copy_from_slice(&inputs[0][range.clone()]);
+                        crate::quant::apply_f32(ctx.simd, q, out);
+                    }
+                    None => dispatch!(ctx.simd, run_blocks(self, out, range.start, inputs)),
+                }
             });
         }
         values.put(self.out, shape, y);

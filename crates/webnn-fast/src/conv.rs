@@ -14,6 +14,7 @@ use crate::buffers::Buf;
 use crate::depthwise::{Depthwise, Input as DepthwiseInput};
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
+use crate::stem::{self, Stem};
 use crate::plan::Planner;
 use crate::simd;
 use crate::qconv::Out as QOut;
@@ -60,6 +61,8 @@ enum Kind {
     Depthwise(Depthwise),
     /// Dense, with at most `narrow::MAX_CHANNELS` output channels.
     Narrow(Narrow),
+    /// Dense, with at most `stem::MAX_INPUT_CHANNELS` input channels.
+    Stem(Stem),
 }
 
 /// The window geometry of a dense convolution.
@@ -158,6 +161,32 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             weights,
             bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
         })
+    } else if groups == 1 && fi == c && fo == oc && c <= stem::MAX_INPUT_CHANNELS && kh * kw > 1 && finite {
+        // [kh][kw][c][oc] from OIHW (the narrow path's NaN caveat holds here too).
+        let mut weights = vec![0.0f32; kh * kw * c * oc];
+        for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
+            for ic in 0..c {
+                for t in 0..kh * kw {
+                    weights[(t * c + ic) * oc + o] = wf[ic * kh * kw + t];
+                }
+            }
+        }
+        Kind::Stem(Stem {
+            c,
+            h,
+            w,
+            ow,
+            oc,
+            kh,
+            kw,
+            stride: [sh, sw],
+            dilation: [dh, dw],
+            pad: [pt, pl],
+            // Set with the input's storage below.
+            nchw: false,
+            weights,
+            bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
+        })
     } else if groups == 1 && fi == c && fo == oc {
         let k = kh * kw * c;
         // B[(ky * kw + kx) * c + ic][oc]: the im2col row order, pixel-major like NHWC.
@@ -220,10 +249,15 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     } else {
         return None;
     };
-    let (input, transpose_in, stored_nhwc) = match o.input_layout {
+    let (input, mut transpose_in, stored_nhwc) = match o.input_layout {
         InputLayout::Nchw => (a.input.index(), !p.nhwc[a.input.index()], true),
         InputLayout::Nhwc => (p.logical(a.input), false, false),
     };
+    // The stem kernel reads an NCHW image where it lies.
+    let mut kind = kind;
+    if let Kind::Stem(s) = &mut kind {
+        (s.nchw, transpose_in) = (transpose_in, false);
+    }
     let (post, out) = p.tail(n, y, true, stored_nhwc);
     Some(Step::Conv(Box::new(Conv {
         input,
@@ -275,6 +309,7 @@ impl Conv {
             }
             Kind::Depthwise(d) => format!("depthwise {}x{}/{}", d.kh, d.kw, d.stride[0]),
             Kind::Narrow(d) => format!("narrow {}x{}/{}", d.kh, d.kw, d.stride[0]),
+            Kind::Stem(d) => format!("stem {}x{}/{}{}", d.kh, d.kw, d.stride[0], if d.nchw { " nchw" } else { "" }),
         };
         let (read, written) = (if self.input_bytes.is_some() { " bytes" } else { "" }, if self.output_bytes.is_some() { " as bytes" } else { "" });
         format!(
@@ -398,6 +433,24 @@ impl Conv {
                         };
                     });
                 }
+                Kind::Stem(d) => {
+                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
+                    let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw * d.c);
+                    let (lo, hi) = post.kernel_bounds();
+                    let image = self.h * self.w * self.c;
+                    ctx.pool.run(rows.div_ceil(unit), &|u| {
+                        for r in u * unit..(u * unit + unit).min(rows) {
+                            let (b, oy) = (r / self.oh, r % self.oh);
+                            // SAFETY: each unit writes its own rows.
+                            unsafe {
+                                sink.rows(r * row_len, row_len, |out| {
+                                    d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
+                                    post.finish(simd, out, residual, r * row_len);
+                                })
+                            };
+                        }
+                    });
+                }
                 Kind::Depthwise(d) => {
                     let (rows, row_len) = (self.n * self.oh, self.ow * oc);
                     let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
@@ -497,7 +550,7 @@ impl Storable for Conv {
                 q.reads_bytes(zero, scale)
             }
             Kind::Depthwise(_) => true,
-            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) => false,
+            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Stem(_) => false,
         }
     }
 

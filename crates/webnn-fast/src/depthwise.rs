@@ -3,7 +3,7 @@
 //! where their windows lie inside the image: each weight vector loaded feeds four FMAs, and
 //! four independent accumulator chains (times two vectors of channels) hide FMA latency.
 
-use crate::simd::{taps, Simd};
+use crate::simd::{inside_columns, taps, Simd};
 use crate::vector::{F32s, Scalar};
 use std::ops::Range;
 
@@ -69,24 +69,6 @@ impl Load for Decoded {
 }
 
 impl Depthwise {
-    /// The output columns whose windows lie wholly inside the image: `ox * stride - pad >= 0`
-    /// and `ox * stride - pad + (kw - 1) * dilation < w`, from the bounds (not a `taps` call
-    /// per column, whose divisions cost more than a column's arithmetic).
-    fn inside(&self) -> (usize, usize) {
-        let (s, pad) = (self.stride[1].max(1), self.pad[1]);
-        let reach = (self.kw - 1) * self.dilation[1];
-        let first = pad.div_ceil(s).min(self.ow);
-        // The last inside column satisfies ox * s <= w - 1 - reach + pad.
-        let end = match (self.w + pad).checked_sub(reach + 1) {
-            Some(top) => (top / s + 1).min(self.ow),
-            None => 0,
-        };
-        match first < end {
-            true => (first, end),
-            false => (self.ow, self.ow),
-        }
-    }
-
     /// Output row `oy` (`ow * c` values) of the image `x` (`h * w * c` values), clamped to
     /// `[lo, hi]`.
     pub(crate) fn row(&self, simd: Simd, x: Input, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
@@ -155,7 +137,7 @@ unsafe fn row_generic<V: F32s, S: Load>(
         lo,
         hi,
     };
-    let (first, end) = d.inside();
+    let (first, end) = inside_columns(d.w, d.ow, d.kw, d.stride[1], d.dilation[1], d.pad[1]);
     let mut ox = 0;
     while ox < d.ow {
         if ox >= first && ox + 4 <= end {
@@ -247,31 +229,3 @@ unsafe fn block<V: F32s, S: Load, const R: usize, const P: usize>(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The closed-form inside columns equal a search with `taps`, over widths, windows,
-    /// strides, dilations and paddings (wider than the image too).
-    #[test]
-    fn inside_columns_match_the_taps() {
-        for w in 1..9usize {
-            for kw in 1..5 {
-                for stride in 1..4 {
-                    for dilation in 1..3 {
-                        for pad in 0..5 {
-                            let span = (kw - 1) * dilation + 1;
-                            let Some(ow) = (w + 2 * pad).checked_sub(span).map(|v| v / stride + 1) else { continue };
-                            let d = Depthwise { c: 1, h: 1, w, ow, kh: 1, kw, stride: [1, stride], dilation: [1, dilation], pad: [0, pad], weights: vec![], bias: vec![] };
-                            let ix = |ox: usize| (ox * stride) as isize - pad as isize;
-                            let inside = |ox: usize| taps(ix(ox), dilation, w, kw) == (0..kw);
-                            let first = (0..ow).find(|&ox| inside(ox)).unwrap_or(ow);
-                            let end = (first..ow).find(|&ox| !inside(ox)).unwrap_or(ow);
-                            assert_eq!(d.inside(), (first, end), "w {w} kw {kw} stride {stride} dilation {dilation} pad {pad}");
-                        }
-                    }
-                }
-            }
-        }
-    }
-}

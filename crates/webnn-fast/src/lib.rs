@@ -57,6 +57,7 @@ mod reduce_lanes;
 mod resample;
 mod rows;
 mod simd;
+mod stem;
 mod stored;
 mod vector;
 mod views;

@@ -281,6 +281,19 @@ pub(crate) mod x86 {
         _mm512_mask_cvtusepi32_storeu_epi8(dst as *mut i8, mask, b);
     }
 
+    /// [`super::apply_f32`] on AVX-512.
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn apply(f: &FakeQuant, l: &Lanes, out: &mut [f32]) {
+        let n = out.len();
+        let mut i = 0;
+        while i < n {
+            let mask: __mmask16 = if n - i >= 16 { 0xffff } else { (1u16 << (n - i)) - 1 };
+            let v = _mm512_maskz_loadu_ps(mask, out.as_ptr().add(i));
+            store_values(v, mask, out.as_mut_ptr().add(i), f, l);
+            i += 16;
+        }
+    }
+
     /// [`super::quantize_bytes`] on AVX-512.
     #[target_feature(enable = "avx512f")]
     pub(crate) unsafe fn quantize_bytes(f: &FakeQuant, l: &Lanes, src: &[f32], dst: &mut [u8]) {
@@ -295,8 +308,14 @@ pub(crate) mod x86 {
     }
 }
 
-/// The pair over a fused step's output (`exec::Post`), compiled for the machine's ISA.
+/// The pair over a fused step's output (`exec::Post`), compiled for the machine's ISA; on
+/// AVX-512 by module `x86`'s vector code, as `quantize_bytes`.
 pub(crate) fn apply_f32(simd: Simd, pair: &FakeQuant, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if let (Simd::Avx512, Some(l)) = (simd, pair.lanes()) {
+        // SAFETY: `Simd::Avx512` comes from `Isa::detect`, which checked AVX-512F.
+        return unsafe { x86::apply(pair, &l, out) };
+    }
     dispatch!(simd, apply_f32_generic(pair, out))
 }
 
@@ -395,6 +414,14 @@ mod tests {
             q.apply(&mut got);
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g.to_bits(), w.to_bits(), "scale {scale:e}, x {:e}", xs[i]);
+            }
+            // The float32 form on every ISA (AVX-512's intrinsics among them).
+            for isa in webnn_gemm::Isa::available() {
+                let mut got: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+                apply_f32(Simd::for_isa(isa), &q, &mut got);
+                for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!((*g as f64).to_bits(), w.to_bits(), "{isa}: scale {scale:e}, x {:e}", xs[i]);
+                }
             }
         }
     }

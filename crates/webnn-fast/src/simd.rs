@@ -81,6 +81,25 @@ pub(crate) fn clamp(x: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
+/// The output columns `first..end` whose windows (`kw` taps `dilation` apart, from column
+/// `ox * stride - pad`) lie wholly inside a row of `w` pixels, from the bounds rather than a
+/// `taps` call per column (whose divisions cost more than a column's arithmetic); an empty
+/// range is `(ow, ow)`.
+pub(crate) fn inside_columns(w: usize, ow: usize, kw: usize, stride: usize, dilation: usize, pad: usize) -> (usize, usize) {
+    let s = stride.max(1);
+    let reach = (kw.max(1) - 1) * dilation;
+    let first = pad.div_ceil(s).min(ow);
+    // The last inside column satisfies ox * s <= w - 1 - reach + pad.
+    let end = match (w + pad).checked_sub(reach + 1) {
+        Some(top) => (top / s + 1).min(ow),
+        None => 0,
+    };
+    match first < end {
+        true => (first, end),
+        false => (ow, ow),
+    }
+}
+
 /// The `k` in `0..count` for which `k * stride + offset` lies in `0..limit`: the taps of a
 /// window that fall inside the image, so the inner loops need no bounds test.
 pub(crate) fn taps(
@@ -240,6 +259,29 @@ pub(crate) mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The closed-form inside columns equal a search with `taps`, over widths, windows,
+    /// strides, dilations and paddings (wider than the image too).
+    #[test]
+    fn inside_columns_match_the_taps() {
+        for w in 1..9usize {
+            for kw in 1..5 {
+                for stride in 1..4 {
+                    for dilation in 1..3 {
+                        for pad in 0..5 {
+                            let span = (kw - 1) * dilation + 1;
+                            let Some(ow) = (w + 2 * pad).checked_sub(span).map(|v| v / stride + 1) else { continue };
+                            let ix = |ox: usize| (ox * stride) as isize - pad as isize;
+                            let inside = |ox: usize| taps(ix(ox), dilation, w, kw) == (0..kw);
+                            let first = (0..ow).find(|&ox| inside(ox)).unwrap_or(ow);
+                            let end = (first..ow).find(|&ox| !inside(ox)).unwrap_or(ow);
+                            assert_eq!(inside_columns(w, ow, kw, stride, dilation, pad), (first, end), "w {w} kw {kw} stride {stride} dilation {dilation} pad {pad}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn taps_stay_inside() {

@@ -334,6 +334,26 @@ fn few_output_channels() {
     }
 }
 
+/// Dense windows over at most four input channels (an image network's first layer) run on
+/// the stem kernel, reading NCHW inputs where they lie: strides, dilations, asymmetric
+/// padding, output channels that fill no vector, two images.
+#[test]
+fn few_input_channels() {
+    for c in [1, 3, 4] {
+        all_layouts(&Case { strides: [2, 2], padding: [0, 1, 0, 1], act: Act::Relu6, ..base(c, 32, 3) }, true);
+        all_layouts(&Case { k: [2, 3], dilations: [2, 1], padding: [2, 1, 0, 3], bias: false, ..base(c, 37, 3) }, true);
+        all_layouts(&Case { n: 2, strides: [1, 2], act: Act::Clamp, ..base(c, 9, 5) }, true);
+    }
+    // The step is the stem kernel, without a transpose of the NCHW input.
+    let mut g = G::new(42);
+    let x = g.input("x", &[1, 3, 16, 16]);
+    let f = g.constant(&[32, 3, 3, 3]);
+    let y = g.b.conv2d(x, f, Conv2dOptions { padding: Some(vec![1; 4]), strides: Some(vec![2, 2]), ..Default::default() }).unwrap();
+    let graph = g.build(&[("y", y)]);
+    let described = common::steps(&graph, &g);
+    assert!(described[0].starts_with("conv stem 3x3/2 nchw"), "{described:?}");
+}
+
 /// An infinite weight meeting the zero padding gives NaN (0 * inf), as in the reference: a
 /// few-channel convolution with such a filter takes the GEMM, which multiplies the padding.
 #[test]
@@ -343,6 +363,16 @@ fn infinite_weights_meet_the_padding() {
     let mut w = vec![0.5f32; 2 * 9];
     w[0] = f32::INFINITY;
     let filter = g.b.constant(webnn_core::OperandDescriptor::new(webnn_core::DataType::Float32, &[1, 2, 3, 3]), common::bytes(&w)).unwrap();
+    let y = g.b.conv2d(x, filter, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let graph = g.build(&[("y", y)]);
+    let (_, reference) = check(&graph, &g.inputs, 1e-5);
+    assert_eq!(reference, 0);
+    // The same for a few input channels and many output ones (the stem kernel's shape).
+    let mut g = G::new(43);
+    let x = g.input("x", &[1, 2, 4, 4]);
+    let mut w = vec![0.5f32; 8 * 2 * 9];
+    w[20] = f32::NEG_INFINITY;
+    let filter = g.b.constant(webnn_core::OperandDescriptor::new(webnn_core::DataType::Float32, &[8, 2, 3, 3]), common::bytes(&w)).unwrap();
     let y = g.b.conv2d(x, filter, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
     let graph = g.build(&[("y", y)]);
     let (_, reference) = check(&graph, &g.inputs, 1e-5);
