@@ -93,10 +93,10 @@ impl Depthwise {
             Simd::Avx2 => unsafe { row_avx2(self, x, iy0, out, lo, hi) },
             // SAFETY: the bounds were asserted by the caller (simd128 is a build-time feature).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            _ => unsafe { row_generic::<crate::vector::Simd128, S>(self, x, iy0, out, lo, hi) },
+            _ => unsafe { row_generic::<crate::vector::Simd128, Scalar, S>(self, x, iy0, out, lo, hi) },
             // SAFETY: the bounds were asserted by the caller.
             #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-            _ => unsafe { row_generic::<Scalar, S>(self, x, iy0, out, lo, hi) },
+            _ => unsafe { row_generic::<Scalar, Scalar, S>(self, x, iy0, out, lo, hi) },
         }
     }
 }
@@ -104,13 +104,13 @@ impl Depthwise {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn row_avx512<S: Load>(d: &Depthwise, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx512, S>(d, x, iy0, out, lo, hi) }
+    unsafe { row_generic::<crate::vector::Avx512, crate::vector::Avx2, S>(d, x, iy0, out, lo, hi) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn row_avx2<S: Load>(d: &Depthwise, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx2, S>(d, x, iy0, out, lo, hi) }
+    unsafe { row_generic::<crate::vector::Avx2, Scalar, S>(d, x, iy0, out, lo, hi) }
 }
 
 /// The geometry of one output row, shared by its pixel blocks.
@@ -121,9 +121,10 @@ struct Row {
     hi: f32,
 }
 
-/// One output row whose window starts at input row `iy0`.
+/// One output row whose window starts at input row `iy0`: `V` the widest vector, `H` a
+/// narrower one for the channels left over.
 #[inline(always)]
-unsafe fn row_generic<V: F32s, S: Load>(
+unsafe fn row_generic<V: F32s, H: F32s, S: Load>(
     d: &Depthwise,
     x: S,
     iy0: isize,
@@ -141,19 +142,19 @@ unsafe fn row_generic<V: F32s, S: Load>(
     let mut ox = 0;
     while ox < d.ow {
         if ox >= first && ox + 4 <= end {
-            unsafe { pixels::<V, S, 4>(d, x, &row, ox, out) };
+            unsafe { pixels::<V, H, S, 4>(d, x, &row, ox, out) };
             ox += 4;
         } else {
-            unsafe { pixels::<V, S, 1>(d, x, &row, ox, out) };
+            unsafe { pixels::<V, H, S, 1>(d, x, &row, ox, out) };
             ox += 1;
         }
     }
 }
 
-/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then single
-/// lanes. With `P > 1` all their taps must lie inside the image.
+/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then one of
+/// `H`, then single lanes. With `P > 1` all their taps must lie inside the image.
 #[inline(always)]
-unsafe fn pixels<V: F32s, S: Load, const P: usize>(
+unsafe fn pixels<V: F32s, H: F32s, S: Load, const P: usize>(
     d: &Depthwise,
     x: S,
     row: &Row,
@@ -176,6 +177,12 @@ unsafe fn pixels<V: F32s, S: Load, const P: usize>(
     while c0 + lanes <= c {
         unsafe { block::<V, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
         c0 += lanes;
+    }
+    // A narrower vector for the channels left over (88 channels on AVX-512: five vectors
+    // and one of AVX2's, not eight single lanes).
+    while H::LANES > 1 && c0 + H::LANES <= c {
+        unsafe { block::<H, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
+        c0 += H::LANES;
     }
     while c0 < c {
         unsafe { block::<Scalar, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };

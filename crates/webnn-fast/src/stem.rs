@@ -64,10 +64,10 @@ impl Stem {
             Simd::Avx2 => unsafe { row_avx2(self, x, &row, out) },
             // SAFETY: the bounds were asserted above (simd128 is a build-time feature).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            _ => unsafe { row_generic::<crate::vector::Simd128>(self, x, &row, out) },
+            _ => unsafe { row_generic::<crate::vector::Simd128, Scalar>(self, x, &row, out) },
             // SAFETY: the bounds were asserted above.
             #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-            _ => unsafe { row_generic::<Scalar>(self, x, &row, out) },
+            _ => unsafe { row_generic::<Scalar, Scalar>(self, x, &row, out) },
         }
     }
 }
@@ -75,34 +75,36 @@ impl Stem {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn row_avx512(s: &Stem, x: &[f32], row: &Row, out: &mut [f32]) {
-    unsafe { row_generic::<crate::vector::Avx512>(s, x, row, out) }
+    unsafe { row_generic::<crate::vector::Avx512, crate::vector::Avx2>(s, x, row, out) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn row_avx2(s: &Stem, x: &[f32], row: &Row, out: &mut [f32]) {
-    unsafe { row_generic::<crate::vector::Avx2>(s, x, row, out) }
+    unsafe { row_generic::<crate::vector::Avx2, Scalar>(s, x, row, out) }
 }
 
+/// `V` the widest vector, `H` a narrower one for the channels left over (an 8-channel
+/// layer on AVX-512 takes AVX2's vectors, not eight single lanes).
 #[inline(always)]
-unsafe fn row_generic<V: F32s>(s: &Stem, x: &[f32], row: &Row, out: &mut [f32]) {
+unsafe fn row_generic<V: F32s, H: F32s>(s: &Stem, x: &[f32], row: &Row, out: &mut [f32]) {
     let (first, end) = inside_columns(s.w, s.ow, s.kw, s.stride[1], s.dilation[1], s.pad[1]);
     let mut ox = 0;
     while ox < s.ow {
         if ox >= first && ox + 4 <= end {
-            unsafe { pixels::<V, 4>(s, x, row, ox, out) };
+            unsafe { pixels::<V, H, 4>(s, x, row, ox, out) };
             ox += 4;
         } else {
-            unsafe { pixels::<V, 1>(s, x, row, ox, out) };
+            unsafe { pixels::<V, H, 1>(s, x, row, ox, out) };
             ox += 1;
         }
     }
 }
 
-/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then single
-/// lanes. With `P > 1` all their taps must lie inside the image.
+/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then one of
+/// `H`, then single lanes. With `P > 1` all their taps must lie inside the image.
 #[inline(always)]
-unsafe fn pixels<V: F32s, const P: usize>(s: &Stem, x: &[f32], row: &Row, ox: usize, out: &mut [f32]) {
+unsafe fn pixels<V: F32s, H: F32s, const P: usize>(s: &Stem, x: &[f32], row: &Row, ox: usize, out: &mut [f32]) {
     let (oc, lanes) = (s.oc, V::LANES);
     let ix0 = (ox * s.stride[1]) as isize - s.pad[1] as isize;
     let kxs = if P == 1 { taps(ix0, s.dilation[1], s.w, s.kw) } else { 0..s.kw };
@@ -115,6 +117,10 @@ unsafe fn pixels<V: F32s, const P: usize>(s: &Stem, x: &[f32], row: &Row, ox: us
     while c0 + lanes <= oc {
         unsafe { block::<V, 1, P>(s, x, row, ix0, kxs.clone(), c0, out) };
         c0 += lanes;
+    }
+    while H::LANES > 1 && c0 + H::LANES <= oc {
+        unsafe { block::<H, 1, P>(s, x, row, ix0, kxs.clone(), c0, out) };
+        c0 += H::LANES;
     }
     while c0 < oc {
         unsafe { block::<Scalar, 1, P>(s, x, row, ix0, kxs.clone(), c0, out) };
