@@ -14,6 +14,9 @@
 //! 18). The ops without a vectorizable form (log, sin, pow by a variable...) stay one
 //! library call per element.
 
+mod float32;
+use float32::run_blocks as run_blocks32;
+
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
@@ -360,11 +363,13 @@ impl ChainStep {
             let dst = SharedMut::new(&mut y);
             let inputs = &inputs[..];
             // A lone activation pair (a QDQ model's input) needs no float64 blocks: the
-            // pair's own float32 loops, the same results (`FakeQuant::apply`).
+            // pair's own float32 loops, the same results (`FakeQuant::apply`); nor does a
+            // chain of correctly rounded links (module `float32`).
             let lone = match self.links[..] {
                 [Link::FakeQuant(q)] => Some(q),
                 _ => None,
             };
+            let float32 = self.float32_exact();
             ctx.pool.run(len.div_ceil(TASK), &|t| {
                 let range = t * TASK..((t + 1) * TASK).min(len);
                 // SAFETY: each task writes its own range.
@@ -374,6 +379,7 @@ impl ChainStep {
                         out.copy_from_slice(&inputs[0][range.clone()]);
                         crate::quant::apply_f32(ctx.simd, q, out);
                     }
+                    None if float32 => dispatch!(ctx.simd, run_blocks32(self, out, range.start, inputs)),
                     None => dispatch!(ctx.simd, run_blocks(self, out, range.start, inputs)),
                 }
             });

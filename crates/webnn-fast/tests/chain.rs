@@ -312,6 +312,35 @@ fn broadcast_rows_join_chains() {
     assert!(steps(&graph, &g)[0].starts_with("Add broadcast to [4, 16, 24]"), "{:?}", steps(&graph, &g));
 }
 
+/// Chains of correctly rounded links (a hard-swish as add, clamp, mul and div by 6; sub,
+/// max, min, a square, a square root, leaky relu) compute in float32 lanes: bit for bit the
+/// reference's, over values of every magnitude with NaN, infinities, signed zeros and
+/// values below float32's normal range.
+#[test]
+fn correctly_rounded_chains_in_float32() {
+    let mut g = G::new(61);
+    let x = g.input("x", &[4, 33, 41]);
+    let other = g.input("other", &[4, 33, 41]);
+    let mut v: Vec<f32> = (0..4 * 33 * 41u32).map(|i| f32::from_bits(i.wrapping_mul(2_654_435_761))).collect();
+    v[..8].copy_from_slice(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1e-40, -3.0, 6.0]);
+    g.inputs[0].1.bytes = common::bytes(&v);
+    let none = OpOptions::default;
+    let (three, six, two, half) = (scalar(&mut g, 3.0), scalar(&mut g, 6.0), scalar(&mut g, 2.0), scalar(&mut g, 0.5));
+    let clamp = ClampOptions { min_value: Some(MLNumber::Double(0.0)), max_value: Some(MLNumber::Double(6.0)), ..Default::default() };
+    let hs = g.b.add(x, three, none()).unwrap();
+    let hs = g.b.clamp(hs, clamp).unwrap();
+    let hs = g.b.mul(x, hs, none()).unwrap();
+    let hs = g.b.div(hs, six, none()).unwrap();
+    let y = g.b.sub(other, hs, none()).unwrap();
+    let y = g.b.max(y, other, none()).unwrap();
+    let y = g.b.min(half, y, none()).unwrap();
+    let y = g.b.pow(y, two, none()).unwrap();
+    let y = g.b.pow(y, half, none()).unwrap();
+    let y = g.b.leaky_relu(y, LeakyReluOptions { alpha: 0.25, ..Default::default() }).unwrap();
+    let graph = g.build(&[("y", y)]);
+    assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0));
+}
+
 /// Binary ops whose operands both broadcast (an outer product's `[1, 1, C] * [1, R, 1]`,
 /// repeats along leading, middle and trailing axes, a rank-1 operand against a column, an
 /// operand of one element) run on fast steps (broadcast steps, where neither side is

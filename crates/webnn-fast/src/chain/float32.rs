@@ -1,0 +1,183 @@
+//! Chains whose every link is one correctly rounded operation, computed in float32. A link
+//! computes in float64 and rounds its result to float32; for one addition, subtraction,
+//! multiplication, division or square root of float32 values that is the float32
+//! operation's result (float64 carries more than twice float32's precision, so rounding
+//! twice cannot differ from rounding once), and the compare-and-select ops only pick
+//! values. So such chains (a hard-swish written as add, clip, mul and div; a residual add
+//! and relu) give the same bits in float32 lanes: twice as many per vector, and no
+//! conversions. That matters most in wasm, whose vectors hold two float64 values.
+
+use super::{operand2, ChainStep, Link, Operand2};
+use webnn_cpu::kernels::elementwise::scalar::{FloatBinary, FloatUnary};
+
+/// Whether `v` is a float32 value (or infinite), so a float32 comparison or product with it
+/// is the float64 one's.
+fn exact(v: f64) -> bool {
+    v as f32 as f64 == v || v.is_infinite()
+}
+
+impl ChainStep {
+    /// Whether every link computes the same in float32 (module comment).
+    pub(super) fn float32_exact(&self) -> bool {
+        self.links.iter().all(|l| match *l {
+            Link::Unary(u) => match u {
+                FloatUnary::Neg | FloatUnary::Abs | FloatUnary::Identity | FloatUnary::Relu => true,
+                FloatUnary::Clamp { lo, hi } => (exact(lo) || lo.is_nan()) && (exact(hi) || hi.is_nan()),
+                FloatUnary::LeakyRelu { alpha } => exact(alpha),
+                _ => false,
+            },
+            Link::FakeQuant(_) | Link::Prelu(_) => true,
+            Link::RoundF16 => false,
+            Link::Binary { op, other, .. } => {
+                let scalar = match other {
+                    super::Other::Scalar(s) => Some(s),
+                    _ => None,
+                };
+                match op {
+                    FloatBinary::Add | FloatBinary::Sub | FloatBinary::Mul | FloatBinary::Div | FloatBinary::Max | FloatBinary::Min => {
+                        scalar.is_none_or(|s| exact(s) || s.is_nan())
+                    }
+                    // A square or a square root of the value (pow's other exponents round
+                    // twice or call the library).
+                    FloatBinary::Pow => matches!(scalar, Some(e) if e == 2.0 || e == 0.5),
+                }
+            }
+        })
+    }
+
+    /// One link over a block of float32 running values (as `apply` over float64 ones).
+    #[inline(always)]
+    fn apply32(&self, l: &Link, v: &mut [f32], inputs: &[&[f32]], at: usize) {
+        match *l {
+            Link::Unary(f) => match f {
+                FloatUnary::Neg => unary(v, |x| -x),
+                FloatUnary::Abs => unary(v, f32::abs),
+                FloatUnary::Identity => {}
+                FloatUnary::Relu => unary(v, |x| keep_nan(x, if x < 0.0 { 0.0 } else { x })),
+                FloatUnary::Clamp { lo, hi } => {
+                    // As `apply`: a NaN bound is no bound.
+                    let lo = if lo.is_nan() { f32::NEG_INFINITY } else { lo as f32 };
+                    let hi = if hi.is_nan() { f32::INFINITY } else { hi as f32 };
+                    unary(v, |x| keep_nan(x, if x < lo { lo } else if x > hi { hi } else { x }))
+                }
+                FloatUnary::LeakyRelu { alpha } => {
+                    let alpha = alpha as f32;
+                    unary(v, |x| keep_nan(x, if x < 0.0 { alpha * x } else { x }))
+                }
+                _ => unreachable!("`float32_exact` admits no other unary link"),
+            },
+            Link::FakeQuant(q) => q.apply_f32(v),
+            Link::RoundF16 => unreachable!("`float32_exact` admits no float16 rounding"),
+            Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), |x, s| keep_nan(x, if x < 0.0 { s * x } else { x })),
+            Link::Binary { op, other, swapped } => {
+                let other = operand2(other, inputs, at, v.len());
+                use FloatBinary as B;
+                match (op, swapped) {
+                    (B::Add, _) => binary(v, other, |x, o| x + o),
+                    (B::Mul, _) => binary(v, other, |x, o| x * o),
+                    (B::Sub, false) => binary(v, other, |x, o| x - o),
+                    (B::Sub, true) => binary(v, other, |x, o| o - x),
+                    (B::Div, false) => binary(v, other, |x, o| x / o),
+                    (B::Div, true) => binary(v, other, |x, o| o / x),
+                    (B::Max, false) => binary(v, other, max),
+                    (B::Max, true) => binary(v, other, |x, o| max(o, x)),
+                    (B::Min, false) => binary(v, other, min),
+                    (B::Min, true) => binary(v, other, |x, o| min(o, x)),
+                    (B::Pow, false) if matches!(other, Operand2::Scalar(e) if e == 2.0) => unary(v, |x| x * x),
+                    // pow(±0, 0.5) is +0 and pow(-∞, 0.5) is +∞, where sqrt differs.
+                    (B::Pow, false) => unary(v, |x| if x == f32::NEG_INFINITY { f32::INFINITY } else { x.sqrt() + 0.0 }),
+                    _ => unreachable!("`float32_exact` admits no other binary link"),
+                }
+            }
+        }
+    }
+}
+
+/// The chain over `out` (elements `start..` of the result) in float32 blocks, as
+/// `super::run_blocks` in float64 ones.
+#[inline(always)]
+pub(super) fn run_blocks<const FMA: bool>(step: &ChainStep, out: &mut [f32], start: usize, inputs: &[&[f32]]) {
+    for (b, chunk) in out.chunks_mut(super::BLOCK).enumerate() {
+        let at = start + b * super::BLOCK;
+        chunk.copy_from_slice(&inputs[0][at..at + chunk.len()]);
+        for l in &step.links {
+            step.apply32(l, chunk, inputs, at);
+        }
+    }
+}
+
+/// `r`, or `x` where `x` is NaN, in wasm (as `super::select`'s `keep_nan`).
+#[inline(always)]
+fn keep_nan(x: f32, r: f32) -> f32 {
+    if cfg!(target_arch = "wasm32") && x.is_nan() {
+        x
+    } else {
+        r
+    }
+}
+
+/// max and min propagate NaN.
+#[inline(always)]
+fn max(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        f32::NAN
+    } else {
+        x.max(y)
+    }
+}
+
+#[inline(always)]
+fn min(x: f32, y: f32) -> f32 {
+    if x.is_nan() || y.is_nan() {
+        f32::NAN
+    } else {
+        x.min(y)
+    }
+}
+
+#[inline(always)]
+fn unary(v: &mut [f32], f: impl Fn(f32) -> f32) {
+    for x in v.iter_mut() {
+        *x = f(*x);
+    }
+}
+
+#[inline(always)]
+fn binary(v: &mut [f32], other: Operand2, f: impl Fn(f32, f32) -> f32) {
+    match other {
+        Operand2::Scalar(s) => {
+            let s = s as f32;
+            for x in v.iter_mut() {
+                *x = f(*x, s);
+            }
+        }
+        Operand2::Full(o) => {
+            for (x, &o) in v.iter_mut().zip(o) {
+                *x = f(*x, o);
+            }
+        }
+        Operand2::Row(row, period, at) => {
+            let (mut k, mut j) = (0, at % period);
+            while k < v.len() {
+                let n = (period - j).min(v.len() - k);
+                for (x, &o) in v[k..k + n].iter_mut().zip(&row[j..j + n]) {
+                    *x = f(*x, o);
+                }
+                k += n;
+                j = 0;
+            }
+        }
+        Operand2::Repeat(row, period, inner, at) => {
+            let mut k = 0;
+            while k < v.len() {
+                let i = at + k;
+                let o = row[(i / inner) % period];
+                let n = (inner - i % inner).min(v.len() - k);
+                for x in &mut v[k..k + n] {
+                    *x = f(*x, o);
+                }
+                k += n;
+            }
+        }
+    }
+}
