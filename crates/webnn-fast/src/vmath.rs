@@ -153,6 +153,25 @@ pub(crate) fn round_f16(x: f64) -> f64 {
     nan_through(x, if a >= 65520.0 { f64::INFINITY.copysign(x) } else { r })
 }
 
+/// `round_f16` for a float32 value, in float32 (the same trick with 1.5 · 2^23 · q): the
+/// same value, as rounding to float16's grid is exact in either width.
+#[inline(always)]
+pub(crate) fn round_f16_f32(x: f32) -> f32 {
+    let a = x.abs();
+    // x's binary exponent, within float16's normal exponents (-14..=15; larger values
+    // become infinity below, and the clamp keeps `magic` a finite float).
+    let e = ((a.to_bits() >> 23) as i32 - 127).clamp(-14, 15);
+    // 1.5 · 2^(e - 10 + 23).
+    let magic = f32::from_bits((((e + 13 + 127) as u32) << 23) | (1 << 22));
+    let r = ((a + magic) - magic).copysign(x);
+    let r = if a >= 65520.0 { f32::INFINITY.copysign(x) } else { r };
+    if x.is_nan() {
+        x
+    } else {
+        r
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use webnn_cpu::kernels::elementwise::scalar::FloatUnary;
@@ -242,6 +261,18 @@ mod tests {
         for bits in (0x3300_0000u32..0x3900_0000).step_by(97).chain(0x477f_e000..0x4780_2000) {
             let x = f32::from_bits(bits) as f64;
             assert_eq!(super::round_f16(x).to_bits(), half::f16::from_f64(x).to_f64().to_bits(), "{x}");
+        }
+    }
+
+    /// The float32 form equals `half`'s rounding for every float32 around float16's
+    /// boundaries and a sweep of the rest (signed zeros, subnormals, infinities, NaN).
+    #[test]
+    fn round_f16_f32_is_half_s_rounding() {
+        let specials = [0.0f32, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE, 1e-45, 65504.0, 65519.99, 65520.0, 3e38];
+        let bits = (0u32..=u32::MAX).step_by(4099).chain(0x3300_0000..0x3900_0000).chain(0x477f_e000..0x4780_2000);
+        for x in bits.map(f32::from_bits).chain(specials.iter().flat_map(|&v| [v, -v])) {
+            let (got, want) = (super::round_f16_f32(x), half::f16::from_f32(x).to_f32());
+            assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{x:e}: {got:e} vs {want:e}");
         }
     }
 

@@ -3,7 +3,8 @@
 //! multiplication, division or square root of float32 values that is the float32
 //! operation's result (float64 carries more than twice float32's precision, so rounding
 //! twice cannot differ from rounding once), and the compare-and-select ops only pick
-//! values. So such chains (a hard-swish written as add, clip, mul and div; a residual add
+//! values; the activation pair and the float16 rounding have float32 forms of the same
+//! results. So such chains (a hard-swish written as add, clip, mul and div; a residual add
 //! and relu) give the same bits in float32 lanes: twice as many per vector, and no
 //! conversions. That matters most in wasm, whose vectors hold two float64 values.
 
@@ -26,8 +27,7 @@ impl ChainStep {
                 FloatUnary::LeakyRelu { alpha } => exact(alpha),
                 _ => false,
             },
-            Link::FakeQuant(_) | Link::Prelu(_) => true,
-            Link::RoundF16 => false,
+            Link::FakeQuant(_) | Link::Prelu(_) | Link::RoundF16 => true,
             Link::Binary { op, other, .. } => {
                 let scalar = match other {
                     super::Other::Scalar(s) => Some(s),
@@ -67,7 +67,7 @@ impl ChainStep {
                 _ => unreachable!("`float32_exact` admits no other unary link"),
             },
             Link::FakeQuant(q) => q.apply_f32(v),
-            Link::RoundF16 => unreachable!("`float32_exact` admits no float16 rounding"),
+            Link::RoundF16 => unary(v, crate::vmath::round_f16_f32),
             Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), |x, s| keep_nan(x, if x < 0.0 { s * x } else { x })),
             Link::Binary { op, other, swapped } => {
                 let other = operand2(other, inputs, at, v.len());
