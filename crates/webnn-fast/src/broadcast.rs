@@ -2,10 +2,11 @@
 //! being the output's shape (`[1, 1, C] * [1, R, 1]`: a layer normalization written as
 //! primitives scales each row's inverse deviation by a per-channel weight). Chains take an
 //! operand broadcast into the running value, but here neither side is the output's shape.
-//! The walk is compacted as `copy::Permute` compacts its own, so each output row reads each
-//! operand as a contiguous run or one repeated value, and the row runs through the same
+//! The walk is compacted as `copy::Permute`'s is (`copy::compact`), so each output row reads
+//! each operand as a contiguous run or one repeated value, and the row runs through the same
 //! vector loops as same-shape binary steps (`simd::binary`): the same float32 results.
 
+use crate::copy::{broadcast_strides, compact};
 use crate::exec::{Ctx, Post, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
@@ -29,19 +30,6 @@ pub(crate) struct BroadcastStep {
     post: Post,
 }
 
-/// An operand's strides along the output's axes: its own, right-aligned, 0 where it has one
-/// element and the output more.
-fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
-    let own = webnn_cpu::tensor::strides(shape);
-    let lead = out.len() - shape.len();
-    (0..out.len())
-        .map(|d| match d.checked_sub(lead) {
-            Some(k) if shape[k] == out[d] => own[k],
-            _ => 0,
-        })
-        .collect()
-}
-
 /// The step for `a kind b` with static float32 shapes that broadcast to the output's.
 pub(crate) fn plan(p: &mut Planner, n: usize, kind: BinaryKind, a: Operand, b: Operand) -> Option<Step> {
     let y = p.orig.nodes[n].outputs[0];
@@ -49,27 +37,11 @@ pub(crate) fn plan(p: &mut Planner, n: usize, kind: BinaryKind, a: Operand, b: O
         return None;
     }
     let shape = p.shape(y);
+    if shape.contains(&0) {
+        return None;
+    }
     let (sa, sb) = (broadcast_strides(&p.shape(a), &shape), broadcast_strides(&p.shape(b), &shape));
-    // Axes of one element dropped; an axis merged into the next where both operands step
-    // over it as one run of the next.
-    let (mut walk, mut a_strides, mut b_strides) = (Vec::new(), Vec::<usize>::new(), Vec::<usize>::new());
-    for d in (0..shape.len()).filter(|&d| shape[d] != 1) {
-        let m = shape[d];
-        match (walk.last_mut(), a_strides.last_mut(), b_strides.last_mut()) {
-            (Some(w), Some(x), Some(z)) if *x == m * sa[d] && *z == m * sb[d] => {
-                *w *= m;
-                (*x, *z) = (sa[d], sb[d]);
-            }
-            _ => {
-                walk.push(m);
-                a_strides.push(sa[d]);
-                b_strides.push(sb[d]);
-            }
-        }
-    }
-    if walk.is_empty() {
-        (walk, a_strides, b_strides) = (vec![1], vec![0], vec![0]);
-    }
+    let (walk, [a_strides, b_strides]) = compact(&shape, [&sa, &sb]);
     // Along the last axis an operand is contiguous or repeats (its later axes all have one
     // element); `run` reads it so.
     if [&a_strides, &b_strides].iter().any(|s| s[s.len() - 1] > 1) {

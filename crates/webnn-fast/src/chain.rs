@@ -362,25 +362,15 @@ impl ChainStep {
                 .collect::<Result<Vec<_>>>()?;
             let dst = SharedMut::new(&mut y);
             let inputs = &inputs[..];
-            // A lone activation pair (a QDQ model's input) needs no float64 blocks: the
-            // pair's own float32 loops, the same results (`FakeQuant::apply`); nor does a
-            // chain of correctly rounded links (module `float32`).
-            let lone = match self.links[..] {
-                [Link::FakeQuant(q)] => Some(q),
-                _ => None,
-            };
+            // A chain of correctly rounded links needs no float64 blocks (module `float32`).
             let float32 = self.float32_exact();
             ctx.pool.run(len.div_ceil(TASK), &|t| {
                 let range = t * TASK..((t + 1) * TASK).min(len);
                 // SAFETY: each task writes its own range.
                 let out = unsafe { dst.range(range.start, range.len()) };
-                match &lone {
-                    Some(q) => {
-                        out.copy_from_slice(&inputs[0][range.clone()]);
-                        crate::quant::apply_f32(ctx.simd, q, out);
-                    }
-                    None if float32 => dispatch!(ctx.simd, run_blocks32(self, out, range.start, inputs)),
-                    None => dispatch!(ctx.simd, run_blocks(self, out, range.start, inputs)),
+                match float32 {
+                    true => dispatch!(ctx.simd, run_blocks32(self, ctx.simd, out, range.start, inputs)),
+                    false => dispatch!(ctx.simd, run_blocks(self, out, range.start, inputs)),
                 }
             });
         }
@@ -632,26 +622,66 @@ fn divide_by(v: &mut [f64], d: f64) {
     }
 }
 
-#[inline(always)]
-fn unary(v: &mut [f64], f: impl Fn(f64) -> f64) {
-    // A plain loop, not `for_each`: that is a function of its own, which LLVM may leave out
-    // of line, compiled without the caller's target features.
-    for x in v.iter_mut() {
-        *x = round(f(*x));
+/// The type a chain's running values are held in: float64, each link's result rounded to
+/// float32, or float32 itself (module `float32`, for links whose float32 result is that).
+trait Running: Copy {
+    fn from_f32(v: f32) -> Self;
+    fn from_f64(v: f64) -> Self;
+    /// A link's result as the op alone would store it.
+    fn stored(self) -> Self;
+}
+
+impl Running for f64 {
+    #[inline(always)]
+    fn from_f32(v: f32) -> f64 {
+        v as f64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+    #[inline(always)]
+    fn stored(self) -> f64 {
+        round(self)
+    }
+}
+
+impl Running for f32 {
+    #[inline(always)]
+    fn from_f32(v: f32) -> f32 {
+        v
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+    #[inline(always)]
+    fn stored(self) -> f32 {
+        self
     }
 }
 
 #[inline(always)]
-fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
+fn unary<T: Running>(v: &mut [T], f: impl Fn(T) -> T) {
+    // A plain loop, not `for_each`: that is a function of its own, which LLVM may leave out
+    // of line, compiled without the caller's target features.
+    for x in v.iter_mut() {
+        *x = f(*x).stored();
+    }
+}
+
+#[inline(always)]
+fn binary<T: Running>(v: &mut [T], other: Operand2, f: impl Fn(T, T) -> T) {
     match other {
         Operand2::Scalar(s) => {
+            let s = T::from_f64(s);
             for x in v.iter_mut() {
-                *x = round(f(*x, s));
+                *x = f(*x, s).stored();
             }
         }
         Operand2::Full(o) => {
             for (x, &o) in v.iter_mut().zip(o) {
-                *x = round(f(*x, o as f64));
+                *x = f(*x, T::from_f32(o)).stored();
             }
         }
         // Runs of the block that read the row contiguously (or one repeated value), so the
@@ -661,7 +691,7 @@ fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
             while k < v.len() {
                 let n = (period - j).min(v.len() - k);
                 for (x, &o) in v[k..k + n].iter_mut().zip(&row[j..j + n]) {
-                    *x = round(f(*x, o as f64));
+                    *x = f(*x, T::from_f32(o)).stored();
                 }
                 k += n;
                 j = 0;
@@ -671,10 +701,10 @@ fn binary(v: &mut [f64], other: Operand2, f: impl Fn(f64, f64) -> f64) {
             let mut k = 0;
             while k < v.len() {
                 let i = at + k;
-                let o = row[(i / inner) % period] as f64;
+                let o = T::from_f32(row[(i / inner) % period]);
                 let n = (inner - i % inner).min(v.len() - k);
                 for x in &mut v[k..k + n] {
-                    *x = round(f(*x, o));
+                    *x = f(*x, o).stored();
                 }
                 k += n;
             }

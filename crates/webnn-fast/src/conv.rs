@@ -18,11 +18,14 @@ use crate::stem::{self, Stem};
 use crate::plan::Planner;
 use crate::simd;
 use crate::qconv::Out as QOut;
-use crate::stored::{Bytes, Sink, Storable};
+use crate::stored::{Bytes, Sink};
 use std::cell::RefCell;
 use webnn_core::ops::*;
 use webnn_core::Result;
 use webnn_gemm::{gemm, gemm_rows, PackedB};
+
+/// One output row of image `b`: `(b, oy, out, lo, hi)` (`Conv::image_rows`).
+type RowKernel<'a> = dyn Fn(usize, usize, &mut [f32], f32, f32) + Sync + 'a;
 
 /// A planned convolution.
 pub(crate) struct Conv {
@@ -357,6 +360,7 @@ impl Conv {
             };
             let (post, simd) = (&post, ctx.simd);
             let sink = Sink::new(simd, &mut y, &mut y_bytes, pair);
+            let image = self.h * self.w * self.c;
             match &self.kind {
                 Kind::Pointwise(packed) => {
                     let unit = unit_rows(m, packed.tile().0, self.c * oc);
@@ -418,63 +422,28 @@ impl Conv {
                         };
                     });
                 }
-                Kind::Narrow(d) => {
-                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
-                    let (lo, hi) = post.kernel_bounds();
-                    let image = self.h * self.w * self.c;
-                    ctx.pool.run(rows, &|r| {
-                        let (b, oy) = (r / self.oh, r % self.oh);
-                        // SAFETY: each task writes its own row.
-                        unsafe {
-                            sink.rows(r * row_len, row_len, |out| {
-                                d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
-                                post.finish(simd, out, residual, r * row_len);
-                            })
-                        };
-                    });
-                }
+                Kind::Narrow(d) => self.image_rows(ctx, &sink, post, residual, 1, &|b, oy, out, lo, hi| {
+                    d.row(simd, &x[b * image..][..image], oy, out, lo, hi)
+                }),
                 Kind::Stem(d) => {
-                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
-                    let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw * d.c);
-                    let (lo, hi) = post.kernel_bounds();
-                    let image = self.h * self.w * self.c;
-                    ctx.pool.run(rows.div_ceil(unit), &|u| {
-                        for r in u * unit..(u * unit + unit).min(rows) {
-                            let (b, oy) = (r / self.oh, r % self.oh);
-                            // SAFETY: each unit writes its own rows.
-                            unsafe {
-                                sink.rows(r * row_len, row_len, |out| {
-                                    d.row(simd, &x[b * image..][..image], oy, out, lo, hi);
-                                    post.finish(simd, out, residual, r * row_len);
-                                })
-                            };
-                        }
-                    });
+                    let unit = unit_rows(self.n * self.oh, 1, self.ow * oc * d.kh * d.kw * d.c);
+                    self.image_rows(ctx, &sink, post, residual, unit, &|b, oy, out, lo, hi| {
+                        d.row(simd, &x[b * image..][..image], oy, out, lo, hi)
+                    })
                 }
                 Kind::Depthwise(d) => {
-                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
-                    let unit = unit_rows(rows, 1, self.ow * oc * d.kh * d.kw);
-                    let (lo, hi) = post.kernel_bounds();
-                    let image = self.h * self.w * self.c;
-                    ctx.pool.run(rows.div_ceil(unit), &|u| {
-                        for r in u * unit..(u * unit + unit).min(rows) {
-                            let at = r / self.oh * image..(r / self.oh + 1) * image;
-                            let input = match &bytes {
-                                Some((v, b)) => {
-                                    let (offset, scale) = b.zero_and_scale();
-                                    DepthwiseInput::Bytes(&v[at], offset, scale)
-                                }
-                                None => DepthwiseInput::Floats(&x[at]),
-                            };
-                            // SAFETY: each unit writes its own rows.
-                            unsafe {
-                                sink.rows(r * row_len, row_len, |out| {
-                                    d.row(simd, input, r % self.oh, out, lo, hi);
-                                    post.finish(simd, out, residual, r * row_len);
-                                })
-                            };
-                        }
-                    });
+                    let unit = unit_rows(self.n * self.oh, 1, self.ow * oc * d.kh * d.kw);
+                    self.image_rows(ctx, &sink, post, residual, unit, &|b, oy, out, lo, hi| {
+                        let at = b * image..(b + 1) * image;
+                        let input = match &bytes {
+                            Some((v, stored)) => {
+                                let (offset, scale) = stored.zero_and_scale();
+                                DepthwiseInput::Bytes(&v[at], offset, scale)
+                            }
+                            None => DepthwiseInput::Floats(&x[at]),
+                        };
+                        d.row(simd, input, oy, out, lo, hi)
+                    })
                 }
             }
         }
@@ -484,6 +453,34 @@ impl Conv {
         }
         values.recycle(transposed);
         Ok(())
+    }
+
+    /// The kernels that compute one output row at a time (narrow, stem, depthwise):
+    /// `row(image, oy, out, lo, hi)` for every output row, `unit` rows per task, each into
+    /// the sink and through the rest of the epilogue.
+    #[allow(clippy::too_many_arguments)]
+    fn image_rows(
+        &self,
+        ctx: &Ctx,
+        sink: &Sink,
+        post: &Post,
+        residual: Option<&[f32]>,
+        unit: usize,
+        row: &RowKernel,
+    ) {
+        let (rows, row_len) = (self.n * self.oh, self.ow * self.oc);
+        let (lo, hi) = post.kernel_bounds();
+        ctx.pool.run(rows.div_ceil(unit), &|u| {
+            for r in u * unit..(u * unit + unit).min(rows) {
+                // SAFETY: each unit writes its own rows.
+                unsafe {
+                    sink.rows(r * row_len, row_len, |out| {
+                        row(r / self.oh, r % self.oh, out, lo, hi);
+                        post.finish(ctx.simd, out, residual, r * row_len);
+                    })
+                };
+            }
+        });
     }
 
     /// Rows `rows` (output pixels) of the im2col matrix into `a`, `kh * kw * c` per row, zero
@@ -531,18 +528,20 @@ impl Conv {
     }
 }
 
-impl Storable for Conv {
-    /// The kernels that run units of rows can all write through a `Sink`, which applies the
-    /// pair where the step would have (last; with a residual, `split_quant` keeps the pair
-    /// in the step, so such outputs stay float32).
-    fn output_bytes(&self) -> Option<Bytes> {
+/// The step's part in byte storage (`stored::store`).
+impl Conv {
+    /// The storage its output can take: the kernels that run units of rows can all write
+    /// through a `Sink`, which applies the pair where the step would have (last; with a
+    /// residual, `split_quant` keeps the pair in the step, so such outputs stay float32).
+    pub(crate) fn output_bytes(&self) -> Option<Bytes> {
         let (pair, _) = self.post.split_quant();
         pair.as_ref().and_then(Bytes::of)
     }
 
-    /// The integer pointwise kernel reads the bytes as its uint8 rows; the depthwise kernel
-    /// decodes them as it loads them.
-    fn reads_bytes(&self, input: usize, bytes: &Bytes) -> bool {
+    /// Whether it can read its input (slot `input`) as these bytes: the integer pointwise
+    /// kernel reads them as its uint8 rows; the depthwise kernel decodes them as it loads
+    /// them.
+    pub(crate) fn reads_bytes(&self, input: usize, bytes: &Bytes) -> bool {
         let ours = input == self.input && !self.transpose_in && self.post.residual != Some(input);
         ours && match &self.kind {
             Kind::QPointwise(q) => {
@@ -554,11 +553,11 @@ impl Storable for Conv {
         }
     }
 
-    fn set_output_bytes(&mut self, bytes: Bytes) {
+    pub(crate) fn set_output_bytes(&mut self, bytes: Bytes) {
         self.output_bytes = Some(bytes);
     }
 
-    fn set_input_bytes(&mut self, bytes: Bytes) {
+    pub(crate) fn set_input_bytes(&mut self, bytes: Bytes) {
         self.input_bytes = Some(bytes);
     }
 }

@@ -105,35 +105,51 @@ impl Permute {
     /// along each axis `strides`, from `offset` (transpose, reshape; module `views`: slice,
     /// expand, split).
     pub(crate) fn strided(what: &'static str, input: usize, out: usize, shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Permute {
-        let (walk, strides) = compact(&shape, &strides);
+        let (walk, [strides]) = compact(&shape, [&strides]);
         Permute { input, out, out_shape: shape, walk, strides, offset, what }
     }
 }
 
-/// The same walk with fewer axes: axes of one element dropped, and an axis merged into the
-/// next where stepping along it is stepping a whole run of the next (`stride[d] = n[d + 1] *
-/// stride[d + 1]`). An empty walk becomes one axis of one element.
-fn compact(walk: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
+/// The same walk with fewer axes, for `K` strided operands at once: axes of one element
+/// dropped, and an axis merged into the next where stepping along it is, for every operand,
+/// stepping a whole run of the next (`stride[d] = n[d + 1] * stride[d + 1]`). An empty
+/// walk becomes one axis of one element.
+pub(crate) fn compact<const K: usize>(walk: &[usize], strides: [&[usize]; K]) -> (Vec<usize>, [Vec<usize>; K]) {
     if walk.contains(&0) {
-        return (vec![0], vec![1]);
+        return (vec![0], std::array::from_fn(|_| vec![1]));
     }
-    let (mut w, mut s): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    for (&n, &st) in walk.iter().zip(strides).filter(|(&n, _)| n != 1) {
-        match (w.last_mut(), s.last_mut()) {
-            (Some(pn), Some(ps)) if *ps == n * st => {
-                *pn *= n;
-                *ps = st;
+    let (mut w, mut s): (Vec<usize>, [Vec<usize>; K]) = (Vec::new(), std::array::from_fn(|_| Vec::new()));
+    for d in (0..walk.len()).filter(|&d| walk[d] != 1) {
+        let n = walk[d];
+        let merges = !w.is_empty() && (0..K).all(|k| s[k][s[k].len() - 1] == n * strides[k][d]);
+        match (merges, w.last_mut()) {
+            (true, Some(last)) => {
+                *last *= n;
+                (0..K).for_each(|k| *s[k].last_mut().expect("as long as `w`") = strides[k][d]);
             }
             _ => {
                 w.push(n);
-                s.push(st);
+                (0..K).for_each(|k| s[k].push(strides[k][d]));
             }
         }
     }
     if w.is_empty() {
-        return (vec![1], vec![1]);
+        return (vec![1], std::array::from_fn(|_| vec![1]));
     }
     (w, s)
+}
+
+/// An operand's strides along the axes of the shape `out` it broadcasts to: its own,
+/// right-aligned, 0 where it has one element and `out` more (expand; broadcast binaries).
+pub(crate) fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    let own = webnn_cpu::tensor::strides(shape);
+    let lead = out.len() - shape.len();
+    (0..out.len())
+        .map(|d| match d.checked_sub(lead) {
+            Some(k) if shape[k] == out[d] => own[k],
+            _ => 0,
+        })
+        .collect()
 }
 
 /// The fast step for a float32 transpose with static shapes.

@@ -99,19 +99,14 @@ impl FakeQuant {
     /// as `apply_f32`, by the same near-tie rule, without the dequantization.
     #[inline(always)]
     pub(crate) fn quantize_bytes(&self, src: &[f32], dst: &mut [u8]) {
-        let (zero, lo, hi) = (self.zero as f32, self.lo as f32, self.hi as f32);
+        let lo = self.lo as f32;
         for (s, d) in src.chunks(BLOCK).zip(dst.chunks_mut(BLOCK)) {
             // A count, not a flag: the sum vectorizes as a reduction.
             let mut near = 0u32;
             for (&x, b) in s.iter().zip(d.iter_mut()) {
-                let q = x * self.inverse;
-                let r = round_ties_even_f32(q);
-                near += near_tie(q, r) as u32;
-                let z = r + zero;
-                let z = if z < lo { lo } else { z };
-                let z = if z > hi { hi } else { z };
-                let z = if q.is_nan() { zero } else { z };
-                // SAFETY: `z - lo` is an integer in [0, 255] (the selects above; never NaN).
+                let (z, n) = self.integer_f32(x);
+                near += n as u32;
+                // SAFETY: `z - lo` is an integer in [0, 255] (`integer_f32`; never NaN).
                 *b = unsafe { (z - lo).to_int_unchecked::<i32>() } as u8;
             }
             if near > 0 {
@@ -180,25 +175,33 @@ impl FakeQuant {
         }
     }
 
+    /// An 8-bit pair's integer for one float32 value by the reciprocal, saturated, the zero
+    /// point for NaN, and whether the value is near a tie (then the block is redone the
+    /// exact way). Selects only: `f32::clamp` asserts its bounds, a branch that keeps loops
+    /// scalar.
+    #[inline(always)]
+    fn integer_f32(&self, x: f32) -> (f32, bool) {
+        let (zero, lo, hi) = (self.zero as f32, self.lo as f32, self.hi as f32);
+        let q = x * self.inverse;
+        let r = round_ties_even_f32(q);
+        let z = r + zero;
+        let z = if z < lo { lo } else { z };
+        let z = if z > hi { hi } else { z };
+        (if q.is_nan() { zero } else { z }, near_tie(q, r))
+    }
+
     /// One block of at most `BLOCK` values of an 8-bit pair, in float32 (module comment).
     #[inline(always)]
     fn block_f32(&self, block: &mut [f32]) {
         let mut saved = [0.0f32; BLOCK];
         let saved = &mut saved[..block.len()];
         saved.copy_from_slice(block);
-        let (zero, lo, hi) = (self.zero as f32, self.lo as f32, self.hi as f32);
         let (scale2, zero2) = (self.scale2 as f32, self.zero2 as f32);
         // A count, not a flag: the sum vectorizes as a reduction.
         let mut near = 0u32;
         for o in block.iter_mut() {
-            let q = *o * self.inverse;
-            let r = round_ties_even_f32(q);
-            near += near_tie(q, r) as u32;
-            // Selects only: `f32::clamp` asserts its bounds, a branch that keeps loops scalar.
-            let z = r + zero;
-            let z = if z < lo { lo } else { z };
-            let z = if z > hi { hi } else { z };
-            let z = if q.is_nan() { zero } else { z };
+            let (z, n) = self.integer_f32(*o);
+            near += n as u32;
             *o = (z - zero2) * scale2;
         }
         if near > 0 {
@@ -281,30 +284,28 @@ pub(crate) mod x86 {
         _mm512_mask_cvtusepi32_storeu_epi8(dst as *mut i8, mask, b);
     }
 
+    /// `each(vector, mask, i)` over the `n` values at `src` sixteen at a time from element
+    /// `i`, the last vector masked.
+    #[inline(always)]
+    unsafe fn vectors(src: *const f32, n: usize, mut each: impl FnMut(__m512, __mmask16, usize)) {
+        for i in (0..n).step_by(16) {
+            let mask: __mmask16 = if n - i >= 16 { 0xffff } else { (1u16 << (n - i)) - 1 };
+            each(_mm512_maskz_loadu_ps(mask, src.add(i)), mask, i);
+        }
+    }
+
     /// [`super::apply_f32`] on AVX-512.
     #[target_feature(enable = "avx512f")]
     pub(crate) unsafe fn apply(f: &FakeQuant, l: &Lanes, out: &mut [f32]) {
-        let n = out.len();
-        let mut i = 0;
-        while i < n {
-            let mask: __mmask16 = if n - i >= 16 { 0xffff } else { (1u16 << (n - i)) - 1 };
-            let v = _mm512_maskz_loadu_ps(mask, out.as_ptr().add(i));
-            store_values(v, mask, out.as_mut_ptr().add(i), f, l);
-            i += 16;
-        }
+        let dst = out.as_mut_ptr();
+        vectors(dst, out.len(), |v, mask, i| store_values(v, mask, dst.add(i), f, l));
     }
 
     /// [`super::quantize_bytes`] on AVX-512.
     #[target_feature(enable = "avx512f")]
     pub(crate) unsafe fn quantize_bytes(f: &FakeQuant, l: &Lanes, src: &[f32], dst: &mut [u8]) {
-        let n = src.len().min(dst.len());
-        let mut i = 0;
-        while i < n {
-            let mask: __mmask16 = if n - i >= 16 { 0xffff } else { (1u16 << (n - i)) - 1 };
-            let v = _mm512_maskz_loadu_ps(mask, src.as_ptr().add(i));
-            store_bytes(v, mask, dst.as_mut_ptr().add(i), f, l);
-            i += 16;
-        }
+        let out = dst.as_mut_ptr();
+        vectors(src.as_ptr(), src.len().min(dst.len()), |v, mask, i| store_bytes(v, mask, out.add(i), f, l));
     }
 }
 

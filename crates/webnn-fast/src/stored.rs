@@ -100,17 +100,6 @@ impl<'a> Sink<'a> {
     }
 }
 
-/// A convolution step's part in byte storage.
-pub(crate) trait Storable {
-    /// The storage its output can take: its output's pair, applied last, when it can write
-    /// bytes.
-    fn output_bytes(&self) -> Option<Bytes>;
-    /// Whether it can read its input (slot `input`) as these bytes.
-    fn reads_bytes(&self, input: usize, bytes: &Bytes) -> bool;
-    fn set_output_bytes(&mut self, bytes: Bytes);
-    fn set_input_bytes(&mut self, bytes: Bytes);
-}
-
 /// Whether byte storage is used at `isa`: AVX-512 only, where it was measured to pay (the
 /// QDQ MobileNetV2 export 8% faster on one thread). In the wasm builds the page measured
 /// the same model twice as slow with it (49.9 against 27.6 ms): quantizing into bytes does

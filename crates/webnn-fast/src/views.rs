@@ -38,15 +38,8 @@ pub(crate) fn plan_expand(p: &mut Planner, n: usize, a: &Expand) -> Option<Step>
     }
     let y = p.orig.nodes[n].outputs[0];
     let (xs, ys) = (p.shape(a.input), p.shape(y));
-    let st = strides(&xs);
     // The input's axes align with the output's last ones; a size-1 axis repeats (stride 0).
-    let lead = ys.len() - xs.len();
-    let walk_strides = (0..ys.len())
-        .map(|d| match d.checked_sub(lead) {
-            Some(k) if xs[k] == ys[d] => st[k],
-            _ => 0,
-        })
-        .collect();
+    let walk_strides = crate::copy::broadcast_strides(&xs, &ys);
     let input = p.logical(a.input);
     Some(Step::Permute(Box::new(Permute::strided("expand", input, y.index(), ys, walk_strides, 0))))
 }

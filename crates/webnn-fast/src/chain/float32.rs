@@ -8,7 +8,8 @@
 //! and relu) give the same bits in float32 lanes: twice as many per vector, and no
 //! conversions. That matters most in wasm, whose vectors hold two float64 values.
 
-use super::{operand2, ChainStep, Link, Operand2};
+use super::{binary, operand2, unary, ChainStep, Link, Operand2};
+use crate::simd::Simd;
 use webnn_cpu::kernels::elementwise::scalar::{FloatBinary, FloatUnary};
 
 /// Whether `v` is a float32 value (or infinite), so a float32 comparison or product with it
@@ -47,7 +48,7 @@ impl ChainStep {
 
     /// One link over a block of float32 running values (as `apply` over float64 ones).
     #[inline(always)]
-    fn apply32(&self, l: &Link, v: &mut [f32], inputs: &[&[f32]], at: usize) {
+    fn apply32(&self, l: &Link, simd: Simd, v: &mut [f32], inputs: &[&[f32]], at: usize) {
         match *l {
             Link::Unary(f) => match f {
                 FloatUnary::Neg => unary(v, |x| -x),
@@ -66,7 +67,8 @@ impl ChainStep {
                 }
                 _ => unreachable!("`float32_exact` admits no other unary link"),
             },
-            Link::FakeQuant(q) => q.apply_f32(v),
+            // The pair's float32 loops (AVX-512's vector code where the machine has it).
+            Link::FakeQuant(q) => crate::quant::apply_f32(simd, &q, v),
             Link::RoundF16 => unary(v, crate::vmath::round_f16_f32),
             Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), |x, s| keep_nan(x, if x < 0.0 { s * x } else { x })),
             Link::Binary { op, other, swapped } => {
@@ -96,12 +98,12 @@ impl ChainStep {
 /// The chain over `out` (elements `start..` of the result) in float32 blocks, as
 /// `super::run_blocks` in float64 ones.
 #[inline(always)]
-pub(super) fn run_blocks<const FMA: bool>(step: &ChainStep, out: &mut [f32], start: usize, inputs: &[&[f32]]) {
+pub(super) fn run_blocks<const FMA: bool>(step: &ChainStep, simd: Simd, out: &mut [f32], start: usize, inputs: &[&[f32]]) {
     for (b, chunk) in out.chunks_mut(super::BLOCK).enumerate() {
         let at = start + b * super::BLOCK;
         chunk.copy_from_slice(&inputs[0][at..at + chunk.len()]);
         for l in &step.links {
-            step.apply32(l, chunk, inputs, at);
+            step.apply32(l, simd, chunk, inputs, at);
         }
     }
 }
@@ -132,52 +134,5 @@ fn min(x: f32, y: f32) -> f32 {
         f32::NAN
     } else {
         x.min(y)
-    }
-}
-
-#[inline(always)]
-fn unary(v: &mut [f32], f: impl Fn(f32) -> f32) {
-    for x in v.iter_mut() {
-        *x = f(*x);
-    }
-}
-
-#[inline(always)]
-fn binary(v: &mut [f32], other: Operand2, f: impl Fn(f32, f32) -> f32) {
-    match other {
-        Operand2::Scalar(s) => {
-            let s = s as f32;
-            for x in v.iter_mut() {
-                *x = f(*x, s);
-            }
-        }
-        Operand2::Full(o) => {
-            for (x, &o) in v.iter_mut().zip(o) {
-                *x = f(*x, o);
-            }
-        }
-        Operand2::Row(row, period, at) => {
-            let (mut k, mut j) = (0, at % period);
-            while k < v.len() {
-                let n = (period - j).min(v.len() - k);
-                for (x, &o) in v[k..k + n].iter_mut().zip(&row[j..j + n]) {
-                    *x = f(*x, o);
-                }
-                k += n;
-                j = 0;
-            }
-        }
-        Operand2::Repeat(row, period, inner, at) => {
-            let mut k = 0;
-            while k < v.len() {
-                let i = at + k;
-                let o = row[(i / inner) % period];
-                let n = (inner - i % inner).min(v.len() - k);
-                for x in &mut v[k..k + n] {
-                    *x = f(*x, o);
-                }
-                k += n;
-            }
-        }
     }
 }
