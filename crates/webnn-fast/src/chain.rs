@@ -102,22 +102,10 @@ fn link(p: &Planner, n: usize, value: Operand, inputs: &mut Vec<Operand>, start:
     if let Some((pair, d)) = FakeQuant::pair(p, n, value) {
         return Some((Link::FakeQuant(pair), d));
     }
-    if let Some(pair) = round_f16(p, n, value) {
-        return Some(pair);
+    if let Some(d) = p.round_trip(n, value) {
+        return Some((Link::RoundF16, d));
     }
     one_link(p, n, value, inputs, start).map(|l| (l, n))
-}
-
-/// Node `n` as the first cast of a float32 → float16 → float32 round trip of `value`: the
-/// link and the second cast, which it absorbs.
-fn round_f16(p: &Planner, n: usize, value: Operand) -> Option<(Link, usize)> {
-    let Op::Cast(a) = &p.orig.nodes[n].op else { return None };
-    if a.input != value || a.data_type != webnn_core::DataType::Float16 {
-        return None;
-    }
-    let d = p.sole_user(p.orig.nodes[n].outputs[0])?;
-    let Op::Cast(b) = &p.orig.nodes[d].op else { return None };
-    (b.data_type == webnn_core::DataType::Float32).then_some((Link::RoundF16, d))
 }
 
 /// The link of one element-wise node.

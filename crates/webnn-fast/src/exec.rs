@@ -68,18 +68,42 @@ pub(crate) enum Step {
     },
 }
 
-/// What a fused step applies to its result: an optional residual addend (a slot with the
-/// output's shape and storage), then a clamp, then a fake quantization (a QDQ model's
-/// activation pair).
+/// What a fused step applies to its result: an optional rounding to float16's grid, an
+/// optional residual addend (a slot with the output's shape and storage) and a rounding of
+/// the sum, then a clamp, then a fake quantization (a QDQ model's activation pair).
+///
+/// The roundings are the `cast(cast(x, 'float16'), 'float32')` round trips a float16 export
+/// writes after each op. Rounding to the grid is monotone and keeps the grid's values, so it
+/// commutes with a clamp whose bounds are on the grid: the planner fuses roundings only
+/// beside such clamps, and kernels may clamp before `finish` rounds.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Post {
+    pub round_value: bool,
     pub residual: Option<usize>,
+    pub round_sum: bool,
     pub lo: f32,
     pub hi: f32,
     pub quant: Option<FakeQuant>,
 }
 
 impl Post {
+    /// A clamp alone.
+    pub(crate) fn clamp(lo: f32, hi: f32) -> Post {
+        Post {
+            round_value: false,
+            residual: None,
+            round_sum: false,
+            lo,
+            hi,
+            quant: None,
+        }
+    }
+
+    /// Whether it rounds to float16's grid anywhere.
+    pub(crate) fn rounds(&self) -> bool {
+        self.round_value || self.round_sum
+    }
+
     /// The clamp a GEMM can apply in registers: all of it, unless a residual must be added
     /// first.
     pub(crate) fn epilogue(&self) -> Epilogue {
@@ -89,8 +113,9 @@ impl Post {
         }
     }
 
-    /// Adds the residual to `out`, elements `offset..` of the output, and clamps, when the
-    /// epilogue could not do it; then the fake quantization, while `out` is in cache.
+    /// Rounds `out`, elements `offset..` of the output, adds the residual and clamps when
+    /// the epilogue could not do it, rounds the sum; then the fake quantization, while `out`
+    /// is in cache.
     pub(crate) fn finish(
         &self,
         simd: Simd,
@@ -98,8 +123,14 @@ impl Post {
         residual: Option<&[f32]>,
         offset: usize,
     ) {
+        if self.round_value {
+            simd::round_f16(simd, out);
+        }
         if let Some(r) = residual {
             simd::add_clamp(simd, out, &r[offset..offset + out.len()], self.lo, self.hi);
+        }
+        if self.round_sum {
+            simd::round_f16(simd, out);
         }
         if let Some(q) = &self.quant {
             crate::quant::apply_f32(simd, q, out);
@@ -126,9 +157,12 @@ impl Post {
 
     /// The clamp's bounds and what follows it, for profiles.
     pub(crate) fn describe(&self) -> String {
-        let residual = if self.residual.is_some() { " +residual" } else { "" };
-        let quant = if self.quant.is_some() { " +fake-quant" } else { "" };
-        format!("{residual} clamp[{}, {}]{quant}", self.lo, self.hi)
+        let flag = |on: bool, text: &'static str| if on { text } else { "" };
+        let value = flag(self.round_value, " f16");
+        let residual = flag(self.residual.is_some(), " +residual");
+        let sum = flag(self.round_sum, " f16");
+        let quant = flag(self.quant.is_some(), " +fake-quant");
+        format!("{value}{residual}{sum} clamp[{}, {}]{quant}", self.lo, self.hi)
     }
 }
 

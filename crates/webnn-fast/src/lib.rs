@@ -198,6 +198,9 @@ impl FastGraph {
     fn new(graph: &Graph, pool: Arc<Pool>, isa: Isa) -> Result<FastGraph> {
         let widened = widen_float16(graph)?;
         let graph = widened.as_ref().unwrap_or(graph);
+        // After widening, whose casts keep the graph's roundings as round trips.
+        let trimmed = webnn_core::passes::drop_round_trips(graph)?;
+        let graph = trimmed.as_ref().unwrap_or(graph);
         let (folded, mut quantized) = fold::fold_constants(graph)?;
         let graph = folded.as_ref().unwrap_or(graph);
         let normalized = bnfold::fold_batch_norms(graph)?;

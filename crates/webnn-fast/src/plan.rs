@@ -481,9 +481,38 @@ impl<'g> Planner<'g> {
         }
     }
 
-    /// Fuses what follows node `n`'s output `y`: a residual `add` (when `residual` allows it
-    /// and the other addend is computed before `n`, stored like `y`, of `y`'s shape), then a
-    /// clamp or relu. Returns the epilogue and the operand the fused step produces.
+    /// Node `n` as the first cast of a float32 → float16 → float32 round trip of `value`:
+    /// the second cast, which a fusion absorbs with it.
+    pub(crate) fn round_trip(&self, n: usize, value: Operand) -> Option<usize> {
+        let Op::Cast(a) = &self.orig.nodes[n].op else { return None };
+        if a.input != value || a.data_type != DataType::Float16 || !self.is_f32(value) {
+            return None;
+        }
+        let d = self.sole_user(self.orig.nodes[n].outputs[0])?;
+        let Op::Cast(b) = &self.orig.nodes[d].op else { return None };
+        (b.data_type == DataType::Float32).then_some(d)
+    }
+
+    /// The output of the round trips of `out` that follow it, each the only reader of the
+    /// last (their casts absorbed; rounding twice is rounding once), if one does.
+    fn absorb_round_trip(&mut self, out: Operand) -> Option<Operand> {
+        let mut rounded = None;
+        let mut value = out;
+        while let Some(u) = self.sole_user(value) {
+            let Some(d) = self.round_trip(u, value) else { break };
+            self.absorbed[u] = true;
+            self.absorbed[d] = true;
+            value = self.orig.nodes[d].outputs[0];
+            rounded = Some(value);
+        }
+        rounded
+    }
+
+    /// Fuses what follows node `n`'s output `y`: a float16 round trip, a residual `add`
+    /// (when `residual` allows it and the other addend is computed before `n`, stored like
+    /// `y`, of `y`'s shape) and a round trip of the sum, then a clamp or relu and a round
+    /// trip after it, or a fake-quantization pair. Returns the epilogue and the operand the
+    /// fused step produces.
     pub(crate) fn tail(
         &mut self,
         n: usize,
@@ -491,13 +520,12 @@ impl<'g> Planner<'g> {
         residual: bool,
         y_nhwc: bool,
     ) -> (Post, Operand) {
-        let mut post = Post {
-            residual: None,
-            lo: f32::NEG_INFINITY,
-            hi: f32::INFINITY,
-            quant: None,
-        };
+        let mut post = Post::clamp(f32::NEG_INFINITY, f32::INFINITY);
         let mut out = y;
+        if let Some(rounded) = self.absorb_round_trip(out) {
+            post.round_value = true;
+            out = rounded;
+        }
         if let (true, Some(u)) = (residual, self.sole_user(out)) {
             if let Op::Add(b) = &self.orig.nodes[u].op {
                 let other = if b.a == out { b.b } else { b.a };
@@ -513,6 +541,10 @@ impl<'g> Planner<'g> {
                     post.residual = Some(other.index());
                     self.absorbed[u] = true;
                     out = out2;
+                    if let Some(rounded) = self.absorb_round_trip(out) {
+                        post.round_sum = true;
+                        out = rounded;
+                    }
                 }
             }
         }
@@ -528,14 +560,29 @@ impl<'g> Planner<'g> {
                 }
                 _ => None,
             };
-            if let Some((lo, hi)) = bounds.filter(|(lo, hi)| lo <= hi) {
+            // Roundings commute with a clamp only when its bounds are on float16's grid.
+            let on_grid = |(lo, hi): (f32, f32)| {
+                let grid = |v: f32| crate::vmath::round_f16_f32(v) == v;
+                grid(lo) && grid(hi)
+            };
+            let fits = |b: &(f32, f32)| b.0 <= b.1 && (!post.rounds() || on_grid(*b));
+            if let Some((lo, hi)) = bounds.filter(fits) {
                 post.lo = lo;
                 post.hi = hi;
                 self.absorbed[u] = true;
                 out = self.orig.nodes[u].outputs[0];
+                if on_grid((lo, hi)) {
+                    if let Some(rounded) = self.absorb_round_trip(out) {
+                        match post.residual {
+                            Some(_) => post.round_sum = true,
+                            None => post.round_value = true,
+                        }
+                        out = rounded;
+                    }
+                }
             }
         }
-        if let Some(u) = self.sole_user(out) {
+        if let (false, Some(u)) = (post.rounds(), self.sole_user(out)) {
             if let Some((pair, d)) = FakeQuant::pair(self, u, out) {
                 post.quant = Some(pair);
                 self.absorbed[u] = true;
@@ -554,12 +601,7 @@ impl<'g> Planner<'g> {
         }
         let flag = self.nhwc[x.index()];
         self.nhwc[y.index()] = flag;
-        let post = Post {
-            residual: None,
-            lo,
-            hi,
-            quant: None,
-        };
+        let post = Post::clamp(lo, hi);
         Some(Step::Binary {
             kind: None,
             a: x.index(),

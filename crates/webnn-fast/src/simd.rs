@@ -139,6 +139,19 @@ fn add_clamp_generic<const FMA: bool>(out: &mut [f32], residual: &[f32], lo: f32
     }
 }
 
+/// `out` rounded to float16's grid and widened back (a float16 export's round trip), as the
+/// reference's casts round: to nearest even, overflow to infinity, NaN kept.
+pub(crate) fn round_f16(simd: Simd, out: &mut [f32]) {
+    dispatch!(simd, round_f16_generic(out))
+}
+
+#[inline(always)]
+fn round_f16_generic<const FMA: bool>(out: &mut [f32]) {
+    for o in out.iter_mut() {
+        *o = crate::vmath::round_f16_f32(*o);
+    }
+}
+
 /// The element-wise binary ops with a fast path; results equal the reference's (an f32 op
 /// equals the f64 op rounded once for these).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -88,3 +88,68 @@ fn casts_to_float16_round_where_the_graph_says() {
     let got = outputs(&FastBackend::new(1), &graph, &[("x".into(), input)]);
     assert_eq!(got, [vec![0.0]]);
 }
+
+/// Values in multiples of 1/8 up to ±6: a convolution's products and sums of them are exact
+/// in float32 in any order, so every difference a fused rounding could make shows bit for bit.
+fn eighths(g: &mut G, n: usize) -> Vec<f32> {
+    g.rng.fill(n, -6.0, 6.0).iter().map(|v| (v * 8.0).round() / 8.0).collect()
+}
+
+fn eighths_constant(g: &mut G, shape: &[u32]) -> webnn_core::Operand {
+    let v = eighths(g, shape.iter().product::<u32>() as usize);
+    g.b.constant(OperandDescriptor::new(DataType::Float32, shape), common::bytes(&v)).unwrap()
+}
+
+/// The float32 → float16 → float32 round trips a float16 export writes after every op (a
+/// value forked to two readers rounded again on each path, as ONNX exports do) are rounded
+/// in the convolutions' epilogues: after the product, after a residual sum, beside a relu;
+/// round trips of values already on the grid are dropped. Exact: the same bits as the
+/// reference computing every cast. A clamp whose bound is off float16's grid (6.1) does not
+/// commute with rounding and stays an element-wise step.
+#[test]
+fn a_float16_export_s_round_trips_fuse_into_the_convolutions() {
+    let mut g = G::new(11);
+    let x = g.input("x", &[1, 8, 10, 10]);
+    let data = eighths(&mut g, 800);
+    g.inputs[0].1.bytes = common::bytes(&data);
+    let none = OpOptions::default;
+    let round_trip = |g: &mut G, v| {
+        let h = g.b.cast(v, DataType::Float16, none()).unwrap();
+        g.b.cast(h, DataType::Float32, none()).unwrap()
+    };
+    let (w, bias) = (eighths_constant(&mut g, &[8, 8, 3, 3]), eighths_constant(&mut g, &[8]));
+    let padded = || Conv2dOptions { padding: Some(vec![1, 1, 1, 1]), ..Default::default() };
+    let y = g.b.conv2d(x, w, Conv2dOptions { bias: Some(bias), ..padded() }).unwrap();
+    let y = round_trip(&mut g, y);
+    let y = g.b.relu(y, none()).unwrap();
+    let y = round_trip(&mut g, y);
+    let dw = eighths_constant(&mut g, &[8, 1, 3, 3]);
+    let z = g.b.conv2d(y, dw, Conv2dOptions { groups: 8, ..padded() }).unwrap();
+    let z = round_trip(&mut g, z);
+    let z = round_trip(&mut g, z);
+    let pw = eighths_constant(&mut g, &[8, 8, 1, 1]);
+    let p = g.b.conv2d(z, pw, Conv2dOptions::default()).unwrap();
+    let p = round_trip(&mut g, p);
+    let skip = round_trip(&mut g, y);
+    let sum = g.b.add(p, skip, none()).unwrap();
+    let sum = round_trip(&mut g, sum);
+    let w2 = eighths_constant(&mut g, &[8, 8, 1, 1]);
+    let q = g.b.conv2d(sum, w2, Conv2dOptions::default()).unwrap();
+    let q = round_trip(&mut g, q);
+    let six = Some(MLNumber::Double(6.1));
+    let q = g.b.clamp(q, ClampOptions { min_value: Some(MLNumber::Double(0.0)), max_value: six, ..Default::default() }).unwrap();
+    let q = round_trip(&mut g, q);
+    let graph = g.build(&[("sum", sum), ("q", q)]);
+
+    // Four convolutions, the chain, and the outputs' copies to NCHW.
+    assert_eq!(common::check(&graph, &g.inputs, 0.0), (7, 0));
+    let steps = common::steps(&graph, &g);
+    let convs: Vec<&String> = steps.iter().filter(|s| s.starts_with("conv")).collect();
+    assert_eq!(convs.len(), 4, "{steps:?}");
+    assert!(convs.iter().all(|s| s.contains(" f16")), "{steps:?}");
+    assert!(convs.iter().any(|s| s.contains("clamp[0, inf]")), "the relu is fused: {steps:?}");
+    assert!(convs.iter().any(|s| s.contains(" f16 +residual f16")), "{steps:?}");
+    // The clamp to 6.1 and the round trip after it.
+    let chains: Vec<&String> = steps.iter().filter(|s| s.starts_with("element-wise chain")).collect();
+    assert_eq!(chains.len(), 1, "{steps:?}");
+}

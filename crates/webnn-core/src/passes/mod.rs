@@ -4,8 +4,10 @@
 
 mod recurrent;
 mod retype;
+mod round_trips;
 
 pub use retype::{retype_float, Edges};
+pub use round_trips::drop_round_trips;
 
 use crate::builder::GraphBuilder;
 use crate::error::{Error, Result};

@@ -249,14 +249,11 @@ impl QGemmStep {
                 }
             });
             let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
-            let (lo, hi) = (self.post.lo, self.post.hi);
-            match residual {
-                Some(r) => simd::add_clamp(ctx.simd, &mut y, r, lo, hi),
-                None if lo > f32::NEG_INFINITY || hi < f32::INFINITY => {
-                    y.iter_mut().for_each(|v| *v = simd::clamp(*v, lo, hi))
-                }
-                None => {}
+            let (lo, hi) = self.post.kernel_bounds();
+            if lo > f32::NEG_INFINITY || hi < f32::INFINITY {
+                y.iter_mut().for_each(|v| *v = simd::clamp(*v, lo, hi))
             }
+            self.post.finish(ctx.simd, &mut y, residual, 0);
         }
         values.put(self.out, vec![m, n], y);
         Ok(())
