@@ -351,7 +351,7 @@ impl ChainStep {
             let dst = SharedMut::new(&mut y);
             let inputs = &inputs[..];
             // A chain of correctly rounded links needs no float64 blocks (module `float32`).
-            let float32 = self.float32_exact();
+            let float32 = self.in_float32();
             ctx.pool.run(len.div_ceil(TASK), &|t| {
                 let range = t * TASK..((t + 1) * TASK).min(len);
                 // SAFETY: each task writes its own range.
