@@ -1,8 +1,7 @@
 //! exp, expm1, sigmoid, tanh and elu in float64, and tanh in float32, without branches or
 //! library calls, so that a loop over a block of values vectorizes (the element-wise chains,
-//! `chain.rs`). The
-//! reference computes these with libm, one call per element (10-20 ns each); here a block
-//! runs at a few vector instructions per element.
+//! `chain.rs`). The reference computes these with libm, one call per element (10-20 ns
+//! each); here a block runs at a few vector instructions per element.
 //!
 //! Each function is within about 1e-14 relative of the exact value (polynomials of the
 //! reduced argument, evaluated in float64), far below float32's half ULP (6e-8): rounded to
