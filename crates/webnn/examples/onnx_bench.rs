@@ -5,8 +5,9 @@
 //!   cargo run --release -p webnn --features ort --example onnx_bench
 //!
 //! The models are the PyPI packages' (magika, RapidOCR) and, where the test command has
-//! written them into `www/models/`, this project's MobileNetV2 export and its QDQ form by
-//! ONNX Runtime's quantizer (`scripts/quantize-onnx.py`); inputs are deterministic values.
+//! written them into `www/models/`, this project's MobileNetV2 export, its float16 export
+//! and its QDQ form by ONNX Runtime's quantizer (`scripts/quantize-onnx.py`); inputs are
+//! deterministic values.
 //! `PROFILE=<part of a model's name>` prints that model's slowest fast-backend steps first.
 
 use std::path::PathBuf;
@@ -44,6 +45,7 @@ fn main() {
         .join("www/models");
     let exports = [
         ("MobileNetV2 (this project's export)", "mobilenetv2/model.onnx", "", 20),
+        ("MobileNetV2 float16 export (casts around float32 ops)", "mobilenetv2-f16/model.onnx", "", 20),
         ("MobileNetV2 QDQ (ONNX Runtime's quantizer)", "mobilenetv2-qdq/model.onnx", "", 20),
     ];
     let mut all: Vec<(&str, PathBuf, &str, usize)> = models.iter().map(|&(n, f, d, r)| (n, dir.join(f), d, r)).collect();
@@ -68,6 +70,9 @@ fn main() {
                 let count = d.max_elements() as usize;
                 let bytes = match d.data_type {
                     webnn::DataType::Int32 => (0..count).flat_map(|i| ((i * 31 % 257) as i32).to_le_bytes()).collect(),
+                    webnn::DataType::Float16 => {
+                        (0..count).flat_map(|i| half::f16::from_f32((i * 7919 % 1000) as f32 / 500.0 - 1.0).to_le_bytes()).collect()
+                    }
                     _ => (0..count).flat_map(|i| ((i * 7919 % 1000) as f32 / 500.0 - 1.0).to_le_bytes()).collect(),
                 };
                 (n.clone(), HostTensor { desc: d.clone(), bytes })
