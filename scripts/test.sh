@@ -89,6 +89,7 @@ WEBNN_BROWSER=firefox "$bin/webnn-www" ort-webnn --device cpu
 
 section "loadOnnx: ONNX files (this project's exports, PP-OCR's and the onnx package's ResNet50 and SqueezeNet) built on the polyfill, equal to ONNX Runtime Web on the same files"
 "$bin/examples/mobilenet_f16" www/models/mobilenetv2-f16
+"$bin/examples/page_exports" www/models   # EfficientNet-Lite0 and the style transfer network
 # The QDQ form of the same MobileNetV2, by ONNX Runtime's own quantizer (the setup's copies of
 # onnxruntime and onnx).
 llama="${WEBNN_LLAMA_DIR:-$HOME/.cache/webnn-rs/llama}"

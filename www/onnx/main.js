@@ -33,6 +33,11 @@ const MODELS = [
   // other side of a quantization step moves by a whole step (the output's is about 0.06) and
   // carries on through the layers after it, so they agree within a few steps of the logits.
   { name: 'mobilenetv2-qdq', url: '../models/mobilenetv2-qdq/model.onnx', tolerance: 0.05 },
+  // EfficientNet-Lite0 with its ImageNet weights, and the samples' style transfer network at
+  // 256 x 256 (seeded weights), with their normalizations as ONNX's own ops (the example
+  // page_exports of webnn-onnx).
+  { name: 'efficientnet-lite0', url: '../models/efficientnet-lite0-onnx/model.onnx' },
+  { name: 'style transfer 256', url: '../models/style-transfer/model.onnx' },
   { name: 'resnet50 (onnx light)', url: '/onnx-models/onnx/backend/test/data/light/light_resnet50.onnx' },
   { name: 'squeezenet (onnx light)', url: '/onnx-models/onnx/backend/test/data/light/light_squeezenet.onnx' },
   { name: 'encoder', url: '../models/encoder/model.onnx', manifest: '../models/encoder/manifest.json' },

@@ -15,7 +15,7 @@ fn main() {
     let config = webnn_models::EncoderConfig::default();
     let graph = webnn_models::bert_encoder(&config, 11).expect("the encoder builds");
     // layerNormalization as ONNX's LayerNormalization, as framework exports write it.
-    let options = webnn_onnx::ConvertOptions { layer_normalization_op: true, ..Default::default() };
+    let options = webnn_onnx::ConvertOptions { normalization_ops: true, ..Default::default() };
     let model = webnn_onnx::convert_with(&graph, options).expect("converts to ONNX");
     let (ids, mask) = webnn_models::encoder_sample(&config, 11, 5);
     let onnx_name = |name: &str| model.inputs.iter().find(|b| b.name == name).map(|b| b.onnx_name.clone()).expect("a bound input");

@@ -116,8 +116,8 @@ pub struct Em<'g> {
     dim_sources: HashMap<String, (String, usize)>,
     /// Per dynamic dimension name: its size as a 1-D int64 value, once read.
     dim_values: HashMap<String, String>,
-    /// `ConvertOptions::layer_normalization_op`.
-    pub layer_normalization_op: bool,
+    /// `ConvertOptions::normalization_ops`.
+    pub normalization_ops: bool,
 }
 
 impl<'g> Em<'g> {
@@ -130,7 +130,7 @@ impl<'g> Em<'g> {
             counter: 0,
             dim_sources: HashMap::new(),
             dim_values: HashMap::new(),
-            layer_normalization_op: false,
+            normalization_ops: false,
         }
     }
 

@@ -162,11 +162,12 @@ pub struct ConvertOptions {
     /// Fused 4-bit quantized products as ONNX Runtime's `com.microsoft.MatMulNBits`: the
     /// weights stay 4-bit (for ONNX Runtime; other runtimes may lack the operator).
     pub matmul_nbits: bool,
-    /// layerNormalization over trailing axes (with a scale) as ONNX's `LayerNormalization`,
-    /// computed by the runtime in the input's type, as framework exports write it; runtimes
-    /// that take ONNX to WebNN (ONNX Runtime Web's WebNN execution provider) map it to one
-    /// op. The default spells it out in float64, for results as exact as WebNN asks.
-    pub layer_normalization_op: bool,
+    /// layerNormalization over trailing axes (with a scale) and instanceNormalization in NCHW
+    /// (with a scale and a bias) as ONNX's `LayerNormalization` and `InstanceNormalization`,
+    /// computed by the runtime in the input's type, as framework exports write them; runtimes
+    /// that take ONNX to WebNN (ONNX Runtime Web's WebNN execution provider) map each to one
+    /// op. The default spells them out in float64, for results as exact as WebNN asks.
+    pub normalization_ops: bool,
 }
 
 /// Converts a validated graph to standard ONNX.
@@ -190,7 +191,7 @@ pub fn convert_with(graph: &Graph, options: ConvertOptions) -> Result<OnnxModel>
         kept[o.index()] = true;
     }
     let mut em = Em::new(&graph);
-    em.layer_normalization_op = options.layer_normalization_op;
+    em.normalization_ops = options.normalization_ops;
     let mut inputs = Vec::new();
     for (i, (name, o)) in graph.inputs.iter().enumerate() {
         let onnx_name = format!("input_{i}");

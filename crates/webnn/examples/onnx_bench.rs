@@ -6,8 +6,9 @@
 //!
 //! The models are the PyPI packages' (magika, RapidOCR) and, where the test command has
 //! written them into `www/models/`, this project's MobileNetV2 export, its float16 export
-//! and its QDQ form by ONNX Runtime's quantizer (`scripts/quantize-onnx.py`); inputs are
-//! deterministic values.
+//! and its QDQ form by ONNX Runtime's quantizer (`scripts/quantize-onnx.py`), and its
+//! EfficientNet-Lite0 and style transfer exports (the `page_exports` example of webnn-onnx);
+//! inputs are deterministic values.
 //! `PROFILE=<part of a model's name>` prints that model's slowest fast-backend steps first.
 
 use std::path::PathBuf;
@@ -47,6 +48,8 @@ fn main() {
         ("MobileNetV2 (this project's export)", "mobilenetv2/model.onnx", "", 20),
         ("MobileNetV2 float16 export (casts around float32 ops)", "mobilenetv2-f16/model.onnx", "", 20),
         ("MobileNetV2 QDQ (ONNX Runtime's quantizer)", "mobilenetv2-qdq/model.onnx", "", 20),
+        ("EfficientNet-Lite0 (this project's export)", "efficientnet-lite0-onnx/model.onnx", "", 20),
+        ("style transfer 256x256 (this project's export)", "style-transfer/model.onnx", "", 5),
     ];
     let mut all: Vec<(&str, PathBuf, &str, usize)> = models.iter().map(|&(n, f, d, r)| (n, dir.join(f), d, r)).collect();
     for (name, file, dims, runs) in exports {

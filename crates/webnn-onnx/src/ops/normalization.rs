@@ -1,7 +1,8 @@
 //! batchNormalization, instanceNormalization, layerNormalization as
 //! `scale * (x - mean) / sqrt(variance + epsilon) + bias`, computed in doubles and rounded
 //! once to the output type (population variance, epsilon cast to the input type first);
-//! layerNormalization as ONNX's own op when `ConvertOptions::layer_normalization_op` asks.
+//! layerNormalization and instanceNormalization as ONNX's own ops when
+//! `ConvertOptions::normalization_ops` asks.
 
 use crate::emit::{attr_f, attr_i, attr_ints, onnx_type, Em};
 use webnn_core::ops::{BatchNormalization, InputLayout, InstanceNormalization, LayerNormalization};
@@ -92,6 +93,14 @@ pub fn instance_normalization(em: &mut Em, a: &InstanceNormalization, out: Opera
         InputLayout::Nchw => (1, [2i64, 3]),
         InputLayout::Nhwc => (3, [1i64, 2]),
     };
+    if let (true, InputLayout::Nchw, Some(scale), Some(bias)) = (em.normalization_ops, o.layout, o.scale, o.bias) {
+        let x = em.v(a.input)?;
+        let (scale, bias) = (em.v(scale)?, em.v(bias)?);
+        let eps = epsilon(em.dt(a.input), o.epsilon) as f32;
+        let y = em.node("InstanceNormalization", &[&x, &scale, &bias], vec![attr_f("epsilon", eps)]);
+        em.set(out, y);
+        return Ok(());
+    }
     let x = em.v(a.input)?;
     let x = em.as_f64(&x);
     let (m, var) = moments(em, &x, &spatial);
@@ -117,7 +126,7 @@ pub fn layer_normalization(em: &mut Em, a: &LayerNormalization, out: Operand) ->
         Some(v) => v.iter().map(|&x| x as usize).collect(),
         None => (1..rank).collect(),
     };
-    if em.layer_normalization_op && o.scale.is_some() && !axes.is_empty() && axes.iter().enumerate().all(|(i, &x)| x == rank - axes.len() + i) {
+    if em.normalization_ops && o.scale.is_some() && !axes.is_empty() && axes.iter().enumerate().all(|(i, &x)| x == rank - axes.len() + i) {
         // ONNX's LayerNormalization normalizes the axes from `axis` on, with a scale (and
         // bias) of their shape: WebNN's over trailing axes listed in order.
         let x = em.v(a.input)?;
