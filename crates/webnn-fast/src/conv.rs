@@ -14,6 +14,7 @@ use crate::buffers::Buf;
 use crate::depthwise::{Depthwise, Input as DepthwiseInput};
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
+use crate::planes::{self, Planes};
 use crate::stem::{self, Stem};
 use crate::plan::Planner;
 use crate::simd;
@@ -64,6 +65,9 @@ enum Kind {
     Depthwise(Depthwise),
     /// Dense, with at most `narrow::MAX_CHANNELS` output channels.
     Narrow(Narrow),
+    /// Dense, with at most `planes::MAX_CHANNELS` output channels, over an NCHW image with a
+    /// stride-1 window and no padding.
+    Planes(Planes),
     /// Dense, with at most `stem::MAX_INPUT_CHANNELS` input channels.
     Stem(Stem),
 }
@@ -141,7 +145,27 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     // The narrow path skips taps in the padding; the padding's zeros times an infinite or
     // NaN weight are NaN, so such filters take the im2col GEMM, which multiplies them.
     let finite = filter.iter().all(|v| v.is_finite());
-    let kind = if groups == 1 && fi == c && fo == oc && oc <= narrow::MAX_CHANNELS && kh * kw > 1 && finite {
+    let planar = [sh, sw, dh, dw] == [1; 4] && pt + pb + pl + pr == 0 && o.input_layout == InputLayout::Nchw;
+    let kind = if groups == 1 && fi == c && fo == oc && oc <= planes::MAX_CHANNELS && kh * kw > 1 && planar {
+        // [c][kh][kw][oc] from OIHW.
+        let mut weights = vec![0.0f32; c * kh * kw * oc];
+        for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
+            for (i, v) in wf.iter().enumerate() {
+                weights[i * oc + o] = *v;
+            }
+        }
+        Kind::Planes(Planes {
+            c,
+            h,
+            w,
+            oc,
+            ow,
+            kh,
+            kw,
+            weights,
+            bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
+        })
+    } else if groups == 1 && fi == c && fo == oc && oc <= narrow::MAX_CHANNELS && kh * kw > 1 && finite {
         // [oc][kh][kw][c] from OIHW.
         let mut weights = vec![0.0f32; oc * kh * kw * c];
         for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
@@ -253,6 +277,8 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         return None;
     };
     let (input, mut transpose_in, stored_nhwc) = match o.input_layout {
+        // The planes kernel reads the NCHW image (converted once where it is stored NHWC).
+        InputLayout::Nchw if matches!(kind, Kind::Planes(_)) => (p.logical(a.input), false, true),
         InputLayout::Nchw => (a.input.index(), !p.nhwc[a.input.index()], true),
         InputLayout::Nhwc => (p.logical(a.input), false, false),
     };
@@ -312,6 +338,7 @@ impl Conv {
             }
             Kind::Depthwise(d) => format!("depthwise {}x{}/{}", d.kh, d.kw, d.stride[0]),
             Kind::Narrow(d) => format!("narrow {}x{}/{}", d.kh, d.kw, d.stride[0]),
+            Kind::Planes(d) => format!("planes {}x{}/1 nchw", d.kh, d.kw),
             Kind::Stem(d) => format!("stem {}x{}/{}{}", d.kh, d.kw, d.stride[0], if d.nchw { " nchw" } else { "" }),
         };
         let (read, written) = (if self.input_bytes.is_some() { " bytes" } else { "" }, if self.output_bytes.is_some() { " as bytes" } else { "" });
@@ -423,6 +450,9 @@ impl Conv {
                     });
                 }
                 Kind::Narrow(d) => self.image_rows(ctx, &sink, post, residual, 1, &|b, oy, out, lo, hi| {
+                    d.row(simd, &x[b * image..][..image], oy, out, lo, hi)
+                }),
+                Kind::Planes(d) => self.image_rows(ctx, &sink, post, residual, 1, &|b, oy, out, lo, hi| {
                     d.row(simd, &x[b * image..][..image], oy, out, lo, hi)
                 }),
                 Kind::Stem(d) => {
@@ -549,7 +579,7 @@ impl Conv {
                 q.reads_bytes(zero, scale)
             }
             Kind::Depthwise(_) => true,
-            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Stem(_) => false,
+            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Planes(_) | Kind::Stem(_) => false,
         }
     }
 

@@ -48,6 +48,7 @@ mod matmul;
 mod narrow;
 mod norm;
 mod plan;
+mod planes;
 mod pool;
 mod qconv;
 mod quant;

@@ -334,6 +334,30 @@ fn few_output_channels() {
     }
 }
 
+/// Such windows with stride 1 and no padding over NCHW images (a style transfer network's
+/// last layer, after an explicit pad) take the planes kernel, pixels side by side in a
+/// vector: rows wide enough for whole blocks, single vectors and single pixels, every
+/// channel count, two images, an input stored NHWC by the convolution before it.
+#[test]
+fn few_output_channels_without_padding() {
+    for oc in [1, 2, 3, 4] {
+        for (w, k) in [(150, 9), (21, 3), (6, 5)] {
+            let case = Case { w, k: [k, k], padding: [0; 4], act: Act::Clamp, n: 1 + u32::from(oc == 2), ..base(5, oc, k) };
+            all_layouts(&case, true);
+        }
+    }
+    let mut g = G::new(43);
+    let x = g.input("x", &[1, 3, 20, 40]);
+    let f1 = g.constant(&[8, 3, 3, 3]);
+    let y = g.b.conv2d(x, f1, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let f2 = g.constant(&[3, 8, 5, 5]);
+    let y = g.b.conv2d(y, f2, Conv2dOptions::default()).unwrap();
+    let graph = g.build(&[("y", y)]);
+    assert_eq!(check(&graph, &g.inputs, 1e-4).1, 0);
+    let described = common::steps(&graph, &g);
+    assert!(described.iter().any(|s| s.starts_with("conv planes 5x5/1 nchw")), "{described:?}");
+}
+
 /// Dense windows over at most four input channels (an image network's first layer) run on
 /// the stem kernel, reading NCHW inputs where they lie: strides, dilations, asymmetric
 /// padding, output channels that fill no vector, two images.
