@@ -6,7 +6,8 @@
 //! same formula and summation order, so the results equal theirs bit for bit:
 //! `(x - mean) * (1 / sqrt(variance + epsilon)) * scale + bias`, epsilon cast to float32.
 
-use crate::exec::{Ctx, Step, Values};
+use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::simd::{self, Simd};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::ops::*;
@@ -163,6 +164,50 @@ impl BatchNorm {
     }
 }
 
+/// Per channel: the moments, the scale and bias, and the clamp after them.
+struct Channels<'a> {
+    mean: &'a [f64],
+    inv_std: &'a [f64],
+    scale: &'a [f64],
+    bias: &'a [f64],
+    lo: f32,
+    hi: f32,
+}
+
+/// Pixels stored channels last, normalized and clamped (compiled for the machine's vectors:
+/// the float64 arithmetic has no fused multiply-adds, so every ISA computes the same bits).
+#[inline(always)]
+fn normalize_pixels<const FMA: bool>(x: &[f32], out: &mut [f32], p: &Channels) {
+    let c = p.mean.len();
+    for (o, px) in out.chunks_exact_mut(c).zip(x.chunks_exact(c)) {
+        for ch in 0..c {
+            o[ch] = simd::clamp(normalize(px[ch] as f64, p.mean[ch], p.inv_std[ch], p.scale[ch], p.bias[ch]) as f32, p.lo, p.hi);
+        }
+    }
+}
+
+/// Per channel, the sum over pixels stored channels last of the values, or (given the
+/// means) of their squared deviations, in pixel order.
+#[inline(always)]
+fn pixel_sums<const FMA: bool>(x: &[f32], sums: &mut [f64], mean: Option<&[f64]>) {
+    let c = sums.len();
+    match mean {
+        None => {
+            for px in x.chunks_exact(c) {
+                sums.iter_mut().zip(px).for_each(|(s, &v)| *s += v as f64);
+            }
+        }
+        Some(mean) => {
+            for px in x.chunks_exact(c) {
+                sums.iter_mut().zip(px).zip(mean).for_each(|((d, &v), m)| *d += (v as f64 - m) * (v as f64 - m));
+            }
+        }
+    }
+}
+
+/// Pixels summed by one task of a channels-last instance normalization.
+const PIXEL_RUN: usize = 1024;
+
 pub(crate) struct InstanceNorm {
     input: usize,
     out: usize,
@@ -173,6 +218,8 @@ pub(crate) struct InstanceNorm {
     hw: usize,
     channels_last: bool,
     out_shape: Vec<usize>,
+    /// A relu or clamp after it (a style transfer network's), applied as values are written.
+    post: Post,
 }
 
 /// The fast step for a float32 instanceNormalization node with static shapes.
@@ -190,9 +237,11 @@ pub(crate) fn plan_instance(p: &mut Planner, n: usize, a: &InstanceNormalization
     };
     let nhwc_stored = a.options.layout == InputLayout::Nchw && channels_last;
     p.set_nhwc(y, nhwc_stored);
+    let (post, out) = p.tail(n, y, false, nhwc_stored);
     Some(Step::InstanceNorm(Box::new(InstanceNorm {
         input,
-        out: y.index(),
+        out: out.index(),
+        post,
         params: Params { scale: a.options.scale.map(|o| o.index()), bias: a.options.bias.map(|o| o.index()) },
         epsilon: a.options.epsilon as f32 as f64,
         n: nb,
@@ -210,7 +259,7 @@ impl InstanceNorm {
 
     pub(crate) fn describe(&self) -> String {
         let order = if self.channels_last { "NHWC" } else { "NCHW" };
-        format!("instance normalization of {} channels over {} ({order})", self.c, self.hw)
+        format!("instance normalization of {} channels over {} ({order}){}", self.c, self.hw, self.post.describe())
     }
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
@@ -223,23 +272,26 @@ impl InstanceNorm {
         let mut y = values.alloc(len);
         {
             let x = values.f32(self.input)?;
-            let dst = SharedMut::new(&mut y);
-            // One task per image (channels last: every pixel holds all channels) or per plane.
-            let (tasks, size) = if self.channels_last { (self.n, c * hw) } else { (self.n * c, hw) };
-            ctx.pool.run(tasks, &|t| {
-                // SAFETY: each task writes its own image or plane.
-                let out = unsafe { dst.range(t * size, size) };
-                let x = &x[t * size..][..size];
-                if self.channels_last {
-                    self.image(x, out, &scale, &bias);
-                } else {
+            if self.channels_last {
+                for (x, out) in x.chunks_exact(c * hw).zip(y.chunks_exact_mut(c * hw)) {
+                    self.image(ctx, x, out, &scale, &bias);
+                }
+            } else {
+                let dst = SharedMut::new(&mut y);
+                // One task per plane.
+                ctx.pool.run(self.n * c, &|t| {
+                    // SAFETY: each task writes its own plane.
+                    let out = unsafe { dst.range(t * hw, hw) };
+                    let x = &x[t * hw..][..hw];
                     let ch = t % c;
                     let (mean, inv_std) = self.moments(x.iter().map(|&v| v as f64));
+                    let (lo, hi) = self.post.kernel_bounds();
                     for (o, &v) in out.iter_mut().zip(x) {
-                        *o = normalize(v as f64, mean, inv_std, scale[ch], bias[ch]) as f32;
+                        *o = simd::clamp(normalize(v as f64, mean, inv_std, scale[ch], bias[ch]) as f32, lo, hi);
                     }
-                }
-            });
+                    self.post.finish(ctx.simd, out, None, t * hw);
+                });
+            }
         }
         values.put(self.out, self.out_shape.clone(), y);
         Ok(())
@@ -252,23 +304,45 @@ impl InstanceNorm {
         (mean, 1.0 / (var + self.epsilon).sqrt())
     }
 
-    /// One image stored channels last ([hw, c]): every channel's sums in one sweep each.
-    fn image(&self, x: &[f32], out: &mut [f32], scale: &[f64], bias: &[f64]) {
-        let c = self.c;
-        let mut sum = vec![0.0f64; c];
-        for px in x.chunks_exact(c) {
-            sum.iter_mut().zip(px).for_each(|(s, &v)| *s += v as f64);
-        }
-        let mean: Vec<f64> = sum.iter().map(|s| s / self.hw as f64).collect();
-        let mut dev = vec![0.0f64; c];
-        for px in x.chunks_exact(c) {
-            dev.iter_mut().zip(px).zip(&mean).for_each(|((d, &v), m)| *d += (v as f64 - m) * (v as f64 - m));
-        }
-        let inv_std: Vec<f64> = dev.iter().map(|d| 1.0 / (d / self.hw as f64 + self.epsilon).sqrt()).collect();
-        for (o, px) in out.chunks_exact_mut(c).zip(x.chunks_exact(c)) {
-            for ch in 0..c {
-                o[ch] = normalize(px[ch] as f64, mean[ch], inv_std[ch], scale[ch], bias[ch]) as f32;
+    /// One image stored channels last ([hw, c]), in three parallel passes over runs of
+    /// whole pixels: each run's sums per channel, then (with the means) each run's squared
+    /// deviations, then the normalized values. One pass per image would leave all but one
+    /// thread idle (a style transfer network's images are one per dispatch). The runs are
+    /// fixed (`PIXEL_RUN` pixels), and their sums are added in order, so every thread count
+    /// gives the same bits.
+    fn image(&self, ctx: &Ctx, x: &[f32], out: &mut [f32], scale: &[f64], bias: &[f64]) {
+        let (c, hw) = (self.c, self.hw);
+        let runs = hw.div_ceil(PIXEL_RUN);
+        let per_run = |each: &(dyn Fn(&[f32], &mut [f64]) + Sync)| -> Vec<f64> {
+            let mut partial = vec![0.0f64; runs * c];
+            let dst = SharedMut::new(&mut partial);
+            ctx.pool.run(runs, &|t| {
+                // SAFETY: each task writes its own run's sums.
+                let sums = unsafe { dst.range(t * c, c) };
+                let pixels = t * PIXEL_RUN..hw.min((t + 1) * PIXEL_RUN);
+                each(&x[pixels.start * c..pixels.end * c], sums);
+            });
+            let mut total = vec![0.0f64; c];
+            for sums in partial.chunks_exact(c) {
+                total.iter_mut().zip(sums).for_each(|(t, s)| *t += s);
             }
-        }
+            total
+        };
+        let sums = per_run(&|x, sums| simd::dispatch!(ctx.simd, pixel_sums(x, sums, None)));
+        let mean: Vec<f64> = sums.iter().map(|s| s / hw as f64).collect();
+        let devs = per_run(&|x, devs| simd::dispatch!(ctx.simd, pixel_sums(x, devs, Some(&mean))));
+        let inv_std: Vec<f64> = devs.iter().map(|d| 1.0 / (d / hw as f64 + self.epsilon).sqrt()).collect();
+        let pixels = unit_rows(self.hw, 1, 8 * c);
+        let dst = SharedMut::new(out);
+        ctx.pool.run(self.hw.div_ceil(pixels), &|t| {
+            let run = t * pixels..self.hw.min((t + 1) * pixels);
+            // SAFETY: each task writes its own pixels.
+            let out = unsafe { dst.range(run.start * c, run.len() * c) };
+            let (lo, hi) = self.post.kernel_bounds();
+            let x = &x[run.start * c..run.end * c];
+            let params = Channels { mean: &mean, inv_std: &inv_std, scale, bias, lo, hi };
+            simd::dispatch!(ctx.simd, normalize_pixels(x, out, &params));
+            self.post.finish(ctx.simd, out, None, run.start * c);
+        });
     }
 }

@@ -86,6 +86,26 @@ fn instance_normalization_matches_the_reference() {
     }
 }
 
+/// A channels-last image of more pixels than one task sums (its runs' sums added in order)
+/// after a convolution, with the relu after it fused: within the convolution's float32
+/// rounding of the reference, the same bits at every thread count (`check`), one step for
+/// both ops.
+#[test]
+fn instance_normalization_of_a_large_image_fuses_its_relu() {
+    let mut g = G::new(12);
+    let x = g.input("x", &[1, 3, 50, 45]);
+    let filter = g.constant(&[24, 3, 3, 3]);
+    let y = g.b.conv2d(x, filter, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let (scale, bias) = (Some(g.constant(&[24])), Some(g.constant(&[24])));
+    let y = g.b.instance_normalization(y, InstanceNormalizationOptions { scale, bias, ..Default::default() }).unwrap();
+    let y = g.b.relu(y, OpOptions::default()).unwrap();
+    let graph = g.build(&[("y", y)]);
+    assert_eq!(check(&graph, &g.inputs, 1e-4).1, 0);
+    let steps = common::steps(&graph, &g);
+    assert!(steps.iter().any(|s| s.starts_with("instance normalization of 24 channels over 2250 (NHWC) clamp[0, inf]")), "{steps:?}");
+    assert!(!steps.iter().any(|s| s.starts_with("element-wise")), "{steps:?}");
+}
+
 /// A batch normalization with constant statistics after a convolution with constant weights
 /// folds into it: the plan has no normalization step, and the result stays within float32
 /// rounding of the reference's two ops.
