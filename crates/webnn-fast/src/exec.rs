@@ -60,12 +60,6 @@ pub(crate) enum Step {
         out: usize,
         post: Post,
     },
-    /// The logical NCHW copy of a value stored NHWC (`shape` is the logical one).
-    ToNchw {
-        src: usize,
-        dst: usize,
-        shape: Vec<usize>,
-    },
 }
 
 /// What a fused step applies to its result: an optional rounding to float16's grid, an
@@ -200,7 +194,6 @@ impl Step {
             Step::Reduce(r) => r.describe(),
             Step::LayerNorm(l) => l.describe(),
             Step::Binary { kind, post, .. } => format!("{kind:?}{}", post.describe()),
-            Step::ToNchw { shape, .. } => format!("to NCHW {shape:?}"),
         }
     }
 
@@ -242,7 +235,6 @@ impl Step {
             Step::Reduce(r) => r.reads(),
             Step::LayerNorm(l) => l.reads(),
             Step::Binary { a, b, post, .. } => [*a, *b].into_iter().chain(post.residual).collect(),
-            Step::ToNchw { src, .. } => vec![*src],
         }
     }
 }
@@ -470,12 +462,6 @@ pub(crate) fn run(
                 out,
                 post,
             } => binary(ctx, &mut values, *kind, *a, *b, *out, post)?,
-            Step::ToNchw { src, dst, shape } => {
-                let (n, c) = (shape[0], shape[1]);
-                let mut v = values.alloc(shape.iter().product());
-                simd::nhwc_to_nchw(values.f32(*src)?, &mut v, n, c, shape[2] * shape[3]);
-                values.put(*dst, shape.clone(), v);
-            }
         }
         for &slot in &frees[i] {
             values.free(slot);

@@ -4,7 +4,7 @@
 //! Layout: a conv2d on an NCHW tensor computes in NHWC, and its result stays NHWC ("stored
 //! NHWC", `nhwc[slot]`) for whatever reads it next: another conv, a fused or element-wise
 //! op. Only a reader that needs the logical NCHW tensor (a reference op, a graph output, an
-//! op whose inputs disagree) gets a converted copy, made once by a `ToNchw` step into an
+//! op whose inputs disagree) gets a converted copy, made once by a `Permute` step into an
 //! extra slot (the "twin"), with the reader's operand renumbered to it. So a convolutional
 //! network converts its input once and its features once, not around every op.
 
@@ -387,11 +387,12 @@ impl<'g> Planner<'g> {
         self.work.operands.push(OperandInfo { desc, source });
         self.nhwc.push(false);
         self.twin.insert(i, t);
-        self.steps.push(Step::ToNchw {
-            src: i,
-            dst: t,
-            shape: self.shape(o),
-        });
+        // The logical NCHW copy: a transpose of each image's [h * w, c] matrix (in tiles, in
+        // parallel: `copy::Permute`).
+        let shape = self.shape(o);
+        let [_, c, h, w] = [shape[0], shape[1], shape[2], shape[3]];
+        let strides = vec![h * w * c, 1, w * c, c];
+        self.steps.push(Step::Permute(Box::new(copy::Permute::strided("NHWC", i, t, shape, strides, 0))));
         t
     }
 
