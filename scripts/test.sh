@@ -42,12 +42,12 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=1200
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
 cargo test -p webnn-browser-tests --target wasm32-unknown-unknown --release --test wpt_cpu --test wgpu_webgpu --test web_binding -- --nocapture
-section "the GEMM microkernels and the quantized row kernels in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
+section "the GEMM microkernels, the quantized row kernels and the style transfer network (every step on a fast kernel, and where its time goes) in Chromium, in each wasm build: simd128, and the threads build's relaxed SIMD"
 cargo test -p webnn-gemm --target wasm32-unknown-unknown --release --test correctness
-cargo test -p webnn-fast --target wasm32-unknown-unknown --release --test quantized
+cargo test -p webnn-fast --target wasm32-unknown-unknown --release --test quantized --test profile -- --nocapture
 source scripts/wasm-threads.sh
 threads_cargo test -p webnn-gemm --release --test correctness
-threads_cargo test -p webnn-fast --release --test quantized
+threads_cargo test -p webnn-fast --release --test quantized --test profile
 section "the polyfill in headless Chromium: WPT through its JavaScript objects, CPU (each wasm build: threads, relaxed-simd, simd128) and WebGPU contexts"
 "$bin/webnn-wpt" --backend browser-cpu
 WEBNN_WPT_BUILD=relaxed-simd "$bin/webnn-wpt" --backend browser-cpu

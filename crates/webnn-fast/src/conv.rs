@@ -128,7 +128,8 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     let [_, oc, oh, ow] = axes.map(|i| ys[i]);
     let oihw = permute4(&filter, fs, o.filter_layout.oihw_axes());
     let [fo, fi, kh, kw] = o.filter_layout.oihw_axes().map(|i| fs[i]);
-    if nb * c * h * w * oc * oh * ow * kh * kw == 0 {
+    // Any empty dimension (not their product, which wraps in wasm32's 32-bit usize).
+    if [nb, c, h, w, oc, oh, ow, kh, kw].contains(&0) {
         return None;
     }
     let groups = o.groups as usize;

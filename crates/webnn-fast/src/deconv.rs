@@ -55,7 +55,8 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &ConvTranspose2d) -> Option<Ste
     let [nb, c, h, w] = axes.map(|i| xs[i]);
     let [_, oc, oh, ow] = axes.map(|i| ys[i]);
     let [fi, fo, kh, kw] = o.filter_layout.iohw_axes().map(|i| fs[i]);
-    if fi != c || fo != oc || nb * c * h * w * oc * oh * ow * kh * kw == 0 {
+    // Any empty dimension (not their product, which wraps in wasm32's 32-bit usize).
+    if fi != c || fo != oc || [nb, c, h, w, oc, oh, ow, kh, kw].contains(&0) {
         return None;
     }
     // Filter element (i, o, ky, kx) at its layout's position.

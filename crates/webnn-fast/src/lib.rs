@@ -72,7 +72,8 @@ use webnn_core::{
     Result,
 };
 use webnn_cpu::Tensor;
-use webnn_gemm::Isa;
+/// The instruction sets the backend's kernels are compiled for (`FastBackend::with_isa`).
+pub use webnn_gemm::Isa;
 
 pub use pool::Pool;
 
@@ -268,18 +269,30 @@ impl FastGraph {
     }
 
     /// Each step's description and its median seconds over `runs` runs (after one warm-up),
-    /// to see where the time goes.
+    /// to see where the time goes. Natively only: wasm has no `Instant` (see
+    /// `profile_with_clock`).
     pub fn profile(
         &self,
         inputs: &HashMap<String, Tensor>,
         runs: usize,
     ) -> Result<Vec<(String, f64)>> {
+        let origin = std::time::Instant::now();
+        self.profile_with_clock(inputs, runs, &|| origin.elapsed().as_secs_f64())
+    }
+
+    /// `profile` with the time in seconds from `clock` (in a page: `performance.now()`).
+    pub fn profile_with_clock(
+        &self,
+        inputs: &HashMap<String, Tensor>,
+        runs: usize,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Vec<(String, f64)>> {
         self.run(inputs)?;
         let mut all = vec![Vec::new(); self.plan.steps.len()];
         for _ in 0..runs.max(1) {
-            let mut t = Vec::new();
+            let mut t = exec::Timings { clock, times: Vec::new() };
             self.run_timed(inputs, Some(&mut t))?;
-            all.iter_mut().zip(t).for_each(|(a, t)| a.push(t));
+            all.iter_mut().zip(t.times).for_each(|(a, t)| a.push(t));
         }
         Ok(self
             .plan
@@ -296,7 +309,7 @@ impl FastGraph {
     fn run_timed(
         &self,
         inputs: &HashMap<String, Tensor>,
-        times: Option<&mut Vec<f64>>,
+        times: Option<&mut exec::Timings>,
     ) -> Result<Vec<(String, Tensor)>> {
         // Caches written in place take their tensor's bytes, and give them back as the output.
         let mut held: Vec<(String, usize, Vec<u8>)> = Vec::new();
@@ -366,7 +379,7 @@ impl FastGraph {
         &self,
         (bound, dims): (Vec<(usize, exec::Input)>, DimBindings),
         caches: &mut [(usize, &mut [u8])],
-        times: Option<&mut Vec<f64>>,
+        times: Option<&mut exec::Timings>,
     ) -> Result<Vec<(String, Tensor)>> {
         let ctx = exec::Ctx {
             pool: &self.pool,

@@ -51,7 +51,7 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
     let (ys, bs) = (p.shape(y), p.shape(g.b));
     let (m, nn) = (ys[0], ys[1]);
     let k = if o.b_transpose { bs[1] } else { bs[0] };
-    if m * k * nn == 0 {
+    if [m, k, nn].contains(&0) {
         return None;
     }
     let mut b = p.const_f32(g.b)?;
@@ -283,7 +283,7 @@ pub(crate) fn plan_matmul(p: &mut Planner, n: usize, mm: &Binary) -> Option<Step
     let (sa, sb, out_shape) = (p.shape(mm.a), p.shape(mm.b), p.shape(y));
     let (ra, rb, ro) = (sa.len(), sb.len(), out_shape.len());
     let (m, k, nn) = (sa[ra - 2], sa[ra - 1], sb[rb - 1]);
-    if m * k * nn == 0 {
+    if [m, k, nn].contains(&0) {
         return None;
     }
     let out_batch = &out_shape[..ro - 2];

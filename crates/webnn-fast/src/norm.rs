@@ -7,6 +7,8 @@
 //! `(x - mean) * (1 / sqrt(variance + epsilon)) * scale + bias`, epsilon cast to float32.
 
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+// `Simd` names the x86 arms of `simd::dispatch!`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 use crate::simd::{self, Simd};
 use crate::plan::Planner;
 use crate::pool::SharedMut;

@@ -37,7 +37,7 @@ fn main() {
 }
 
 fn usage() -> String {
-    "usage: webnn-onnx inspect|run|convert MODEL [OUT] [--dims SPEC] [--value NAME=INTEGER] [--backend B] [--threads N] [--input NAME=FILE.npy] [--out DIR] [--runs N] [--profile]".into()
+    "usage: webnn-onnx inspect|run|convert MODEL [OUT] [--dims SPEC] [--value NAME=INTEGER] [--backend B] [--threads N] [--isa NAME] [--input NAME=FILE.npy] [--out DIR] [--runs N] [--profile]".into()
 }
 
 struct Flags {
@@ -50,18 +50,23 @@ struct Flags {
     runs: usize,
     /// Inputs given an int64 scalar value at import (`--value sr=16000`).
     values: Vec<(String, i64)>,
+    /// The fast backend's instruction set (its name, e.g. `scalar`: the portable kernels,
+    /// for finding steps that the vector code of a wasm build may lack); the fastest when
+    /// empty.
+    isa: String,
     /// Print the fast backend's steps with their median times.
     profile: bool,
 }
 
 fn parse(args: Vec<String>) -> Result<Flags, String> {
-    let mut f = Flags { positional: Vec::new(), dims: String::new(), backend: "fast".into(), threads: 0, inputs: Vec::new(), out: None, runs: 1, values: Vec::new(), profile: false };
+    let mut f = Flags { positional: Vec::new(), dims: String::new(), backend: "fast".into(), isa: String::new(), threads: 0, inputs: Vec::new(), out: None, runs: 1, values: Vec::new(), profile: false };
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
             "--dims" => f.dims = value("--dims")?,
             "--backend" => f.backend = value("--backend")?,
+            "--isa" => f.isa = value("--isa")?,
             "--threads" => f.threads = value("--threads")?.parse().map_err(|_| "--threads takes a number")?,
             "--runs" => f.runs = value("--runs")?.parse().map_err(|_| "--runs takes a number")?,
             "--out" => f.out = Some(PathBuf::from(value("--out")?)),
@@ -116,9 +121,22 @@ fn cli(args: Vec<String>) -> Result<(), String> {
     }
 }
 
-fn backend(name: &str, threads: usize) -> Result<Box<dyn Backend>, String> {
+/// The fast backend on `threads` threads with the instruction set named `isa` (the
+/// fastest when empty).
+fn fast(threads: usize, isa: &str) -> Result<webnn::FastBackend, String> {
+    if isa.is_empty() {
+        return Ok(webnn::FastBackend::new(threads));
+    }
+    let available = webnn_fast::Isa::available();
+    match available.iter().find(|i| i.name() == isa) {
+        Some(&i) => Ok(webnn::FastBackend::with_isa(threads, i)),
+        None => Err(format!("--isa {isa}: this machine has {}", available.iter().map(|i| i.name()).collect::<Vec<_>>().join(", "))),
+    }
+}
+
+fn backend(name: &str, threads: usize, isa: &str) -> Result<Box<dyn Backend>, String> {
     Ok(match name {
-        "fast" => Box::new(webnn::FastBackend::new(threads)),
+        "fast" => Box::new(fast(threads, isa)?),
         "reference" => Box::new(webnn_cpu::CpuBackend),
         "wgpu" => Box::new(webnn_wgpu::WgpuBackend::new().map_err(|e| e.to_string())?),
         other => return Err(format!("unknown backend '{other}' (fast, reference, wgpu)")),
@@ -130,7 +148,7 @@ fn run(path: &Path, options: &ImportOptions, f: &Flags) -> Result<(), String> {
     let imported = onnx::import_file(path, options).map_err(|e| e.to_string())?;
     let graph = imported.graph;
     let imported_ms = started.elapsed().as_secs_f64() * 1e3;
-    let b = backend(&f.backend, f.threads)?;
+    let b = backend(&f.backend, f.threads, &f.isa)?;
     let started = Instant::now();
     let mut exe = b.compile(&graph).map_err(|e| e.to_string())?;
     let compiled_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -182,7 +200,7 @@ fn profile(graph: &webnn_core::Graph, feeds: &[(String, HostTensor)], f: &Flags)
     if f.backend != "fast" {
         return Err("--profile lists the fast backend's steps: use it with --backend fast".into());
     }
-    let compiled = webnn::FastBackend::new(f.threads).compile_graph(graph).map_err(|e| e.to_string())?;
+    let compiled = fast(f.threads, &f.isa)?.compile_graph(graph).map_err(|e| e.to_string())?;
     let mut inputs = std::collections::HashMap::new();
     for (name, t) in feeds {
         inputs.insert(name.clone(), webnn_cpu::Tensor::from_bytes(&t.desc, &t.bytes).map_err(|e| e.to_string())?);
