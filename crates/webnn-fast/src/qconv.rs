@@ -295,6 +295,8 @@ mod x86 {
     struct Epilogue<'a> {
         lo: __m512,
         hi: __m512,
+        /// Whether the bounds clamp at all (a QDQ model's clamps are its pairs' ranges).
+        clamps: bool,
         /// An 8-bit activation pair, and its float32 constants.
         quant: Option<(&'a FakeQuant, Lanes)>,
     }
@@ -312,6 +314,7 @@ mod x86 {
         let e = Epilogue {
             lo: _mm512_set1_ps(lo),
             hi: _mm512_set1_ps(hi),
+            clamps: lo > f32::NEG_INFINITY || hi < f32::INFINITY,
             quant: quant.and_then(|f| Some((f, f.lanes()?))),
         };
         let len = match &out {
@@ -375,7 +378,10 @@ mod x86 {
             for (i, acc) in acc.iter().enumerate() {
                 let v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[h], offset));
                 let v = _mm512_add_ps(_mm512_mul_ps(v, scale), bias);
-                let v = _mm512_min_ps(_mm512_max_ps(v, e.lo), e.hi);
+                // The bounds first: max/min return their second operand where either is
+                // NaN, so a NaN sum stays NaN (the pair then gives its zero point), as in
+                // the reference's clamp.
+                let v = if e.clamps { _mm512_min_ps(e.hi, _mm512_max_ps(e.lo, v)) } else { v };
                 let at = (r + i) * q.n + col0;
                 match (&mut *out, &e.quant) {
                     (Dst::Floats(o), Some((f, l))) => store_values(v, mask, o[at..].as_mut_ptr(), f, l),

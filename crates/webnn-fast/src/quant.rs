@@ -244,9 +244,9 @@ pub(crate) mod x86 {
         let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(q);
         let aq = _mm512_abs_ps(q);
         let limit = _mm512_sub_ps(_mm512_set1_ps(0.5), _mm512_mul_ps(aq, _mm512_set1_ps(NEAR_MARGIN)));
+        // Not less than the limit, or NaN: one unordered comparison covers both.
         let near = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), limit)
-            | _mm512_cmp_ps_mask::<_CMP_GE_OQ>(aq, _mm512_set1_ps(NEAR_LIMIT))
-            | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(q, q);
+            | _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(aq, _mm512_set1_ps(NEAR_LIMIT));
         // The integers, saturated: z = clamp(r + zero, lo, hi).
         let z = _mm512_add_ps(r, _mm512_set1_ps(l.zero));
         let z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(l.lo)), _mm512_set1_ps(l.hi));

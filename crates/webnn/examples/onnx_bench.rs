@@ -1,5 +1,6 @@
 //! Imported ONNX models on the fast CPU backend against ONNX Runtime running the same files,
-//! both on one thread, in the same process: median latency and the ratio.
+//! both on one thread and then both on two, in the same process: median latency and the
+//! ratio.
 //!
 //!   bash scripts/onnx-setup.sh
 //!   cargo run --release -p webnn --features ort --example onnx_bench
@@ -58,8 +59,8 @@ fn main() {
             path => println!("({name} skipped: {} is written by scripts/test.sh)", path.display()),
         }
     }
-    println!("| model | WebNN ops | fast cpu, 1 thread | ONNX Runtime 1 thread | ratio |");
-    println!("|---|---|---|---|---|");
+    println!("| model | WebNN ops | 1 thread: fast cpu / ONNX Runtime | ratio | 2 threads: fast cpu / ONNX Runtime | ratio |");
+    println!("|---|---|---|---|---|---|");
     for (name, path, dims, runs) in all {
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (run scripts/onnx-setup.sh)", path.display()));
         let model = onnx::decode_model(&bytes).expect("model");
@@ -85,12 +86,17 @@ fn main() {
         if std::env::var("PROFILE").is_ok_and(|p| name.contains(&p)) {
             profile(&graph, &feeds);
         }
-        let mut fast = webnn::FastBackend::new(1).compile(&graph).expect("compile");
-        let ort = webnn_ort::OrtBackend::new().expect("ONNX Runtime").standard_onnx().with_threads(1);
-        let mut original = ort.compile_model(&onnx::reference_model(&model, &graph)).expect("session");
-        let ours = median_ms(fast.as_mut(), &refs, runs);
-        let theirs = median_ms(original.as_mut(), &refs, runs);
-        println!("| {name} | {} | {ours:.2} ms | {theirs:.2} ms | {:.2}x |", graph.nodes.len(), ours / theirs);
+        let reference = onnx::reference_model(&model, &graph);
+        let mut cells = Vec::new();
+        for threads in [1, 2] {
+            let mut fast = webnn::FastBackend::new(threads).compile(&graph).expect("compile");
+            let ort = webnn_ort::OrtBackend::new().expect("ONNX Runtime").standard_onnx().with_threads(threads);
+            let mut original = ort.compile_model(&reference).expect("session");
+            let ours = median_ms(fast.as_mut(), &refs, runs);
+            let theirs = median_ms(original.as_mut(), &refs, runs);
+            cells.push(format!("{ours:.2} / {theirs:.2} ms | {:.2}x", ours / theirs));
+        }
+        println!("| {name} | {} | {} |", graph.nodes.len(), cells.join(" | "));
     }
 }
 
