@@ -102,6 +102,17 @@ fn permute4(src: &[f32], shape: [usize; 4], perm: [usize; 4]) -> Vec<f32> {
     out
 }
 
+/// An OIHW filter (filters of `c` channels of `taps` taps each) rearranged for a kernel:
+/// element (filter `o`, channel `ic`, tap `t`) goes to index `at(o, ic, t)`.
+fn rearranged(oihw: &[f32], c: usize, taps: usize, at: impl Fn(usize, usize, usize) -> usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; oihw.len()];
+    for (i, &v) in oihw.iter().enumerate() {
+        let (o, rest) = (i / (c * taps), i % (c * taps));
+        out[at(o, rest / taps, rest % taps)] = v;
+    }
+    out
+}
+
 fn four(v: &[usize]) -> [usize; 4] {
     [v[0], v[1], v[2], v[3]]
 }
@@ -147,14 +158,12 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     // NaN weight are NaN, so such filters take the im2col GEMM, which multiplies them.
     let finite = filter.iter().all(|v| v.is_finite());
     let planar = [sh, sw, dh, dw] == [1; 4] && pt + pb + pl + pr == 0 && o.input_layout == InputLayout::Nchw;
-    let kind = if groups == 1 && fi == c && fo == oc && oc <= planes::MAX_CHANNELS && kh * kw > 1 && planar {
-        // [c][kh][kw][oc] from OIHW.
-        let mut weights = vec![0.0f32; c * kh * kw * oc];
-        for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
-            for (i, v) in wf.iter().enumerate() {
-                weights[i * oc + o] = *v;
-            }
-        }
+    let (dense, taps) = (groups == 1 && fi == c && fo == oc, kh * kw);
+    // The tap-major layout [kh][kw][c][oc] (the stem kernel's, and the im2col GEMM's B).
+    let by_tap = |o, ic, t| (t * c + ic) * oc + o;
+    let or_zeros = |b: Option<Vec<f32>>| b.unwrap_or_else(|| vec![0.0; oc]);
+    let kind = if dense && oc <= planes::MAX_CHANNELS && taps > 1 && planar {
+        let weights = rearranged(&oihw, c, taps, |o, ic, t| (ic * taps + t) * oc + o);
         Kind::Planes(Planes {
             c,
             h,
@@ -164,18 +173,10 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             kh,
             kw,
             weights,
-            bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
+            bias: or_zeros(bias.clone()),
         })
-    } else if groups == 1 && fi == c && fo == oc && oc <= narrow::MAX_CHANNELS && kh * kw > 1 && finite {
-        // [oc][kh][kw][c] from OIHW.
-        let mut weights = vec![0.0f32; oc * kh * kw * c];
-        for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
-            for ic in 0..c {
-                for t in 0..kh * kw {
-                    weights[(o * kh * kw + t) * c + ic] = wf[ic * kh * kw + t];
-                }
-            }
-        }
+    } else if dense && oc <= narrow::MAX_CHANNELS && taps > 1 && finite {
+        let weights = rearranged(&oihw, c, taps, |o, ic, t| (o * taps + t) * c + ic);
         Kind::Narrow(Narrow {
             c,
             h,
@@ -187,18 +188,11 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             dilation: [dh, dw],
             pad: [pt, pl],
             weights,
-            bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
+            bias: or_zeros(bias.clone()),
         })
-    } else if groups == 1 && fi == c && fo == oc && c <= stem::MAX_INPUT_CHANNELS && kh * kw > 1 && finite {
-        // [kh][kw][c][oc] from OIHW (the narrow path's NaN caveat holds here too).
-        let mut weights = vec![0.0f32; kh * kw * c * oc];
-        for (o, wf) in oihw.chunks_exact(c * kh * kw).enumerate() {
-            for ic in 0..c {
-                for t in 0..kh * kw {
-                    weights[(t * c + ic) * oc + o] = wf[ic * kh * kw + t];
-                }
-            }
-        }
+    } else if dense && c <= stem::MAX_INPUT_CHANNELS && taps > 1 && finite {
+        // (The narrow path's NaN caveat holds here too.)
+        let weights = rearranged(&oihw, c, taps, by_tap);
         Kind::Stem(Stem {
             c,
             h,
@@ -213,19 +207,12 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             // Set with the input's storage below.
             nchw: false,
             weights,
-            bias: bias.clone().unwrap_or_else(|| vec![0.0; oc]),
+            bias: or_zeros(bias.clone()),
         })
-    } else if groups == 1 && fi == c && fo == oc {
-        let k = kh * kw * c;
+    } else if dense {
+        let k = taps * c;
         // B[(ky * kw + kx) * c + ic][oc]: the im2col row order, pixel-major like NHWC.
-        let mut b = vec![0.0f32; k * oc];
-        for (f, wf) in oihw.chunks_exact(fi * kh * kw).enumerate() {
-            for ic in 0..c {
-                for t in 0..kh * kw {
-                    b[(t * c + ic) * oc + f] = wf[ic * kh * kw + t];
-                }
-            }
-        }
+        let b = rearranged(&oihw, c, taps, by_tap);
         let pointwise = kh == 1
             && kw == 1
             && sh == 1
@@ -255,12 +242,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             }
         }
     } else if groups == c && fi == 1 && fo == c && oc == c {
-        let mut weights = vec![0.0f32; kh * kw * c];
-        for (ch, wf) in oihw.chunks_exact(kh * kw).enumerate() {
-            for (t, v) in wf.iter().enumerate() {
-                weights[t * c + ch] = *v;
-            }
-        }
+        let weights = rearranged(&oihw, 1, taps, |o, _, t| t * c + o);
         Kind::Depthwise(Depthwise {
             c,
             h,
@@ -272,7 +254,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             dilation: [dh, dw],
             pad: [pt, pl],
             weights,
-            bias: bias.unwrap_or_else(|| vec![0.0; c]),
+            bias: or_zeros(bias),
         })
     } else {
         return None;
