@@ -105,8 +105,15 @@ impl Permute {
     /// along each axis `strides`, from `offset` (transpose, reshape; module `views`: slice,
     /// expand, split).
     pub(crate) fn strided(what: &'static str, input: usize, out: usize, shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Permute {
-        let (walk, [strides]) = compact(&shape, [&strides]);
-        Permute { input, out, out_shape: shape, walk, strides, offset, what }
+        Permute { offset, ..Permute::walking(what, input, out, (&shape, &strides), shape.clone()) }
+    }
+
+    /// A strided copy whose walk (`shape`, `strides`) has other axes than the output's
+    /// `out_shape` (the same elements in the same order; tile walks each axis as repetition
+    /// and input index).
+    fn walking(what: &'static str, input: usize, out: usize, (shape, strides): (&[usize], &[usize]), out_shape: Vec<usize>) -> Permute {
+        let (walk, [strides]) = compact(shape, [strides]);
+        Permute { input, out, out_shape, walk, strides, offset: 0, what }
     }
 }
 
@@ -175,6 +182,25 @@ pub(crate) fn plan_transpose(p: &mut Planner, n: usize, a: &Transpose) -> Option
     let input = p.logical(a.input);
     let strides = perm.iter().map(|&d| in_strides[d]).collect();
     Some(Step::Permute(Box::new(Permute::strided("transpose", input, y.index(), walk, strides, 0))))
+}
+
+/// The fast step for a float32 tile with static shapes: the output walks each axis as
+/// (repetition, input index), the repetition with stride 0.
+pub(crate) fn plan_tile(p: &mut Planner, n: usize, a: &Tile) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    if !p.is_f32(y) || !p.orig.desc(y).is_static() {
+        return None;
+    }
+    let xs = p.shape(a.input);
+    let in_strides = webnn_cpu::tensor::strides(&xs);
+    let mut walk = Vec::with_capacity(2 * xs.len());
+    let mut strides = Vec::with_capacity(2 * xs.len());
+    for ((&d, &s), &r) in xs.iter().zip(&in_strides).zip(&a.repetitions) {
+        walk.extend([r as usize, d]);
+        strides.extend([0, s]);
+    }
+    let input = p.logical(a.input);
+    Some(Step::Permute(Box::new(Permute::walking("tile", input, y.index(), (&walk, &strides), p.shape(y)))))
 }
 
 /// The fast step for a float32 reshape with static shapes: the same elements in order.

@@ -256,6 +256,7 @@ impl<'g> Planner<'g> {
             Op::Pad(a) => copy::plan_pad(self, n, a),
             Op::Resample2d(a) => resample::plan(self, n, a),
             Op::Transpose(a) => copy::plan_transpose(self, n, a),
+            Op::Tile(a) => copy::plan_tile(self, n, a),
             Op::Cast(a) => cast::plan(self, n, a),
             Op::Slice(a) => views::plan_slice(self, n, a),
             Op::Expand(a) => views::plan_expand(self, n, a),
@@ -343,7 +344,6 @@ impl<'g> Planner<'g> {
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
             | Op::Reverse(_)
-            | Op::Tile(_)
             | Op::Triangular(_)
             | Op::QuantizeLinear(_)
             | Op::DequantizeLinear(_) => None,

@@ -1,8 +1,9 @@
-//! slice, expand, split, gather and cast on their fast steps against the reference, bit for
-//! bit: slices with and without strides at every offset kind, broadcasts of every axis pattern
-//! (a new leading axis too), splits in equal and given parts along each axis, gathers along
-//! each axis with negative and out-of-range indices of every index type, and casts between
-//! float32 and float16 and the integer types.
+//! slice, expand, tile, split, gather and cast on their fast steps against the reference,
+//! bit for bit: slices with and without strides at every offset kind, broadcasts of every
+//! axis pattern (a new leading axis too), tiles of every axis pattern, splits in equal and
+//! given parts along each axis, gathers along each axis with negative and out-of-range
+//! indices of every index type, and casts between float32 and float16 and the integer
+//! types.
 
 mod common;
 
@@ -49,6 +50,27 @@ fn expands_match_the_reference() {
         let graph = g.build(&[("y", y)]);
         assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "{from:?} to {to:?}");
     }
+}
+
+/// tile as a walk over (repetition, input index) per axis: repetitions of one, of every
+/// axis, of axes of one element, a scalar-like input, and an input stored NHWC by a conv.
+#[test]
+fn tiles_match_the_reference() {
+    let cases: [(&[u32], &[u32]); 5] = [(&[2, 3], &[2, 2]), (&[2, 3, 4], &[1, 3, 1]), (&[1, 5], &[4, 1]), (&[1], &[7]), (&[3, 1, 2], &[2, 3, 2])];
+    for (shape, reps) in cases {
+        let mut g = G::new(22);
+        let x = g.input("x", shape);
+        let y = g.b.tile(x, reps.to_vec(), OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check(&graph, &g.inputs, 0.0).1, ALL_FAST, "{shape:?} by {reps:?}");
+    }
+    let mut g = G::new(23);
+    let x = g.input("x", &[1, 3, 5, 6]);
+    let f = g.constant(&[4, 3, 3, 3]);
+    let y = g.b.conv2d(x, f, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let y = g.b.tile(y, vec![2, 1, 2, 3], OpOptions::default()).unwrap();
+    let graph = g.build(&[("y", y)]);
+    assert_eq!(check(&graph, &g.inputs, 1e-4).1, ALL_FAST);
 }
 
 #[test]
