@@ -3,7 +3,8 @@
 //! where their windows lie inside the image: each weight vector loaded feeds four FMAs, and
 //! four independent accumulator chains (times two vectors of channels) hide FMA latency.
 
-use crate::simd::{inside_columns, taps, Simd};
+use crate::pixels::{self, Block, Columns};
+use crate::simd::{taps, Simd};
 use crate::vector::{F32s, Scalar};
 use std::ops::Range;
 
@@ -138,100 +139,46 @@ unsafe fn row_generic<V: F32s, H: F32s, S: Load>(
         lo,
         hi,
     };
-    let (first, end) = inside_columns(d.w, d.ow, d.kw, d.stride[1], d.dilation[1], d.pad[1]);
-    let mut ox = 0;
-    while ox < d.ow {
-        if ox >= first && ox + 4 <= end {
-            unsafe { pixels::<V, H, S, 4>(d, x, &row, ox, out) };
-            ox += 4;
-        } else {
-            unsafe { pixels::<V, H, S, 1>(d, x, &row, ox, out) };
-            ox += 1;
-        }
-    }
+    let cols = Columns { w: d.w, ow: d.ow, kw: d.kw, stride: d.stride[1], dilation: d.dilation[1], pad: d.pad[1] };
+    unsafe { pixels::row::<V, H, _>(&DepthwiseRow { d, x, row }, &cols, out) }
 }
 
-/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then one of
-/// `H`, then single lanes. With `P > 1` all their taps must lie inside the image.
-#[inline(always)]
-unsafe fn pixels<V: F32s, H: F32s, S: Load, const P: usize>(
-    d: &Depthwise,
+/// One output row of the depthwise kernel, as `pixels::row` walks it.
+struct DepthwiseRow<'a, S> {
+    d: &'a Depthwise,
     x: S,
-    row: &Row,
-    ox: usize,
-    out: &mut [f32],
-) {
-    let (c, lanes) = (d.c, V::LANES);
-    let ix0 = (ox * d.stride[1]) as isize - d.pad[1] as isize;
-    let kxs = if P == 1 {
-        taps(ix0, d.dilation[1], d.w, d.kw)
-    } else {
-        0..d.kw
-    };
-    let out = out[ox * c..].as_mut_ptr();
-    let mut c0 = 0;
-    while c0 + 2 * lanes <= c {
-        unsafe { block::<V, S, 2, P>(d, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += 2 * lanes;
-    }
-    while c0 + lanes <= c {
-        unsafe { block::<V, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += lanes;
-    }
-    // A narrower vector for the channels left over (88 channels on AVX-512: five vectors
-    // and one of AVX2's, not eight single lanes).
-    while H::LANES > 1 && c0 + H::LANES <= c {
-        unsafe { block::<H, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += H::LANES;
-    }
-    while c0 < c {
-        unsafe { block::<Scalar, S, 1, P>(d, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += 1;
-    }
+    row: Row,
 }
 
-/// Channels `c0..c0 + R * LANES` of `P` pixels; `out` points at the first pixel's channel 0.
-#[inline(always)]
-unsafe fn block<V: F32s, S: Load, const R: usize, const P: usize>(
-    d: &Depthwise,
-    x: S,
-    row: &Row,
-    ix0: isize,
-    kxs: Range<usize>,
-    c0: usize,
-    out: *mut f32,
-) {
-    let (c, lanes, sx) = (d.c, V::LANES, d.stride[1] * d.c);
-    let (w, bias) = (d.weights.as_ptr(), d.bias.as_ptr());
-    // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel of
-    // the block, channels stay below `c`, and `row` asserted the slices' lengths.
-    unsafe {
-        let mut acc = [[V::splat(0.0); R]; P];
-        for r in 0..R {
-            let b = V::load(bias.add(c0 + r * lanes));
-            for a in acc.iter_mut() {
-                a[r] = b;
-            }
-        }
-        for ky in row.kys.clone() {
-            let iy = (row.iy0 + (ky * d.dilation[0]) as isize) as usize;
-            for kx in kxs.clone() {
-                let ix = (ix0 + (kx * d.dilation[1]) as isize) as usize;
-                let xi = (iy * d.w + ix) * c + c0;
-                let wp = w.add((ky * d.kw + kx) * c + c0);
-                for r in 0..R {
-                    let wv = V::load(wp.add(r * lanes));
-                    for (p, a) in acc.iter_mut().enumerate() {
-                        a[r] = x.load::<V>(xi + p * sx + r * lanes).mul_add(wv, a[r]);
+impl<S: Load> Block for DepthwiseRow<'_, S> {
+    fn channels(&self) -> usize {
+        self.d.c
+    }
+
+    #[inline(always)]
+    unsafe fn block<V: F32s, const R: usize, const P: usize>(&self, ix0: isize, kxs: Range<usize>, c0: usize, out: *mut f32) {
+        let (d, x, row) = (self.d, self.x, &self.row);
+        let (c, lanes, sx) = (d.c, V::LANES, d.stride[1] * d.c);
+        let w = d.weights.as_ptr();
+        // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel
+        // of the block, channels stay below `c`, and `row` asserted the slices' lengths.
+        unsafe {
+            let mut acc = pixels::biased::<V, R, P>(d.bias.as_ptr(), c0);
+            for ky in row.kys.clone() {
+                let iy = (row.iy0 + (ky * d.dilation[0]) as isize) as usize;
+                for kx in kxs.clone() {
+                    let ix = (ix0 + (kx * d.dilation[1]) as isize) as usize;
+                    let xi = (iy * d.w + ix) * c + c0;
+                    let wp = w.add((ky * d.kw + kx) * c + c0);
+                    for r in 0..R {
+                        let wv = V::load(wp.add(r * lanes));
+                        for (p, a) in acc.iter_mut().enumerate() {
+                            a[r] = x.load::<V>(xi + p * sx + r * lanes).mul_add(wv, a[r]);
+                        }
                     }
                 }
             }
-        }
-        let (lo, hi) = (V::splat(row.lo), V::splat(row.hi));
-        for (p, a) in acc.iter().enumerate() {
-            for (r, v) in a.iter().enumerate() {
-                v.clamp(lo, hi).store(out.add(p * c + c0 + r * lanes));
-            }
+            pixels::store(&acc, out, c, c0, row.lo, row.hi);
         }
     }
 }

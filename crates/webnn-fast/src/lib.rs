@@ -47,6 +47,7 @@ mod lanes;
 mod matmul;
 mod narrow;
 mod norm;
+mod pixels;
 mod plan;
 mod planes;
 mod pool;

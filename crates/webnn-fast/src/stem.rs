@@ -6,7 +6,8 @@
 //! four FMAs. The input is read where it lies, NHWC or NCHW (a graph input), so an NCHW
 //! input needs no transpose either.
 
-use crate::simd::{inside_columns, taps, Simd};
+use crate::pixels::{self, Block, Columns};
+use crate::simd::{taps, Simd};
 use crate::vector::{F32s, Scalar};
 use std::ops::Range;
 
@@ -88,93 +89,51 @@ unsafe fn row_avx2(s: &Stem, x: &[f32], row: &Row, out: &mut [f32]) {
 /// layer on AVX-512 takes AVX2's vectors, not eight single lanes).
 #[inline(always)]
 unsafe fn row_generic<V: F32s, H: F32s>(s: &Stem, x: &[f32], row: &Row, out: &mut [f32]) {
-    let (first, end) = inside_columns(s.w, s.ow, s.kw, s.stride[1], s.dilation[1], s.pad[1]);
-    let mut ox = 0;
-    while ox < s.ow {
-        if ox >= first && ox + 4 <= end {
-            unsafe { pixels::<V, H, 4>(s, x, row, ox, out) };
-            ox += 4;
-        } else {
-            unsafe { pixels::<V, H, 1>(s, x, row, ox, out) };
-            ox += 1;
-        }
-    }
+    let cols = Columns { w: s.w, ow: s.ow, kw: s.kw, stride: s.stride[1], dilation: s.dilation[1], pad: s.pad[1] };
+    unsafe { pixels::row::<V, H, _>(&StemRow { s, x, row }, &cols, out) }
 }
 
-/// Output pixels `ox..ox + P`, every channel: blocks of two vectors, then one, then one of
-/// `H`, then single lanes. With `P > 1` all their taps must lie inside the image.
-#[inline(always)]
-unsafe fn pixels<V: F32s, H: F32s, const P: usize>(s: &Stem, x: &[f32], row: &Row, ox: usize, out: &mut [f32]) {
-    let (oc, lanes) = (s.oc, V::LANES);
-    let ix0 = (ox * s.stride[1]) as isize - s.pad[1] as isize;
-    let kxs = if P == 1 { taps(ix0, s.dilation[1], s.w, s.kw) } else { 0..s.kw };
-    let out = out[ox * oc..].as_mut_ptr();
-    let mut c0 = 0;
-    while c0 + 2 * lanes <= oc {
-        unsafe { block::<V, 2, P>(s, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += 2 * lanes;
-    }
-    while c0 + lanes <= oc {
-        unsafe { block::<V, 1, P>(s, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += lanes;
-    }
-    while H::LANES > 1 && c0 + H::LANES <= oc {
-        unsafe { block::<H, 1, P>(s, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += H::LANES;
-    }
-    while c0 < oc {
-        unsafe { block::<Scalar, 1, P>(s, x, row, ix0, kxs.clone(), c0, out) };
-        c0 += 1;
-    }
+/// One output row of the stem kernel, as `pixels::row` walks it.
+struct StemRow<'a> {
+    s: &'a Stem,
+    x: &'a [f32],
+    row: &'a Row,
 }
 
-/// Output channels `c0..c0 + R * LANES` of `P` pixels; `out` points at the first pixel's
-/// channel 0.
-#[inline(always)]
-unsafe fn block<V: F32s, const R: usize, const P: usize>(
-    s: &Stem,
-    x: &[f32],
-    row: &Row,
-    ix0: isize,
-    kxs: Range<usize>,
-    c0: usize,
-    out: *mut f32,
-) {
-    let (oc, lanes) = (s.oc, V::LANES);
-    let [cs, ys, xs] = row.strides;
-    let (x, w, bias) = (x.as_ptr(), s.weights.as_ptr(), s.bias.as_ptr());
-    // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel of
-    // the block, channels stay below `c` and `oc`, and `row` asserted the slices' lengths.
-    unsafe {
-        let mut acc = [[V::splat(0.0); R]; P];
-        for r in 0..R {
-            let b = V::load(bias.add(c0 + r * lanes));
-            for a in acc.iter_mut() {
-                a[r] = b;
-            }
-        }
-        for ky in row.kys.clone() {
-            let iy = (row.iy0 + (ky * s.dilation[0]) as isize) as usize;
-            for kx in kxs.clone() {
-                let ix = (ix0 + (kx * s.dilation[1]) as isize) as usize;
-                for ic in 0..s.c {
-                    let wp = w.add(((ky * s.kw + kx) * s.c + ic) * oc + c0);
-                    let xp = x.add(ic * cs + iy * ys + ix * xs);
-                    let wv: [V; R] = std::array::from_fn(|r| V::load(wp.add(r * lanes)));
-                    for (p, a) in acc.iter_mut().enumerate() {
-                        let xv = V::splat(*xp.add(p * s.stride[1] * xs));
-                        for r in 0..R {
-                            a[r] = xv.mul_add(wv[r], a[r]);
+impl Block for StemRow<'_> {
+    fn channels(&self) -> usize {
+        self.s.oc
+    }
+
+    #[inline(always)]
+    unsafe fn block<V: F32s, const R: usize, const P: usize>(&self, ix0: isize, kxs: Range<usize>, c0: usize, out: *mut f32) {
+        let (s, row) = (self.s, self.row);
+        let (oc, lanes) = (s.oc, V::LANES);
+        let [cs, ys, xs] = row.strides;
+        let (x, w) = (self.x.as_ptr(), s.weights.as_ptr());
+        // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel
+        // of the block, channels stay below `c` and `oc`, and `row` asserted the slices'
+        // lengths.
+        unsafe {
+            let mut acc = pixels::biased::<V, R, P>(s.bias.as_ptr(), c0);
+            for ky in row.kys.clone() {
+                let iy = (row.iy0 + (ky * s.dilation[0]) as isize) as usize;
+                for kx in kxs.clone() {
+                    let ix = (ix0 + (kx * s.dilation[1]) as isize) as usize;
+                    for ic in 0..s.c {
+                        let wp = w.add(((ky * s.kw + kx) * s.c + ic) * oc + c0);
+                        let xp = x.add(ic * cs + iy * ys + ix * xs);
+                        let wv: [V; R] = std::array::from_fn(|r| V::load(wp.add(r * lanes)));
+                        for (p, a) in acc.iter_mut().enumerate() {
+                            let xv = V::splat(*xp.add(p * s.stride[1] * xs));
+                            for r in 0..R {
+                                a[r] = xv.mul_add(wv[r], a[r]);
+                            }
                         }
                     }
                 }
             }
-        }
-        let (lo, hi) = (V::splat(row.lo), V::splat(row.hi));
-        for (p, a) in acc.iter().enumerate() {
-            for (r, v) in a.iter().enumerate() {
-                v.clamp(lo, hi).store(out.add(p * oc + c0 + r * lanes));
-            }
+            pixels::store(&acc, out, oc, c0, row.lo, row.hi);
         }
     }
 }
