@@ -504,30 +504,33 @@ enum Operand2<'a> {
 /// (relu(-0)); the two compare equal in WPT and to the fuzzer. Native x86 min/max and
 /// blends keep the selects' meaning, so there the test is left out.
 mod select {
+    use super::Running;
+
     /// `r`, or `x` where `x` is NaN, in wasm.
     #[inline(always)]
-    fn keep_nan(x: f64, r: f64) -> f64 {
-        if cfg!(target_arch = "wasm32") {
-            crate::vmath::nan_through(x, r)
+    fn keep_nan<T: Running>(x: T, r: T) -> T {
+        if cfg!(target_arch = "wasm32") && x.is_nan() {
+            x
         } else {
             r
         }
     }
 
     #[inline(always)]
-    pub(super) fn relu(x: f64) -> f64 {
-        keep_nan(x, if x < 0.0 { 0.0 } else { x })
+    pub(super) fn relu<T: Running>(x: T) -> T {
+        let zero = T::from_f32(0.0);
+        keep_nan(x, if x < zero { zero } else { x })
     }
 
     /// NaN fails both tests and passes through.
     #[inline(always)]
-    pub(super) fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
+    pub(super) fn clamp<T: Running>(x: T, lo: T, hi: T) -> T {
         keep_nan(x, if x < lo { lo } else if x > hi { hi } else { x })
     }
 
     #[inline(always)]
-    pub(super) fn leaky_relu(x: f64, alpha: f64) -> f64 {
-        keep_nan(x, if x < 0.0 { alpha * x } else { x })
+    pub(super) fn leaky_relu<T: Running>(x: T, alpha: T) -> T {
+        keep_nan(x, if x < T::from_f32(0.0) { alpha * x } else { x })
     }
 
     #[inline(always)]
@@ -543,26 +546,26 @@ mod select {
 
     /// prelu (webnn-cpu `parametric.rs`): the slope times a negative value.
     #[inline(always)]
-    pub(super) fn prelu(x: f64, slope: f64) -> f64 {
-        keep_nan(x, if x < 0.0 { slope * x } else { x })
+    pub(super) fn prelu<T: Running>(x: T, slope: T) -> T {
+        keep_nan(x, if x < T::from_f32(0.0) { slope * x } else { x })
     }
 
     /// max and min propagate NaN.
     #[inline(always)]
-    pub(super) fn max(x: f64, y: f64) -> f64 {
+    pub(super) fn max<T: Running>(x: T, y: T) -> T {
         if x.is_nan() || y.is_nan() {
-            f64::NAN
+            T::from_f32(f32::NAN)
         } else {
-            x.max(y)
+            x.fmax(y)
         }
     }
 
     #[inline(always)]
-    pub(super) fn min(x: f64, y: f64) -> f64 {
+    pub(super) fn min<T: Running>(x: T, y: T) -> T {
         if x.is_nan() || y.is_nan() {
-            f64::NAN
+            T::from_f32(f32::NAN)
         } else {
-            x.min(y)
+            x.fmin(y)
         }
     }
 }
@@ -612,11 +615,15 @@ fn divide_by(v: &mut [f64], d: f64) {
 
 /// The type a chain's running values are held in: float64, each link's result rounded to
 /// float32, or float32 itself (module `float32`, for links whose float32 result is that).
-trait Running: Copy {
+trait Running: Copy + PartialOrd + std::ops::Mul<Output = Self> {
     fn from_f32(v: f32) -> Self;
     fn from_f64(v: f64) -> Self;
     /// A link's result as the op alone would store it.
     fn stored(self) -> Self;
+    fn is_nan(self) -> bool;
+    /// The larger and the smaller (IEEE maxNum and minNum, as the reference's `max`/`min`).
+    fn fmax(self, o: Self) -> Self;
+    fn fmin(self, o: Self) -> Self;
 }
 
 impl Running for f64 {
@@ -632,6 +639,18 @@ impl Running for f64 {
     fn stored(self) -> f64 {
         round(self)
     }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    #[inline(always)]
+    fn fmax(self, o: f64) -> f64 {
+        self.max(o)
+    }
+    #[inline(always)]
+    fn fmin(self, o: f64) -> f64 {
+        self.min(o)
+    }
 }
 
 impl Running for f32 {
@@ -646,6 +665,18 @@ impl Running for f32 {
     #[inline(always)]
     fn stored(self) -> f32 {
         self
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline(always)]
+    fn fmax(self, o: f32) -> f32 {
+        self.max(o)
+    }
+    #[inline(always)]
+    fn fmin(self, o: f32) -> f32 {
+        self.min(o)
     }
 }
 

@@ -13,7 +13,7 @@
 //! chain keeps the accuracy the float64 path promises (a GELU written with tanh, as BERT-style
 //! exports write it, computes in float32 at about five times the speed).
 
-use super::{binary, operand2, unary, ChainStep, Link, Operand2};
+use super::{binary, operand2, select, unary, ChainStep, Link, Operand2};
 use crate::simd::Simd;
 use webnn_cpu::kernels::elementwise::scalar::{FloatBinary, FloatUnary};
 
@@ -61,23 +61,20 @@ impl ChainStep {
                 FloatUnary::Abs => unary(v, f32::abs),
                 FloatUnary::Identity => {}
                 FloatUnary::Tanh => unary(v, crate::vmath::tanh_f32),
-                FloatUnary::Relu => unary(v, |x| keep_nan(x, if x < 0.0 { 0.0 } else { x })),
+                FloatUnary::Relu => unary(v, select::relu),
                 FloatUnary::Clamp { lo, hi } => {
-                    // As `apply`: a NaN bound is no bound.
+                    // As `apply`: a NaN bound is no bound (as ∓∞, out of relaxed min/max).
                     let lo = if lo.is_nan() { f32::NEG_INFINITY } else { lo as f32 };
                     let hi = if hi.is_nan() { f32::INFINITY } else { hi as f32 };
-                    unary(v, |x| keep_nan(x, if x < lo { lo } else if x > hi { hi } else { x }))
+                    unary(v, |x| select::clamp(x, lo, hi))
                 }
-                FloatUnary::LeakyRelu { alpha } => {
-                    let alpha = alpha as f32;
-                    unary(v, |x| keep_nan(x, if x < 0.0 { alpha * x } else { x }))
-                }
+                FloatUnary::LeakyRelu { alpha } => unary(v, |x| select::leaky_relu(x, alpha as f32)),
                 _ => unreachable!("`in_float32` admits no other unary link"),
             },
             // The pair's float32 loops (AVX-512's vector code where the machine has it).
             Link::FakeQuant(q) => crate::quant::apply_f32(simd, &q, v),
             Link::RoundF16 => unary(v, crate::vmath::round_f16_f32),
-            Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), |x, s| keep_nan(x, if x < 0.0 { s * x } else { x })),
+            Link::Prelu(other) => binary(v, operand2(other, inputs, at, v.len()), select::prelu),
             Link::Binary { op, other, swapped } => {
                 let other = operand2(other, inputs, at, v.len());
                 use FloatBinary as B;
@@ -88,10 +85,10 @@ impl ChainStep {
                     (B::Sub, true) => binary(v, other, |x, o| o - x),
                     (B::Div, false) => binary(v, other, |x, o| x / o),
                     (B::Div, true) => binary(v, other, |x, o| o / x),
-                    (B::Max, false) => binary(v, other, max),
-                    (B::Max, true) => binary(v, other, |x, o| max(o, x)),
-                    (B::Min, false) => binary(v, other, min),
-                    (B::Min, true) => binary(v, other, |x, o| min(o, x)),
+                    (B::Max, false) => binary(v, other, select::max),
+                    (B::Max, true) => binary(v, other, |x, o| select::max(o, x)),
+                    (B::Min, false) => binary(v, other, select::min),
+                    (B::Min, true) => binary(v, other, |x, o| select::min(o, x)),
                     (B::Pow, false) if matches!(other, Operand2::Scalar(e) if e == 2.0) => unary(v, |x| x * x),
                     // pow(±0, 0.5) is +0 and pow(-∞, 0.5) is +∞, where sqrt differs.
                     (B::Pow, false) => unary(v, |x| if x == f32::NEG_INFINITY { f32::INFINITY } else { x.sqrt() + 0.0 }),
@@ -112,34 +109,5 @@ pub(super) fn run_blocks<const FMA: bool>(step: &ChainStep, simd: Simd, out: &mu
         for l in &step.links {
             step.apply32(l, simd, chunk, inputs, at);
         }
-    }
-}
-
-/// `r`, or `x` where `x` is NaN, in wasm (as `super::select`'s `keep_nan`).
-#[inline(always)]
-fn keep_nan(x: f32, r: f32) -> f32 {
-    if cfg!(target_arch = "wasm32") && x.is_nan() {
-        x
-    } else {
-        r
-    }
-}
-
-/// max and min propagate NaN.
-#[inline(always)]
-fn max(x: f32, y: f32) -> f32 {
-    if x.is_nan() || y.is_nan() {
-        f32::NAN
-    } else {
-        x.max(y)
-    }
-}
-
-#[inline(always)]
-fn min(x: f32, y: f32) -> f32 {
-    if x.is_nan() || y.is_nan() {
-        f32::NAN
-    } else {
-        x.min(y)
     }
 }
