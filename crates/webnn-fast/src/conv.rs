@@ -353,7 +353,7 @@ impl Conv {
                 None => values.f32(self.input)?,
             };
             let x = if self.transpose_in {
-                simd::nchw_to_nhwc(xin, &mut transposed, self.n, self.c, self.h * self.w);
+                crate::copy::nchw_to_nhwc(ctx, xin, &mut transposed, self.n, self.c, self.h * self.w);
                 &transposed[..]
             } else {
                 xin

@@ -225,39 +225,18 @@ impl Permute {
     }
 
     /// A walk whose last two axes transpose the input's contiguous axis (`[.., A, B]` with
-    /// strides `[.., 1, s]`: NCHW to NHWC, a matrix transpose) in 16 x 16 tiles: row by row
-    /// each output row would read one element from each of `B` cache lines, and a line would
-    /// be evicted before the next row reads its neighbour.
-    fn transpose_tiles(&self, ctx: &Ctx, x: &[f32], y: &mut [f32]) {
-        const T: usize = 16;
+    /// strides `[.., 1, s]`: NCHW to NHWC, a matrix transpose): `transpose_tiles`, each outer
+    /// index's first input offset from the leading axes.
+    fn transposed(&self, ctx: &Ctx, x: &[f32], y: &mut [f32]) {
         let rank = self.walk.len();
-        let (a_len, b_len, s) = (self.walk[rank - 2], self.walk[rank - 1], self.strides[rank - 1]);
-        let outer = y.len() / (a_len * b_len);
-        let tiles = a_len.div_ceil(T);
-        let units = outer * tiles;
-        let per = (TASK / (T * b_len)).max(1);
-        let dst = SharedMut::new(y);
-        ctx.pool.run(units.div_ceil(per), &|t| {
-            for u in t * per..((t + 1) * per).min(units) {
-                let (o, a0) = (u / tiles, (u % tiles) * T);
-                let a1 = (a0 + T).min(a_len);
-                // The outer index's first input offset.
-                let (mut rest, mut base) = (o, self.offset);
-                for d in (0..rank - 2).rev() {
-                    base += (rest % self.walk[d]) * self.strides[d];
-                    rest /= self.walk[d];
-                }
-                // SAFETY: each unit writes its own rows `a0..a1` of its outer index.
-                let out = unsafe { dst.range((o * a_len + a0) * b_len, (a1 - a0) * b_len) };
-                for b0 in (0..b_len).step_by(T) {
-                    let b1 = (b0 + T).min(b_len);
-                    for (a, row) in (a0..a1).zip(out.chunks_exact_mut(b_len)) {
-                        for (b, v) in (b0..b1).zip(&mut row[b0..b1]) {
-                            *v = x[base + a + b * s];
-                        }
-                    }
-                }
+        let dims = (self.walk[rank - 2], self.walk[rank - 1], self.strides[rank - 1]);
+        transpose_tiles(ctx, x, y, dims, &|o| {
+            let (mut rest, mut base) = (o, self.offset);
+            for d in (0..rank - 2).rev() {
+                base += (rest % self.walk[d]) * self.strides[d];
+                rest /= self.walk[d];
             }
+            base
         });
     }
 
@@ -276,7 +255,7 @@ impl Permute {
         let mut y = values.alloc(len);
         let rank = self.walk.len();
         if rank >= 2 && self.strides[rank - 2] == 1 && self.strides[rank - 1] > 1 {
-            self.transpose_tiles(ctx, values.f32(self.input)?, &mut y);
+            self.transposed(ctx, values.f32(self.input)?, &mut y);
             values.put(self.out, self.out_shape.clone(), y);
             return Ok(());
         }
@@ -309,6 +288,46 @@ impl Permute {
         values.put(self.out, self.out_shape.clone(), y);
         Ok(())
     }
+}
+
+/// `y[o][a][b] = x[base(o) + a + b * s]` for `(a_len, b_len, s)`: matrices whose
+/// contiguous axis becomes the strided one (NCHW to NHWC, a transpose), in 16 x 16 tiles and
+/// in parallel. Row by row each output row would read one element from each of `b_len`
+/// cache lines, and a line would be evicted before the next row reads its neighbour; a
+/// serial scatter the other way strides its writes the same way.
+pub(crate) fn transpose_tiles(ctx: &Ctx, x: &[f32], y: &mut [f32], (a_len, b_len, s): (usize, usize, usize), base: &(dyn Fn(usize) -> usize + Sync)) {
+    const T: usize = 16;
+    if a_len * b_len == 0 {
+        return;
+    }
+    let outer = y.len() / (a_len * b_len);
+    let tiles = a_len.div_ceil(T);
+    let units = outer * tiles;
+    let per = (TASK / (T * b_len)).max(1);
+    let dst = SharedMut::new(y);
+    ctx.pool.run(units.div_ceil(per), &|t| {
+        for u in t * per..((t + 1) * per).min(units) {
+            let (o, a0) = (u / tiles, (u % tiles) * T);
+            let a1 = (a0 + T).min(a_len);
+            let base = base(o);
+            // SAFETY: each unit writes its own rows `a0..a1` of its outer index.
+            let out = unsafe { dst.range((o * a_len + a0) * b_len, (a1 - a0) * b_len) };
+            for b0 in (0..b_len).step_by(T) {
+                let b1 = (b0 + T).min(b_len);
+                for (a, row) in (a0..a1).zip(out.chunks_exact_mut(b_len)) {
+                    for (b, v) in (b0..b1).zip(&mut row[b0..b1]) {
+                        *v = x[base + a + b * s];
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// NCHW images (`n` of `c` planes of `hw`) to NHWC: `transpose_tiles` per image.
+pub(crate) fn nchw_to_nhwc(ctx: &Ctx, src: &[f32], dst: &mut [f32], n: usize, c: usize, hw: usize) {
+    debug_assert_eq!(dst.len(), n * c * hw);
+    transpose_tiles(ctx, src, dst, (hw, c, hw), &|b| b * c * hw);
 }
 
 /// pad (constant, edge, reflection) as row copies, NHWC-stored features padded where they
@@ -427,5 +446,25 @@ impl PadStep {
         }
         values.put(self.out, self.out_shape.clone(), y);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pool::Pool;
+
+    #[test]
+    fn nchw_to_nhwc_moves_every_element() {
+        let pool = Pool::new(3);
+        let ctx = Ctx { pool: &pool, simd: crate::simd::Simd::Base };
+        for (n, c, hw) in [(2, 3, 5), (1, 40, 6), (2, 17, 33), (1, 96, 300)] {
+            let v: Vec<f32> = (0..n * c * hw).map(|i| i as f32).collect();
+            let mut t = vec![0.0; v.len()];
+            nchw_to_nhwc(&ctx, &v, &mut t, n, c, hw);
+            for (b, ch, p) in (0..n).flat_map(|b| (0..c).flat_map(move |ch| (0..hw).map(move |p| (b, ch, p)))) {
+                assert_eq!(t[(b * hw + p) * c + ch], v[(b * c + ch) * hw + p]);
+            }
+        }
     }
 }

@@ -146,7 +146,7 @@ impl Deconv {
         {
             let xin = values.f32(self.input)?;
             let x = if self.transpose_in {
-                simd::nchw_to_nhwc(xin, &mut transposed, self.n, c, self.h * self.w);
+                crate::copy::nchw_to_nhwc(ctx, xin, &mut transposed, self.n, c, self.h * self.w);
                 &transposed[..]
             } else {
                 xin

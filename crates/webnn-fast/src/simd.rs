@@ -213,30 +213,6 @@ fn zip<const FMA: bool>(
     }
 }
 
-/// `[n][c][hw]` to `[n][hw][c]`, the one layout change at a graph's edge.
-pub(crate) fn nchw_to_nhwc(src: &[f32], dst: &mut [f32], n: usize, c: usize, hw: usize) {
-    for b in 0..n {
-        let (s, d) = (
-            &src[b * c * hw..][..c * hw],
-            &mut dst[b * c * hw..][..c * hw],
-        );
-        if c <= 16 {
-            // Few channels (an image): write each pixel whole, reading `c` streams.
-            for (p, px) in d.chunks_exact_mut(c).enumerate() {
-                for (ch, v) in px.iter_mut().enumerate() {
-                    *v = s[ch * hw + p];
-                }
-            }
-            continue;
-        }
-        for ch in 0..c {
-            for (p, v) in s[ch * hw..][..hw].iter().enumerate() {
-                d[p * c + ch] = *v;
-            }
-        }
-    }
-}
-
 /// AVX2 helpers of the x86 kernels.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2 {
@@ -296,18 +272,6 @@ mod tests {
                         );
                     }
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn nchw_to_nhwc_moves_every_element() {
-        for (n, c, hw) in [(2, 3, 5), (1, 40, 6)] {
-            let v: Vec<f32> = (0..n * c * hw).map(|i| i as f32).collect();
-            let mut t = vec![0.0; v.len()];
-            nchw_to_nhwc(&v, &mut t, n, c, hw);
-            for (b, ch, p) in (0..n).flat_map(|b| (0..c).flat_map(move |ch| (0..hw).map(move |p| (b, ch, p)))) {
-                assert_eq!(t[(b * hw + p) * c + ch], v[(b * c + ch) * hw + p]);
             }
         }
     }
