@@ -10,8 +10,14 @@
 //!
 //! The caller waits only for tasks that were claimed, never for a worker to show up: if a
 //! worker is asleep or the OS has given its core to another process, the caller simply runs
-//! that worker's share. A job's epoch, task count and next index share one atomic word, so a
-//! claim (a compare-and-swap on it) succeeds only for a task of the job being run.
+//! that worker's share. Each thread has a share of every job, a contiguous block of its
+//! tasks, and claims from its own first, then from the others' (stealing): consecutive ops
+//! split by rows then give each thread the same rows of the image, whose values its own
+//! caches still hold from the op before (with one shared counter the rows fell to the
+//! threads at random, and MobileNetV2's depthwise layers read half their input from the
+//! other core's cache, no faster on two threads than on one). A share's epoch, end and next
+//! index are one atomic word, so a claim (a compare-and-swap on it) succeeds only for a task
+//! of the job being run.
 //!
 //! In the browser, a wasm module cannot start threads: the page starts Web Workers that share
 //! the module's memory, and each calls [`Pool::serve`] to become one of the pool's workers
@@ -47,7 +53,7 @@ const NO_THREADS: bool = cfg!(all(target_family = "wasm", not(target_feature = "
 /// Whether std can start threads here; a wasm module's threads are Web Workers the page starts.
 const SPAWNS: bool = !cfg!(target_family = "wasm");
 
-/// Bits of the state word: epoch (20) | tasks (22) | next task (22).
+/// Bits of the state and share words: epoch (20) | tasks or end (22) | next task (22).
 const IDX_BITS: u32 = 22;
 const IDX_MASK: u64 = (1 << IDX_BITS) - 1;
 /// The most tasks one job may have.
@@ -61,10 +67,19 @@ fn epoch_of(s: u64) -> u64 {
     s >> (2 * IDX_BITS)
 }
 
+/// One thread's share of the current job: tasks `next..end`, tagged with the job's epoch.
+/// A cache line of its own, so claims on different shares do not contend.
+#[repr(align(128))]
+struct Share(AtomicU64);
+
 type Job = &'static (dyn Fn(usize) + Sync);
 
 struct Shared {
+    /// The current job's epoch and task count (its next-task field is unused): what
+    /// workers watch for a new job.
     state: AtomicU64,
+    /// Each thread's block of the current job's tasks.
+    shares: Box<[Share]>,
     /// The current job: written by the caller before it publishes the state, read by a
     /// worker only after it claimed a task of that state, while the caller still waits for
     /// that task.
@@ -110,7 +125,7 @@ impl Pool {
                 let s = pool.shared.clone();
                 std::thread::Builder::new()
                     .name(format!("webnn-fast-{i}"))
-                    .spawn(move || worker(&s))
+                    .spawn(move || worker(&s, i))
                     .expect("cannot start a webnn-fast worker thread")
             })
             .collect();
@@ -125,6 +140,7 @@ impl Pool {
         let threads = if NO_THREADS { 1 } else { threads.max(1) };
         let shared = Arc::new(Shared {
             state: AtomicU64::new(0),
+            shares: (0..threads).map(|_| Share(AtomicU64::new(0))).collect(),
             job: UnsafeCell::new(None),
             done: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
@@ -147,15 +163,12 @@ impl Pool {
     pub fn serve(&self) -> bool {
         let s = &*self.shared;
         let spawned = self.workers.len();
-        if s.served
-            .fetch_update(SeqCst, SeqCst, |n| {
-                (spawned + n + 1 < self.threads).then_some(n + 1)
-            })
-            .is_err()
-        {
+        let Ok(before) = s.served.fetch_update(SeqCst, SeqCst, |n| (spawned + n + 1 < self.threads).then_some(n + 1)) else {
             return false;
-        }
-        worker(s);
+        };
+        // Its share: a worker that left may have had it (two threads then start on one
+        // share, which only costs locality).
+        worker(s, spawned + before + 1);
         s.served.fetch_sub(1, SeqCst);
         true
     }
@@ -187,11 +200,25 @@ impl Pool {
         unsafe { *s.job.get() = Some(job) };
         s.done.store(0, Relaxed);
         let epoch = (epoch_of(s.state.load(Relaxed)) + 1) & ((1 << 20) - 1);
+        let n = s.shares.len();
+        for (k, share) in s.shares.iter().enumerate() {
+            share.0.store(pack(epoch, (k + 1) * tasks / n, k * tasks / n), Relaxed);
+        }
+        // Publishes the shares with it: a worker that sees this epoch sees them.
         s.state.store(pack(epoch, tasks, 0), SeqCst);
         if s.sleepers.load(SeqCst) > 0 {
             s.parking.wake_all();
         }
-        let mine = panic::catch_unwind(AssertUnwindSafe(|| while claim(s, job) {}));
+        // Every task counts as finished even when it panics, so the wait below ends; the
+        // caller goes on claiming, as no worker may be there to run the rest.
+        let mut mine = Ok(());
+        while let Some(t) = claim(s, epoch, 0) {
+            let r = panic::catch_unwind(AssertUnwindSafe(|| f(t)));
+            s.done.fetch_add(1, Release);
+            if mine.is_ok() {
+                mine = r;
+            }
+        }
         let mut spins = 0u32;
         while s.done.load(Acquire) < tasks {
             spins += 1;
@@ -211,33 +238,29 @@ impl Pool {
     }
 }
 
-/// Claims and runs one task of the current job; false when none is left.
-fn claim(s: &Shared, job: Job) -> bool {
-    let mut cur = s.state.load(Acquire);
-    loop {
-        let (tasks, next) = (
-            ((cur >> IDX_BITS) & IDX_MASK) as usize,
-            (cur & IDX_MASK) as usize,
-        );
-        if next >= tasks {
-            return false;
-        }
-        match s.state.compare_exchange_weak(cur, cur + 1, AcqRel, Acquire) {
-            Ok(_) => {
-                // Count the task as finished even when it panics, so the wait below ends.
-                let r = panic::catch_unwind(AssertUnwindSafe(|| job(next)));
-                s.done.fetch_add(1, Release);
-                if let Err(e) = r {
-                    panic::resume_unwind(e);
-                }
-                return true;
+/// Claims a task of job `epoch` for thread `me`: from its own share first, then from the
+/// others' in turn. None when every share is exhausted (or a later job has replaced it).
+fn claim(s: &Shared, epoch: u64, me: usize) -> Option<usize> {
+    let n = s.shares.len();
+    for k in 0..n {
+        let share = &s.shares[(me + k) % n].0;
+        let mut cur = share.load(Acquire);
+        loop {
+            let (end, next) = (((cur >> IDX_BITS) & IDX_MASK) as usize, (cur & IDX_MASK) as usize);
+            if epoch_of(cur) != epoch || next >= end {
+                break;
             }
-            Err(now) => cur = now,
+            match share.compare_exchange_weak(cur, cur + 1, AcqRel, Acquire) {
+                Ok(_) => return Some(next),
+                Err(now) => cur = now,
+            }
         }
     }
+    None
 }
 
-fn worker(s: &Shared) {
+/// Worker `me` (1 and up; the caller is 0) of the pool `s`.
+fn worker(s: &Shared, me: usize) {
     let mut seen = 0;
     loop {
         let mut spins = 0;
@@ -266,25 +289,10 @@ fn worker(s: &Shared) {
         }
         // Claim tasks until the job is exhausted. The job is read only after a successful
         // claim: the caller is then still waiting for that task, so the job is alive.
-        loop {
-            let cur = s.state.load(Acquire);
-            let (tasks, next) = (
-                ((cur >> IDX_BITS) & IDX_MASK) as usize,
-                (cur & IDX_MASK) as usize,
-            );
-            if next >= tasks {
-                break;
-            }
-            if s.state
-                .compare_exchange_weak(cur, cur + 1, AcqRel, Relaxed)
-                .is_err()
-            {
-                continue;
-            }
-            // SAFETY: see above; the caller wrote the job before publishing this state.
+        while let Some(t) = claim(s, seen, me) {
+            // SAFETY: see above; the caller wrote the job before publishing its epoch.
             let job = unsafe { *s.job.get() };
-            let ok =
-                job.is_some_and(|job| panic::catch_unwind(AssertUnwindSafe(|| job(next))).is_ok());
+            let ok = job.is_some_and(|job| panic::catch_unwind(AssertUnwindSafe(|| job(t))).is_ok());
             if !ok {
                 s.panicked.store(true, Relaxed);
             }
