@@ -8,9 +8,10 @@
 //! `(q - zero) * scale` in f64, rounded once to float32. That exact form costs an f64 divide
 //! per element, so for 8-bit types (every QDQ activation) blocks are computed in float32,
 //! sixteen lanes to a vector on AVX-512:
-//! - the quotient as `x * (1/scale)`, which rounds to the same integer as the f64 quotient
-//!   unless it lies within a few float32 ulps of a half-integer (`near_tie`); a block with
-//!   any such element is computed again the exact way;
+//! - the quotient as `x * (1/scale)`, saturated to the range, which rounds to the same
+//!   integer as the f64 quotient unless it lies within a few float32 ulps of a
+//!   half-integer (`near_tie`); a block with any such element is computed again the exact
+//!   way;
 //! - `(q - zero) * scale` with `q - zero` an integer below 2^9: the f64 product is exact,
 //!   so its one rounding to float32 is the float32 product's.
 
@@ -69,8 +70,11 @@ impl FakeQuant {
     }
 
     pub(crate) fn new(scale: f64, zero: f64, lo: f64, hi: f64, scale2: f64, zero2: f64) -> FakeQuant {
-        let narrow = [zero, lo, hi, zero2].iter().all(|v| v.abs() <= 256.0);
-        FakeQuant { scale, zero, lo, hi, scale2, zero2, narrow, inverse: (1.0 / scale) as f32 }
+        let inverse = (1.0 / scale) as f32;
+        // The float32 path's error bound (`near_tie`) needs a reciprocal of full precision:
+        // a scale below 2^-126 or above 2^126 takes the exact path.
+        let narrow = [zero, lo, hi, zero2].iter().all(|v| v.abs() <= 256.0) && inverse.is_normal();
+        FakeQuant { scale, zero, lo, hi, scale2, zero2, narrow, inverse }
     }
 
     /// Saturation and dequantization of a rounded quotient.
@@ -129,7 +133,7 @@ impl FakeQuant {
     }
 
     /// An 8-bit pair's float32 constants, for a kernel that applies it in registers with
-    /// the same near-tie rule (`near_tie`, `NEAR_MARGIN`, `NEAR_LIMIT`).
+    /// the same near-tie rule (`near_tie`, `NEAR`).
     pub(crate) fn lanes(&self) -> Option<Lanes> {
         self.narrow.then_some(Lanes {
             inverse: self.inverse,
@@ -182,12 +186,12 @@ impl FakeQuant {
     #[inline(always)]
     fn integer_f32(&self, x: f32) -> (f32, bool) {
         let (zero, lo, hi) = (self.zero as f32, self.lo as f32, self.hi as f32);
+        // Saturated before rounding (to integers, so the rounding keeps the range).
         let q = x * self.inverse;
+        let q = if q < lo - zero { lo - zero } else { q };
+        let q = if q > hi - zero { hi - zero } else { q };
         let r = round_ties_even_f32(q);
-        let z = r + zero;
-        let z = if z < lo { lo } else { z };
-        let z = if z > hi { hi } else { z };
-        (if q.is_nan() { zero } else { z }, near_tie(q, r))
+        (if q.is_nan() { zero } else { r + zero }, near_tie(q, r))
     }
 
     /// One block of at most `BLOCK` values of an 8-bit pair, in float32 (module comment).
@@ -234,23 +238,19 @@ fn quantize_bytes_generic<const FMA: bool>(pair: &FakeQuant, src: &[f32], dst: &
 /// with a vector holding a near tie or NaN redone the reference's way lane by lane.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
-    use super::{FakeQuant, Lanes, NEAR_LIMIT, NEAR_MARGIN};
+    use super::{FakeQuant, Lanes, NEAR};
     use std::arch::x86_64::*;
 
     /// The rounded quotients of `v` and the lanes (of `mask`) that must take the exact path.
     #[inline(always)]
     unsafe fn round(v: __m512, mask: __mmask16, l: &Lanes) -> (__m512, __mmask16) {
+        // Saturated first (`near_tie`); the bounds as the first operands, so NaN stays.
         let q = _mm512_mul_ps(v, _mm512_set1_ps(l.inverse));
+        let q = _mm512_min_ps(_mm512_set1_ps(l.hi - l.zero), _mm512_max_ps(_mm512_set1_ps(l.lo - l.zero), q));
         let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(q);
-        let aq = _mm512_abs_ps(q);
-        let limit = _mm512_sub_ps(_mm512_set1_ps(0.5), _mm512_mul_ps(aq, _mm512_set1_ps(NEAR_MARGIN)));
-        // Not less than the limit, or NaN: one unordered comparison covers both.
-        let near = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), limit)
-            | _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(aq, _mm512_set1_ps(NEAR_LIMIT));
-        // The integers, saturated: z = clamp(r + zero, lo, hi).
-        let z = _mm512_add_ps(r, _mm512_set1_ps(l.zero));
-        let z = _mm512_min_ps(_mm512_max_ps(z, _mm512_set1_ps(l.lo)), _mm512_set1_ps(l.hi));
-        (z, near & mask)
+        // Not less than the bound, or NaN: one unordered comparison covers both.
+        let near = _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), _mm512_set1_ps(NEAR));
+        (_mm512_add_ps(r, _mm512_set1_ps(l.zero)), near & mask)
     }
 
     /// The pair over one vector, its values stored under `mask`.
@@ -258,11 +258,7 @@ pub(crate) mod x86 {
     pub(crate) unsafe fn store_values(v: __m512, mask: __mmask16, dst: *mut f32, f: &FakeQuant, l: &Lanes) {
         let (z, near) = round(v, mask, l);
         if near != 0 {
-            _mm512_mask_storeu_ps(dst, mask, v);
-            for i in (0..16).filter(|i| mask & (1 << i) != 0) {
-                *dst.add(i) = f.exact_f32(*dst.add(i));
-            }
-            return;
+            return values_exact(v, mask, dst, f);
         }
         let y = _mm512_mul_ps(_mm512_sub_ps(z, _mm512_set1_ps(l.zero2)), _mm512_set1_ps(l.scale2));
         _mm512_mask_storeu_ps(dst, mask, y);
@@ -273,15 +269,35 @@ pub(crate) mod x86 {
     pub(crate) unsafe fn store_bytes(v: __m512, mask: __mmask16, dst: *mut u8, f: &FakeQuant, l: &Lanes) {
         let (z, near) = round(v, mask, l);
         if near != 0 {
-            let mut lanes = [0f32; 16];
-            _mm512_storeu_ps(lanes.as_mut_ptr(), v);
-            for i in (0..16).filter(|i| mask & (1 << i) != 0) {
-                *dst.add(i) = f.byte_exact(lanes[i]);
-            }
-            return;
+            return bytes_exact(v, mask, dst, f);
         }
         let b = _mm512_cvtps_epi32(_mm512_sub_ps(z, _mm512_set1_ps(l.lo)));
         _mm512_mask_cvtusepi32_storeu_epi8(dst as *mut i8, mask, b);
+    }
+
+    /// The exact path of `store_values` for a vector with a near tie (or NaN): out of line
+    /// and cold, so that the kernels it is inlined into keep their registers for the rest
+    /// (inline, it cost the QDQ model's expand convolutions a third of their time).
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn values_exact(v: __m512, mask: __mmask16, dst: *mut f32, f: &FakeQuant) {
+        _mm512_mask_storeu_ps(dst, mask, v);
+        for i in (0..16).filter(|i| mask & (1 << i) != 0) {
+            *dst.add(i) = f.exact_f32(*dst.add(i));
+        }
+    }
+
+    /// The exact path of `store_bytes`, as `values_exact`.
+    #[cold]
+    #[inline(never)]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn bytes_exact(v: __m512, mask: __mmask16, dst: *mut u8, f: &FakeQuant) {
+        let mut lanes = [0f32; 16];
+        _mm512_storeu_ps(lanes.as_mut_ptr(), v);
+        for i in (0..16).filter(|i| mask & (1 << i) != 0) {
+            *dst.add(i) = f.byte_exact(lanes[i]);
+        }
     }
 
     /// `each(vector, mask, i)` over the `n` values at `src` sixteen at a time from element
@@ -325,24 +341,24 @@ fn apply_f32_generic<const FMA: bool>(pair: &FakeQuant, out: &mut [f32]) {
     pair.apply_f32(out)
 }
 
-/// Whether the float32 `q = x * (1/scale)` may round to another integer than the f64
-/// quotient `x / scale` does. The reciprocal's rounding and the product's put `q` within
-/// `2^-23 * |q|` of the exact quotient, and the f64 quotient is far closer: only where `q`
-/// lies that close to a half-integer can the two round apart. The margin taken is 8x that.
-/// Values of 2^20 and more (far past an 8-bit range, and the float32 rounding's limit of
-/// 2^22) count as near, as do infinities; NaN never does, and gives the zero point either way.
+/// Whether the float32 `q = x * (1/scale)`, saturated to the pair's range less its zero
+/// point, may round to another integer than the f64 quotient `x / scale` does. The
+/// reciprocal's rounding and the product's put `q` within about `2^-23 * |q|` of the exact
+/// quotient, and the f64 quotient is far closer: only where `q` lies that close to a
+/// half-integer can the two round apart. An 8-bit range keeps `|q| <= 255`, so a margin of
+/// 2^-11 (16 times the error there) covers every value, in one comparison; saturating first
+/// is what bounds `|q|` (a quotient beyond the range saturates either way). NaN counts as
+/// near and gives the zero point.
 #[inline(always)]
 fn near_tie(q: f32, r: f32) -> bool {
-    (q - r).abs() >= 0.5 - q.abs() * NEAR_MARGIN || q.abs() >= NEAR_LIMIT
+    !((q - r).abs() < NEAR)
 }
 
-/// `near_tie`'s margin (2^-20 of `|q|`) and the magnitude from which every value counts as
-/// near (2^20).
-pub(crate) const NEAR_MARGIN: f32 = 1.0 / 1_048_576.0;
-pub(crate) const NEAR_LIMIT: f32 = 1_048_576.0;
+/// `near_tie`'s bound on the distance from an integer.
+pub(crate) const NEAR: f32 = 0.5 - 1.0 / 2048.0;
 
 /// `round_ties_even` for |q| < 2^22 in float32 by the same trick as below (1.5 * 2^23);
-/// `near_tie` sends larger values to the exact path.
+/// the saturation before it keeps `|q| <= 255`.
 #[inline(always)]
 fn round_ties_even_f32(q: f32) -> f32 {
     const MAGIC: f32 = 12_582_912.0;
