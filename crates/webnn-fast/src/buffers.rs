@@ -106,6 +106,11 @@ impl<T: Plain> Default for Pool<T> {
 
 impl<T: Plain> Pool<T> {
     fn take(&mut self, len: usize) -> Buf<T> {
+        // An empty buffer (a step's unused scratch) takes none of the spare ones: dropped
+        // unreturned, it would cost the set a buffer per dispatch.
+        if len == 0 {
+            return Buf::empty();
+        }
         let best = (0..self.0.len())
             .filter(|&i| self.0[i].0.capacity() >= len)
             .min_by_key(|&i| self.0[i].0.capacity());
