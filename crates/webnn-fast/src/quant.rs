@@ -241,7 +241,8 @@ pub(crate) mod x86 {
     use super::{FakeQuant, Lanes, NEAR};
     use std::arch::x86_64::*;
 
-    /// The rounded quotients of `v` and the lanes (of `mask`) that must take the exact path.
+    /// The rounded quotients of `v` (saturated, without the zero point: callers add it
+    /// with their own constant) and the lanes (of `mask`) that must take the exact path.
     #[inline(always)]
     unsafe fn round(v: __m512, mask: __mmask16, l: &Lanes) -> (__m512, __mmask16) {
         // Saturated first (`near_tie`); the bounds as the first operands, so NaN stays.
@@ -250,28 +251,29 @@ pub(crate) mod x86 {
         let r = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(q);
         // Not less than the bound, or NaN: one unordered comparison covers both.
         let near = _mm512_cmp_ps_mask::<_CMP_NLT_UQ>(_mm512_abs_ps(_mm512_sub_ps(q, r)), _mm512_set1_ps(NEAR));
-        (_mm512_add_ps(r, _mm512_set1_ps(l.zero)), near & mask)
+        (r, near & mask)
     }
 
     /// The pair over one vector, its values stored under `mask`.
     #[inline(always)]
     pub(crate) unsafe fn store_values(v: __m512, mask: __mmask16, dst: *mut f32, f: &FakeQuant, l: &Lanes) {
-        let (z, near) = round(v, mask, l);
+        let (r, near) = round(v, mask, l);
         if near != 0 {
             return values_exact(v, mask, dst, f);
         }
-        let y = _mm512_mul_ps(_mm512_sub_ps(z, _mm512_set1_ps(l.zero2)), _mm512_set1_ps(l.scale2));
+        // The integer is `r + zero`; `zero - zero2` is exact (both 8-bit).
+        let y = _mm512_mul_ps(_mm512_add_ps(r, _mm512_set1_ps(l.zero - l.zero2)), _mm512_set1_ps(l.scale2));
         _mm512_mask_storeu_ps(dst, mask, y);
     }
 
     /// The pair over one vector, its integers stored as bytes `z - lo` under `mask`.
     #[inline(always)]
     pub(crate) unsafe fn store_bytes(v: __m512, mask: __mmask16, dst: *mut u8, f: &FakeQuant, l: &Lanes) {
-        let (z, near) = round(v, mask, l);
+        let (r, near) = round(v, mask, l);
         if near != 0 {
             return bytes_exact(v, mask, dst, f);
         }
-        let b = _mm512_cvtps_epi32(_mm512_sub_ps(z, _mm512_set1_ps(l.lo)));
+        let b = _mm512_cvtps_epi32(_mm512_add_ps(r, _mm512_set1_ps(l.zero - l.lo)));
         _mm512_mask_cvtusepi32_storeu_epi8(dst as *mut i8, mask, b);
     }
 
@@ -343,19 +345,19 @@ fn apply_f32_generic<const FMA: bool>(pair: &FakeQuant, out: &mut [f32]) {
 
 /// Whether the float32 `q = x * (1/scale)`, saturated to the pair's range less its zero
 /// point, may round to another integer than the f64 quotient `x / scale` does. The
-/// reciprocal's rounding and the product's put `q` within about `2^-23 * |q|` of the exact
-/// quotient, and the f64 quotient is far closer: only where `q` lies that close to a
-/// half-integer can the two round apart. An 8-bit range keeps `|q| <= 255`, so a margin of
-/// 2^-11 (16 times the error there) covers every value, in one comparison; saturating first
-/// is what bounds `|q|` (a quotient beyond the range saturates either way). NaN counts as
-/// near and gives the zero point.
+/// reciprocal's rounding and the product's put `q` within `2^-23 * |x / scale|` of the
+/// exact quotient, and the f64 quotient is far closer: only where `q` lies that close to a
+/// half-integer can the two round apart. Saturating first bounds what matters: an 8-bit
+/// range keeps `|q| <= 255`, and a quotient beyond the range saturates either way; so
+/// within 2^-15 of a half-integer covers every value, and the margin taken, 2^-13, is four
+/// times that, in one comparison. NaN counts as near and gives the zero point.
 #[inline(always)]
 fn near_tie(q: f32, r: f32) -> bool {
     !((q - r).abs() < NEAR)
 }
 
 /// `near_tie`'s bound on the distance from an integer.
-pub(crate) const NEAR: f32 = 0.5 - 1.0 / 2048.0;
+pub(crate) const NEAR: f32 = 0.5 - 1.0 / 8192.0;
 
 /// `round_ties_even` for |q| < 2^22 in float32 by the same trick as below (1.5 * 2^23);
 /// the saturation before it keeps `|q| <= 255`.
