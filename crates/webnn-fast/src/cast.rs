@@ -5,7 +5,8 @@
 //! integers become the nearest float32, and floats become integers truncated toward zero,
 //! saturated, NaN giving 0 (Rust's `as`).
 
-use crate::exec::{Step, Values};
+use crate::exec::{Ctx, Step, Values, TASK};
+use crate::pool::SharedMut;
 use crate::plan::Planner;
 use half::slice::HalfFloatSliceExt;
 use half::f16;
@@ -44,7 +45,7 @@ impl CastStep {
         vec![self.input]
     }
 
-    pub(crate) fn run(&self, values: &mut Values) -> Result<()> {
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
         let (shape, len) = {
             let x = values.get(self.input)?;
             (x.shape.clone(), x.data.len())
@@ -52,13 +53,13 @@ impl CastStep {
         if self.to == DataType::Float32 {
             let mut y = values.alloc(len);
             match &values.get(self.input)?.data {
-                Data::F16(v) => v.convert_to_f32_slice(&mut y),
-                Data::I8(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
-                Data::U8(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
-                Data::I32(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
-                Data::U32(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
-                Data::I64(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
-                Data::U64(v) => y.iter_mut().zip(v).for_each(|(y, &x)| *y = x as f32),
+                Data::F16(v) => chunks(ctx, v, &mut y, |x, y| x.convert_to_f32_slice(y)),
+                Data::I8(v) => chunks(ctx, v, &mut y, |x, y| y.iter_mut().zip(x).for_each(|(y, &x)| *y = x as f32)),
+                Data::U8(v) => chunks(ctx, v, &mut y, |x, y| y.iter_mut().zip(x).for_each(|(y, &x)| *y = x as f32)),
+                Data::I32(v) => chunks(ctx, v, &mut y, |x, y| y.iter_mut().zip(x).for_each(|(y, &x)| *y = x as f32)),
+                Data::U32(v) => chunks(ctx, v, &mut y, |x, y| y.iter_mut().zip(x).for_each(|(y, &x)| *y = x as f32)),
+                Data::I64(v) => chunks(ctx, v, &mut y, |x, y| y.iter_mut().zip(x).for_each(|(y, &x)| *y = x as f32)),
+                Data::U64(v) => chunks(ctx, v, &mut y, |x, y| y.iter_mut().zip(x).for_each(|(y, &x)| *y = x as f32)),
                 other => return Err(unexpected(other.data_type(), self.to)),
             }
             values.put(self.out, shape, y);
@@ -82,6 +83,17 @@ impl CastStep {
         values.put_tensor(self.out, Tensor::new(shape, data));
         Ok(())
     }
+}
+
+/// `f(x chunk, y chunk)` over chunks of `TASK` elements across the pool.
+fn chunks<T: Sync>(ctx: &Ctx, x: &[T], y: &mut [f32], f: impl Fn(&[T], &mut [f32]) + Sync) {
+    let len = x.len().min(y.len());
+    let dst = SharedMut::new(y);
+    ctx.pool.run(len.div_ceil(TASK), &|t| {
+        let range = t * TASK..((t + 1) * TASK).min(len);
+        // SAFETY: each task writes its own chunk.
+        f(&x[range.clone()], unsafe { dst.range(range.start, range.len()) });
+    });
 }
 
 fn unexpected(from: DataType, to: DataType) -> Error {

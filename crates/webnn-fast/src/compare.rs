@@ -4,11 +4,12 @@
 //! (IEEE for floats: NaN compares false, and not-equal true), on float32, float16 and the
 //! integer types, without its float64 copies and 8-byte index maps.
 
-use crate::exec::{Step, Values};
+use crate::exec::{Ctx, Step, Values};
+use crate::pool::SharedMut;
 use crate::plan::Planner;
 use webnn_core::ops::Op;
 use webnn_core::{DataType, Error, Result};
-use webnn_cpu::{Data, Tensor};
+use webnn_cpu::Data;
 
 #[derive(Clone, Copy, Debug)]
 enum Test {
@@ -77,45 +78,57 @@ impl CompareStep {
         vec![self.a, self.b]
     }
 
-    pub(crate) fn run(&self, values: &mut Values) -> Result<()> {
-        let (a, b) = (&values.get(self.a)?.data, &values.get(self.b)?.data);
-        let result = match (a, b) {
-            (Data::F32(x), Data::F32(y)) => self.walk(x, y),
-            // half's comparisons are IEEE's (NaN unordered, -0 equal to +0).
-            (Data::F16(x), Data::F16(y)) => self.walk(x, y),
-            (Data::I32(x), Data::I32(y)) => self.walk(x, y),
-            (Data::U32(x), Data::U32(y)) => self.walk(x, y),
-            (Data::I64(x), Data::I64(y)) => self.walk(x, y),
-            (Data::U64(x), Data::U64(y)) => self.walk(x, y),
-            (Data::I8(x), Data::I8(y)) => self.walk(x, y),
-            (Data::U8(x), Data::U8(y)) => self.walk(x, y),
-            (x, y) => Err(Error::operation_error(format!("compare: {} with {}", x.data_type(), y.data_type()))),
-        }?;
-        values.put_tensor(self.out, Tensor::new(self.out_shape.clone(), Data::U8(result)));
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let len: usize = self.out_shape.iter().product();
+        // The result in a spare byte buffer, which returns to the set when it dies.
+        let mut out = values.alloc_bytes(len);
+        {
+            let (a, b) = (&values.get(self.a)?.data, &values.get(self.b)?.data);
+            match (a, b) {
+                (Data::F32(x), Data::F32(y)) => self.walk(ctx, x, y, &mut out),
+                // half's comparisons are IEEE's (NaN unordered, -0 equal to +0).
+                (Data::F16(x), Data::F16(y)) => self.walk(ctx, x, y, &mut out),
+                (Data::I32(x), Data::I32(y)) => self.walk(ctx, x, y, &mut out),
+                (Data::U32(x), Data::U32(y)) => self.walk(ctx, x, y, &mut out),
+                (Data::I64(x), Data::I64(y)) => self.walk(ctx, x, y, &mut out),
+                (Data::U64(x), Data::U64(y)) => self.walk(ctx, x, y, &mut out),
+                (Data::I8(x), Data::I8(y)) => self.walk(ctx, x, y, &mut out),
+                (Data::U8(x), Data::U8(y)) => self.walk(ctx, x, y, &mut out),
+                (x, y) => Err(Error::operation_error(format!("compare: {} with {}", x.data_type(), y.data_type()))),
+            }?;
+        }
+        values.put_bytes(self.out, self.out_shape.clone(), out);
         Ok(())
     }
 
-    fn walk<T: PartialOrd + Copy>(&self, a: &[T], b: &[T]) -> Result<Vec<u8>> {
-        let len: usize = self.out_shape.iter().product();
+    /// Rows along the last axis, in tasks of whole rows across the pool.
+    fn walk<T: PartialOrd + Copy + Sync>(&self, ctx: &Ctx, a: &[T], b: &[T], out: &mut [u8]) -> Result<()> {
+        let len = out.len();
         if len > 0 && (a.len() < reach(&self.out_shape, &self.a_strides) || b.len() < reach(&self.out_shape, &self.b_strides)) {
             return Err(Error::operation_error("compare: the operands' sizes differ from the plan's"));
         }
-        let last = self.out_shape.last().copied().unwrap_or(1);
+        let last = self.out_shape.last().copied().unwrap_or(1).max(1);
         let (sa, sb) = (self.a_strides.last().copied().unwrap_or(0), self.b_strides.last().copied().unwrap_or(0));
-        let mut out = vec![0u8; len];
-        for (r, row) in out.chunks_exact_mut(last.max(1)).enumerate() {
-            let (ao, bo) = (row_offset(r, &self.out_shape, &self.a_strides), row_offset(r, &self.out_shape, &self.b_strides));
-            let pair = |k: usize| (a[ao + k * sa], b[bo + k * sb]);
-            match self.test {
-                Test::Equal => fill(row, |k| { let (x, y) = pair(k); x == y }),
-                Test::NotEqual => fill(row, |k| { let (x, y) = pair(k); x != y }),
-                Test::Greater => fill(row, |k| { let (x, y) = pair(k); x > y }),
-                Test::GreaterOrEqual => fill(row, |k| { let (x, y) = pair(k); x >= y }),
-                Test::Lesser => fill(row, |k| { let (x, y) = pair(k); x < y }),
-                Test::LesserOrEqual => fill(row, |k| { let (x, y) = pair(k); x <= y }),
+        let (rows, per) = (len / last, (crate::exec::TASK / last).max(1));
+        let dst = SharedMut::new(out);
+        ctx.pool.run(rows.div_ceil(per), &|t| {
+            let range = t * per..((t + 1) * per).min(rows);
+            // SAFETY: each task writes its own rows.
+            let out = unsafe { dst.range(range.start * last, range.len() * last) };
+            for (r, row) in range.zip(out.chunks_exact_mut(last)) {
+                let (ao, bo) = (row_offset(r, &self.out_shape, &self.a_strides), row_offset(r, &self.out_shape, &self.b_strides));
+                let (x, y) = (Side::of(a, ao, sa, last), Side::of(b, bo, sb, last));
+                match self.test {
+                    Test::Equal => sides(row, x, y, |x, y| x == y),
+                    Test::NotEqual => sides(row, x, y, |x, y| x != y),
+                    Test::Greater => sides(row, x, y, |x, y| x > y),
+                    Test::GreaterOrEqual => sides(row, x, y, |x, y| x >= y),
+                    Test::Lesser => sides(row, x, y, |x, y| x < y),
+                    Test::LesserOrEqual => sides(row, x, y, |x, y| x <= y),
+                }
             }
-        }
-        Ok(out)
+        });
+        Ok(())
     }
 }
 
@@ -190,20 +203,42 @@ impl WhereStep {
     }
 }
 
-/// One row of results; the test is known at compile time in each caller's loop.
-#[inline(always)]
-fn fill(row: &mut [u8], test: impl Fn(usize) -> bool) {
-    for (k, o) in row.iter_mut().enumerate() {
-        *o = u8::from(test(k));
+/// One operand along one output row: a single value (broadcast along the row), a run of
+/// values, or values `stride` apart.
+#[derive(Clone, Copy)]
+enum Side<'a, T> {
+    One(T),
+    Run(&'a [T]),
+    Strided(&'a [T], usize),
+}
+
+impl<'a, T: Copy> Side<'a, T> {
+    /// The row of `len` values from `at`, `stride` apart (`walk` checked the reach).
+    fn of(v: &'a [T], at: usize, stride: usize, len: usize) -> Side<'a, T> {
+        match stride {
+            0 => Side::One(v[at]),
+            1 => Side::Run(&v[at..at + len]),
+            s => Side::Strided(&v[at..], s),
+        }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn broadcast_strides_skip_size_one_and_missing_axes() {
-        assert_eq!(super::broadcast_strides(&[3, 1], &[2, 3, 4]), vec![0, 1, 0]);
-        assert_eq!(super::broadcast_strides(&[2, 3, 4], &[2, 3, 4]), vec![12, 4, 1]);
-        assert_eq!(super::broadcast_strides(&[4], &[2, 3, 4]), vec![0, 0, 1]);
+/// One row of results, `test` known at compile time in each caller's loop; a broadcast
+/// value and contiguous runs as iterators, so that the loops vectorize.
+#[inline(always)]
+fn sides<T: Copy>(row: &mut [u8], x: Side<T>, y: Side<T>, test: impl Fn(T, T) -> bool) {
+    let put = |o: &mut u8, x: T, y: T| *o = u8::from(test(x, y));
+    match (x, y) {
+        (Side::One(x), Side::Run(y)) => row.iter_mut().zip(y).for_each(|(o, &y)| put(o, x, y)),
+        (Side::Run(x), Side::One(y)) => row.iter_mut().zip(x).for_each(|(o, &x)| put(o, x, y)),
+        (Side::Run(x), Side::Run(y)) => row.iter_mut().zip(x).zip(y).for_each(|((o, &x), &y)| put(o, x, y)),
+        (x, y) => {
+            let at = |s: Side<T>, k: usize| match s {
+                Side::One(v) => v,
+                Side::Run(v) => v[k],
+                Side::Strided(v, stride) => v[k * stride],
+            };
+            row.iter_mut().enumerate().for_each(|(k, o)| put(o, at(x, k), at(y, k)));
+        }
     }
 }

@@ -251,6 +251,10 @@ pub(crate) struct Ctx<'a> {
     pub simd: Simd,
 }
 
+/// Elements per task of a step that splits a flat pass (a comparison, a cast) across the
+/// pool: enough that a task's work outweighs claiming it.
+pub(crate) const TASK: usize = 16_384;
+
 /// Rows per work unit when splitting `rows` (in tiles of `align`) whose rows cost `row_cost`
 /// multiply-adds each: at most about 48 units, none under ~16k multiply-adds. The split
 /// depends only on the shape, never on the thread count, so every thread count computes
@@ -472,10 +476,10 @@ pub(crate) fn run(
             Step::Resample(r) => r.run(ctx, &mut values)?,
             Step::Permute(t) => t.run(ctx, &mut values)?,
             Step::Broadcast(t) => t.run(ctx, &mut values)?,
-            Step::Cast(t) => t.run(&mut values)?,
+            Step::Cast(t) => t.run(ctx, &mut values)?,
             Step::Split(t) => t.run(ctx, &mut values)?,
             Step::Gather(t) => t.run(&mut values)?,
-            Step::Compare(t) => t.run(&mut values)?,
+            Step::Compare(t) => t.run(ctx, &mut values)?,
             Step::Where(t) => t.run(&mut values)?,
             Step::Arg(t) => t.run(&mut values)?,
             Step::Softmax(s) => s.run(ctx, &mut values)?,
