@@ -51,6 +51,9 @@ pub(crate) struct Conv {
     /// The input and the output stored as bytes (`stored`).
     input_bytes: Option<Bytes>,
     output_bytes: Option<Bytes>,
+    /// A depthwise convolution's input computed as it goes: the pointwise convolution
+    /// whose result only this step reads (`expand`).
+    expand: Option<crate::expand::Expand>,
 }
 
 enum Kind {
@@ -287,6 +290,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         post,
         input_bytes: None,
         output_bytes: None,
+        expand: None,
     })))
 }
 
@@ -325,14 +329,15 @@ impl Conv {
             Kind::Stem(d) => format!("stem {}x{}/{}{}", d.kh, d.kw, d.stride[0], if d.nchw { " nchw" } else { "" }),
         };
         let (read, written) = (if self.input_bytes.is_some() { " bytes" } else { "" }, if self.output_bytes.is_some() { " as bytes" } else { "" });
+        let expand = self.expand.as_ref().map_or(String::new(), |e| format!("pointwise {}->{}{} then ", e.c, self.c, e.describe()));
         format!(
-            "conv {kind}{read} {}x{}x{} -> {}x{}x{}{}{written}",
+            "conv {expand}{kind}{read} {}x{}x{} -> {}x{}x{}{}{written}",
             self.h, self.w, self.c, self.oh, self.ow, self.oc, self.post.describe()
         )
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
-        std::iter::once(self.input)
+        std::iter::once(self.expand.as_ref().map_or(self.input, |e| e.input))
             .chain(self.post.residual)
             .collect()
     }
@@ -348,9 +353,11 @@ impl Conv {
         };
         {
             let bytes = self.input_bytes.map(|b| values.bytes(self.input).map(|v| (v, b))).transpose()?;
+            // With an expansion, the expansion's input (`c` of its channels per pixel).
+            let (slot, channels) = self.expand.as_ref().map_or((self.input, self.c), |e| (e.input, e.c));
             let xin = match bytes {
                 Some(_) => &[][..],
-                None => values.f32(self.input)?,
+                None => values.f32(slot)?,
             };
             let x = if self.transpose_in {
                 crate::copy::nchw_to_nhwc(ctx, xin, &mut transposed, self.n, self.c, self.h * self.w);
@@ -358,7 +365,7 @@ impl Conv {
             } else {
                 xin
             };
-            let size = self.n * self.h * self.w * self.c;
+            let size = self.n * self.h * self.w * channels;
             if bytes.as_ref().map_or(x.len(), |(v, _)| v.len()) != size {
                 return Err(webnn_core::Error::operation_error(format!("{}: the input's size differs from the plan's", self.describe())));
             }
@@ -443,6 +450,22 @@ impl Conv {
                     self.image_rows(ctx, &sink, post, residual, unit, &|b, oy, out, lo, hi| {
                         d.row(simd, &x[b * image..][..image], oy, out, lo, hi)
                     })
+                }
+                Kind::Depthwise(d) if self.expand.is_some() => {
+                    let e = self.expand.as_ref().expect("checked by the guard");
+                    let (rows, row_len) = (self.n * self.oh, self.ow * oc);
+                    let (lo, hi) = post.kernel_bounds();
+                    let unit = e.unit(rows, ctx.pool.threads());
+                    ctx.pool.run(rows.div_ceil(unit), &|u| {
+                        let range = u * unit..(u * unit + unit).min(rows);
+                        // SAFETY: each unit writes its own rows.
+                        unsafe {
+                            sink.rows(range.start * row_len, range.len() * row_len, |out| {
+                                e.rows(simd, d, x, (self.h, self.w), self.oh, range.clone(), out, lo, hi);
+                                post.finish(simd, out, residual, range.start * row_len);
+                            })
+                        };
+                    });
                 }
                 Kind::Depthwise(d) => {
                     let unit = unit_rows(self.n * self.oh, 1, self.ow * oc * d.kh * d.kw);
@@ -538,6 +561,39 @@ impl Conv {
                 }
             }
         }
+    }
+}
+
+/// The step's part in `expand`'s fusion.
+impl Conv {
+    /// The pointwise convolution `e` whose result this depthwise one alone reads, as an
+    /// expansion computed row by row inside it; `e` back where either does not qualify:
+    /// float32 both, no byte storage, NHWC input, an expansion whose epilogue is a clamp
+    /// alone, a window at most `RING_TAPS` rows high.
+    pub(crate) fn absorb(&mut self, e: Box<Conv>) -> Result<(), Box<Conv>> {
+        let (Kind::Pointwise(_), Kind::Depthwise(d)) = (&e.kind, &self.kind) else { return Err(e) };
+        let plain = |c: &Conv| !c.transpose_in && c.input_bytes.is_none() && c.output_bytes.is_none() && c.expand.is_none();
+        let clamp_only = e.post.residual.is_none() && !e.post.rounds() && e.post.quant.is_none();
+        let fits = d.window_rows(0).len() <= crate::depthwise::RING_TAPS;
+        let same = (e.n, e.oh, e.ow, e.oc) == (self.n, self.h, self.w, self.c) && self.input == e.output;
+        if !(plain(self) && plain(&e) && clamp_only && fits && same && self.post.residual != Some(e.output)) {
+            return Err(e);
+        }
+        let (input, c, epilogue) = (e.input, e.c, e.post.epilogue());
+        let Kind::Pointwise(packed) = e.kind else { unreachable!("matched above") };
+        self.expand = Some(crate::expand::Expand { input, c, packed, epilogue });
+        Ok(())
+    }
+
+    /// The pointwise convolution this step reads the result of, its input's and its
+    /// output's slots and its output's size in values: what `expand::fuse` pairs.
+    pub(crate) fn expansion_candidate(&self) -> Option<(usize, usize, usize)> {
+        matches!(self.kind, Kind::Pointwise(_)).then_some((self.input, self.output, self.n * self.oh * self.ow * self.oc))
+    }
+
+    /// Whether this is a depthwise convolution, reading slot `input`.
+    pub(crate) fn depthwise_input(&self) -> Option<usize> {
+        matches!(self.kind, Kind::Depthwise(_)).then_some(self.input)
     }
 }
 

@@ -69,57 +69,105 @@ impl Load for Decoded {
     }
 }
 
+/// The most window rows (`(kh - 1) * dilation + 1`) a ring of input rows serves
+/// (`Depthwise::ring_row`).
+pub(crate) const RING_TAPS: usize = 16;
+
+/// Where a row's window rows lie: in the image, row `iy` at `iy * w * c`; or in a ring of
+/// input rows, tap row `ky` at `lines[ky]` (`Depthwise::ring_row`).
+#[derive(Clone, Copy)]
+enum Lines {
+    Image,
+    Ring([usize; RING_TAPS]),
+}
+
 impl Depthwise {
     /// Output row `oy` (`ow * c` values) of the image `x` (`h * w * c` values), clamped to
     /// `[lo, hi]`.
     pub(crate) fn row(&self, simd: Simd, x: Input, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
-        let iy0 = (oy * self.stride[0]) as isize - self.pad[0] as isize;
         // The kernels index by pointer: these bounds are what they rely on.
-        assert!(x.len() >= self.h * self.w * self.c && out.len() >= self.ow * self.c);
-        assert!(self.weights.len() >= self.kh * self.kw * self.c && self.bias.len() >= self.c);
+        assert!(x.len() >= self.h * self.w * self.c);
         match x {
-            Input::Floats(v) => self.row_isa(simd, Floats(v.as_ptr()), iy0, out, lo, hi),
-            Input::Bytes(v, offset, scale) => self.row_isa(simd, Decoded(v.as_ptr(), offset, scale), iy0, out, lo, hi),
+            Input::Floats(v) => self.row_isa(simd, Floats(v.as_ptr()), oy, Lines::Image, out, lo, hi),
+            Input::Bytes(v, offset, scale) => self.row_isa(simd, Decoded(v.as_ptr(), offset, scale), oy, Lines::Image, out, lo, hi),
         }
+    }
+
+    /// The window rows of output row `oy`: `(kh - 1) * dilation + 1` input rows from
+    /// `oy * stride - pad`.
+    pub(crate) fn window_rows(&self, oy: usize) -> Range<isize> {
+        let iy0 = (oy * self.stride[0]) as isize - self.pad[0] as isize;
+        iy0..iy0 + ((self.kh - 1) * self.dilation[0] + 1) as isize
+    }
+
+    /// `row` reading its window rows from `ring`, `slots` rows of `w * c` values where input
+    /// row `iy` is at slot `iy % slots` (a fused expansion's rows, `Conv::expanded`). The
+    /// window's rows inside the image must be there; its height at most `RING_TAPS`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ring_row(&self, simd: Simd, ring: &[f32], slots: usize, oy: usize, out: &mut [f32], lo: f32, hi: f32) {
+        let iy0 = self.window_rows(oy).start;
+        assert!(self.window_rows(oy).len() <= RING_TAPS && slots > 0 && ring.len() >= slots * self.w * self.c);
+        let mut lines = [0; RING_TAPS];
+        for ky in taps(iy0, self.dilation[0], self.h, self.kh) {
+            let iy = (iy0 + (ky * self.dilation[0]) as isize) as usize;
+            lines[ky] = (iy % slots) * self.w * self.c;
+        }
+        self.row_isa(simd, Floats(ring.as_ptr()), oy, Lines::Ring(lines), out, lo, hi)
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn row_isa<S: Load>(&self, simd: Simd, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
+    fn row_isa<S: Load>(&self, simd: Simd, x: S, oy: usize, lines: Lines, out: &mut [f32], lo: f32, hi: f32) {
+        assert!(out.len() >= self.ow * self.c);
+        assert!(self.weights.len() >= self.kh * self.kw * self.c && self.bias.len() >= self.c);
+        let iy0 = self.window_rows(oy).start;
         match simd {
             // SAFETY: `Simd` comes from `Isa::detect`, which checked the features.
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx512 => unsafe { row_avx512(self, x, iy0, out, lo, hi) },
+            Simd::Avx512 => unsafe { row_avx512(self, x, iy0, lines, out, lo, hi) },
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => unsafe { row_avx2(self, x, iy0, out, lo, hi) },
-            // SAFETY: the bounds were asserted by the caller (simd128 is a build-time feature).
+            Simd::Avx2 => unsafe { row_avx2(self, x, iy0, lines, out, lo, hi) },
+            // SAFETY: the bounds were asserted by the callers (simd128 is a build-time
+            // feature).
             #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            _ => unsafe { row_generic::<crate::vector::Simd128, Scalar, S>(self, x, iy0, out, lo, hi) },
-            // SAFETY: the bounds were asserted by the caller.
+            _ => unsafe { row_generic::<crate::vector::Simd128, Scalar, S>(self, x, iy0, lines, out, lo, hi) },
+            // SAFETY: the bounds were asserted by the callers.
             #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-            _ => unsafe { row_generic::<Scalar, Scalar, S>(self, x, iy0, out, lo, hi) },
+            _ => unsafe { row_generic::<Scalar, Scalar, S>(self, x, iy0, lines, out, lo, hi) },
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn row_avx512<S: Load>(d: &Depthwise, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx512, crate::vector::Avx2, S>(d, x, iy0, out, lo, hi) }
+unsafe fn row_avx512<S: Load>(d: &Depthwise, x: S, iy0: isize, lines: Lines, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx512, crate::vector::Avx2, S>(d, x, iy0, lines, out, lo, hi) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row_avx2<S: Load>(d: &Depthwise, x: S, iy0: isize, out: &mut [f32], lo: f32, hi: f32) {
-    unsafe { row_generic::<crate::vector::Avx2, Scalar, S>(d, x, iy0, out, lo, hi) }
+unsafe fn row_avx2<S: Load>(d: &Depthwise, x: S, iy0: isize, lines: Lines, out: &mut [f32], lo: f32, hi: f32) {
+    unsafe { row_generic::<crate::vector::Avx2, Scalar, S>(d, x, iy0, lines, out, lo, hi) }
 }
 
 /// The geometry of one output row, shared by its pixel blocks.
 struct Row {
     iy0: isize,
     kys: Range<usize>,
+    lines: Lines,
     lo: f32,
     hi: f32,
+}
+
+impl Row {
+    /// The element offset of tap row `ky`'s input row (`iy`), pixel 0, channel 0.
+    #[inline(always)]
+    fn line(&self, d: &Depthwise, ky: usize, iy: usize) -> usize {
+        match &self.lines {
+            Lines::Image => iy * d.w * d.c,
+            Lines::Ring(lines) => lines[ky],
+        }
+    }
 }
 
 /// One output row whose window starts at input row `iy0`: `V` the widest vector, `H` a
@@ -129,6 +177,7 @@ unsafe fn row_generic<V: F32s, H: F32s, S: Load>(
     d: &Depthwise,
     x: S,
     iy0: isize,
+    lines: Lines,
     out: &mut [f32],
     lo: f32,
     hi: f32,
@@ -136,6 +185,7 @@ unsafe fn row_generic<V: F32s, H: F32s, S: Load>(
     let row = Row {
         iy0,
         kys: taps(iy0, d.dilation[0], d.h, d.kh),
+        lines,
         lo,
         hi,
     };
@@ -161,14 +211,16 @@ impl<S: Load> Block for DepthwiseRow<'_, S> {
         let (c, lanes, sx) = (d.c, V::LANES, d.stride[1] * d.c);
         let w = d.weights.as_ptr();
         // SAFETY (all pointer offsets): taps keep (iy, ix) inside the image for every pixel
-        // of the block, channels stay below `c`, and `row` asserted the slices' lengths.
+        // of the block, channels stay below `c`, and `row` asserted the slices' lengths
+        // (`ring_row`: a ring's lines are whole rows inside it).
         unsafe {
             let mut acc = pixels::biased::<V, R, P>(d.bias.as_ptr(), c0);
             for ky in row.kys.clone() {
                 let iy = (row.iy0 + (ky * d.dilation[0]) as isize) as usize;
+                let line = row.line(d, ky, iy);
                 for kx in kxs.clone() {
                     let ix = (ix0 + (kx * d.dilation[1]) as isize) as usize;
-                    let xi = (iy * d.w + ix) * c + c0;
+                    let xi = line + ix * c + c0;
                     let wp = w.add((ky * d.kw + kx) * c + c0);
                     for r in 0..R {
                         let wv = V::load(wp.add(r * lanes));

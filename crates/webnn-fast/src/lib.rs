@@ -42,6 +42,7 @@ mod copy;
 mod deconv;
 mod depthwise;
 mod exec;
+mod expand;
 mod fold;
 mod lanes;
 mod matmul;

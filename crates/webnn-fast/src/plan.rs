@@ -186,10 +186,11 @@ impl<'g> Planner<'g> {
             .map(|(name, o)| (name.clone(), self.logical(*o)))
             .collect();
         link_caches(&mut self.steps, &self.work, &outputs);
+        let output_slots: Vec<usize> = outputs.iter().map(|(_, s)| *s).collect();
         if crate::stored::pays(self.isa) {
-            let output_slots: Vec<usize> = outputs.iter().map(|(_, s)| *s).collect();
             crate::stored::store(&mut self.steps, &self.work, &output_slots);
         }
+        crate::expand::fuse(&mut self.steps, &self.work, &output_slots);
         let mut constants = HashMap::new();
         let mut read: Vec<usize> = self
             .steps

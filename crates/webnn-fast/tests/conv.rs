@@ -402,3 +402,94 @@ fn infinite_weights_meet_the_padding() {
     let (_, reference) = check(&graph, &g.inputs, 1e-5);
     assert_eq!(reference, 0);
 }
+
+/// A pointwise convolution whose result only a depthwise one reads runs inside it, its rows
+/// expanded as the window moves down (`expand`): strides, dilations, asymmetric padding,
+/// 3x3 and 5x5 windows, two images, rows whose width leaves single-pixel GEMM tiles, each
+/// activation of the expansion, a residual after the depthwise one, both layouts; and where
+/// it must not
+/// fuse (a second reader, a graph output, a window taller than the ring), it does not.
+#[test]
+fn expansions_fuse_into_depthwise() {
+    struct Pair {
+        n: u32,
+        h: u32,
+        w: u32,
+        c: u32,
+        cm: u32,
+        k: [u32; 2],
+        strides: [u32; 2],
+        dilations: [u32; 2],
+        padding: [u32; 4],
+        act: Act,
+        residual: bool,
+    }
+    let base = Pair { n: 1, h: 12, w: 17, c: 5, cm: 24, k: [3, 3], strides: [1, 1], dilations: [1, 1], padding: [1; 4], act: Act::Relu6, residual: false };
+    let cases = [
+        Pair { ..base },
+        Pair { strides: [2, 2], padding: [0, 1, 0, 1], act: Act::None, ..base },
+        Pair { n: 2, h: 9, w: 9, k: [5, 5], padding: [2; 4], act: Act::Clamp, ..base },
+        Pair { dilations: [2, 1], k: [3, 2], padding: [2, 1, 0, 3], strides: [1, 2], act: Act::Relu, ..base },
+        Pair { cm: 40, c: 40, residual: true, ..base },
+        Pair { h: 30, w: 8, cm: 96, c: 16, strides: [2, 2], padding: [0, 1, 0, 1], ..base },
+    ];
+    for (k, p) in cases.iter().enumerate() {
+        for layout in LAYOUTS {
+            let mut g = G::new(60 + k as u64);
+            let shape = match layout {
+                InputLayout::Nchw => [p.n, p.c, p.h, p.w],
+                InputLayout::Nhwc => [p.n, p.h, p.w, p.c],
+            };
+            let x0 = g.input("x", &shape);
+            // A convolution first, as in a network: its result is stored NHWC in either
+            // layout, which is what an expansion reads.
+            let f0 = g.constant(&[p.c, p.c, 3, 3]);
+            let x = g.b.conv2d(x0, f0, Conv2dOptions { input_layout: layout, padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+            let (f1, b1) = (g.constant(&[p.cm, p.c, 1, 1]), g.constant(&[p.cm]));
+            let e = g.b.conv2d(x, f1, Conv2dOptions { input_layout: layout, bias: Some(b1), ..Default::default() }).unwrap();
+            let e = activate(&mut g, e, p.act);
+            let (f2, b2) = (g.constant(&[p.cm, 1, p.k[0], p.k[1]]), g.constant(&[p.cm]));
+            let options = Conv2dOptions {
+                padding: Some(p.padding.to_vec()),
+                strides: Some(p.strides.to_vec()),
+                dilations: Some(p.dilations.to_vec()),
+                groups: p.cm,
+                input_layout: layout,
+                bias: Some(b2),
+                ..Default::default()
+            };
+            let mut y = g.b.conv2d(e, f2, options).unwrap();
+            if p.residual {
+                y = g.b.add(y, x, OpOptions::default()).unwrap();
+            }
+            let y = activate(&mut g, y, Act::Relu6);
+            let graph = g.build(&[("y", y)]);
+            assert_eq!(check(&graph, &g.inputs, 1e-4).1, 0);
+            let described = common::steps(&graph, &g);
+            assert!(described.iter().any(|s| s.contains(&format!("pointwise {}->{}", p.c, p.cm)) && s.contains("then depthwise")), "case {k} {layout:?}: {described:?}");
+        }
+    }
+    // Not fused: the expansion read twice, an output itself, a window of 17 rows.
+    for variant in 0..3 {
+        let mut g = G::new(70 + variant);
+        let x = g.input("x", &[1, 20, 19, 6]);
+        let f1 = g.constant(&[16, 6, 1, 1]);
+        let e = g.b.conv2d(x, f1, Conv2dOptions { input_layout: InputLayout::Nhwc, ..Default::default() }).unwrap();
+        let (k, dilation) = if variant == 2 { (9, 2) } else { (3, 1) };
+        let f2 = g.constant(&[16, 1, k, k]);
+        let pad = (k - 1) * dilation / 2;
+        let options = Conv2dOptions { padding: Some(vec![pad; 4]), dilations: Some(vec![dilation; 2]), groups: 16, input_layout: InputLayout::Nhwc, ..Default::default() };
+        let y = g.b.conv2d(e, f2, options).unwrap();
+        let graph = match variant {
+            0 => {
+                let s = g.b.sigmoid(e, OpOptions::default()).unwrap();
+                g.build(&[("y", y), ("s", s)])
+            }
+            1 => g.build(&[("y", y), ("e", e)]),
+            _ => g.build(&[("y", y)]),
+        };
+        assert_eq!(check(&graph, &g.inputs, 1e-4).1, 0);
+        let described = common::steps(&graph, &g);
+        assert!(described.iter().all(|s| !s.contains("then depthwise")), "variant {variant}: {described:?}");
+    }
+}
