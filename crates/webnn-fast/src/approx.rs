@@ -43,6 +43,52 @@ pub(crate) fn erf(x: f64) -> f64 {
     crate::vmath::nan_through(x, if a < 0.5 { series } else { tail })
 }
 
+/// Where `gelu_f32` holds: beyond, results leave float32's normal range (x below -13)
+/// or the polynomial's argument overflows; callers take `gelu` there (and for NaN).
+pub(crate) const GELU_F32_RANGE: f32 = 13.0;
+
+/// `gelu` in float32 lanes for |x| <= `GELU_F32_RANGE`: the same fit, with the exponent
+/// -x²/2 + poly kept as an exact square (`vmath::square_f32`) plus a small part until the
+/// exponential's range reduction (`vmath::exp_sum_f32`), since x²/2 rounded to float32
+/// would be off by up to 87 ULP of the result at the range's end. Within 8 ULP of the
+/// exact value (tests below, measured 7: the fit's polynomial rounds in float32; the
+/// float64 form is within 4, WPT allows 18).
+#[inline(always)]
+pub(crate) fn gelu_f32(x: f32) -> f32 {
+    const C: [f32; 10] = [
+        -1.265_512_2, 1.000_023_7, 0.374_091_96, 0.096_784_18, -0.186_288_06,
+        0.278_868_07, -1.135_203_9, 1.488_515_9, -0.822_152_23, 0.170_872_77,
+    ];
+    let a = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * (a * std::f32::consts::FRAC_1_SQRT_2));
+    let poly = C.iter().rev().fold(0.0, |acc, &c| c + t * acc);
+    let (hi, lo) = crate::vmath::square_f32(a);
+    let e = t * crate::vmath::exp_sum_f32(-0.5 * hi, poly - 0.5 * lo);
+    let phi = if x >= 0.0 { 1.0 - 0.5 * e } else { 0.5 * e };
+    x * phi
+}
+
+/// `erf` in float32 lanes, every argument: the series below 0.5, 1 − erfc above, as
+/// `erf`; within 3e-7 absolute (tests below; the float64 form 2e-7, WPT allows 1/1024).
+#[inline(always)]
+pub(crate) fn erf_f32(x: f32) -> f32 {
+    const C: [f32; 10] = [
+        -1.265_512_2, 1.000_023_7, 0.374_091_96, 0.096_784_18, -0.186_288_06,
+        0.278_868_07, -1.135_203_9, 1.488_515_9, -0.822_152_23, 0.170_872_77,
+    ];
+    const S: [f32; 7] = [1.0, -1.0 / 3.0, 1.0 / 10.0, -1.0 / 42.0, 1.0 / 216.0, -1.0 / 1_320.0, 1.0 / 9_360.0];
+    let a = x.abs();
+    let x2 = x * x;
+    let series = std::f32::consts::FRAC_2_SQRT_PI * x * S.iter().rev().fold(0.0, |acc, &c| acc * x2 + c);
+    let t = 1.0 / (1.0 + 0.5 * a);
+    let poly = C.iter().rev().fold(0.0, |acc, &c| c + t * acc);
+    // `max` keeps -inf (|x| infinite) and large |x| in `exp_sum_f32`'s range.
+    let erfc = t * crate::vmath::exp_sum_f32((-x2).max(-87.0), poly);
+    let tail = (1.0 - erfc).copysign(x);
+    let r = if a < 0.5 { series } else { tail };
+    if x.is_nan() { x } else { r }
+}
+
 #[cfg(test)]
 mod tests {
     use webnn_cpu::kernels::elementwise::scalar::FloatUnary;
@@ -68,6 +114,30 @@ mod tests {
     fn gelu_is_within_4_ulp() {
         let worst = sweep().map(|x| ulps(super::gelu(x) as f32, FloatUnary::Gelu.apply(x) as f32)).max();
         assert!(worst <= Some(4), "{worst:?}");
+    }
+
+    #[test]
+    fn gelu_f32_is_within_8_ulp_in_its_range() {
+        let (mut worst, mut at) = (0, 0.0);
+        for x in sweep().chain((-2_000_000..=2_000_000).map(|i| i as f64 * 6.5e-6)) {
+            let x = x as f32;
+            if !(x.abs() <= super::GELU_F32_RANGE) {
+                continue;
+            }
+            let d = ulps(super::gelu_f32(x), FloatUnary::Gelu.apply(x as f64) as f32);
+            if d > worst {
+                (worst, at) = (d, x);
+            }
+        }
+        assert!(worst <= 8, "{worst} ULP at {at}");
+    }
+
+    #[test]
+    fn erf_f32_is_within_3e_7() {
+        for x in sweep().chain([f64::MAX, -3.0e38, 9.3, -9.3, 0.4999, 0.5]) {
+            let (a, b) = (super::erf_f32(x as f32), FloatUnary::Erf.apply(x as f32 as f64) as f32);
+            assert!(a == b || (a.is_nan() && b.is_nan()) || (a - b).abs() <= 3e-7, "{x}: {a} vs {b}");
+        }
     }
 
     #[test]

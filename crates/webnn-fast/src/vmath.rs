@@ -217,6 +217,39 @@ fn exp_f32(z: f32) -> f32 {
     q * f32::from_bits(n_bits.wrapping_add(127) << 23)
 }
 
+/// e^(big + small) in float32 for big + small in [-87, 0] with |small| below 4 (a sum kept
+/// unevaluated: `big`'s rounding error would be `small`'s): n from the sum, then r = (big
+/// - n ln2's first part, exact) - n ln2's second part + small, e^r by its Taylor polynomial
+/// as `exp_f32`, 2^n from its bits. Arguments below -87 are taken as -87 (a result below
+/// float32's normal range, for callers that have no use for it).
+#[inline(always)]
+pub(crate) fn exp_sum_f32(big: f32, small: f32) -> f32 {
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    const ROUND: f32 = 12_582_912.0;
+    let big = big.max(-87.0);
+    let t = (big + small) * std::f32::consts::LOG2_E + ROUND;
+    let n = t - ROUND;
+    let r = ((big - n * LN2_HI) - n * LN2_LO) + small;
+    let mut q = 1.0 / 5_040.0;
+    for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
+        q = q * r + c;
+    }
+    let n_bits = t.to_bits().wrapping_sub(ROUND.to_bits());
+    q * f32::from_bits(n_bits.wrapping_add(127) << 23)
+}
+
+/// `x²` as `hi + lo` exactly (Dekker's product, without a fused multiply-add, which wasm
+/// lacks): `x` split into halves of 12 bits, whose products are exact. For |x| below 2^60.
+#[inline(always)]
+pub(crate) fn square_f32(x: f32) -> (f32, f32) {
+    let g = 4097.0 * x;
+    let h = g - (g - x);
+    let l = x - h;
+    let hi = x * x;
+    (hi, ((h * h - hi) + 2.0 * h * l) + l * l)
+}
+
 #[cfg(test)]
 mod tests {
     use webnn_cpu::kernels::elementwise::scalar::FloatUnary;

@@ -1,6 +1,6 @@
 //! Element-wise chains fused into one pass: equal to the ops one by one (bit for bit where
 //! the chain's input is exact, but exp, sigmoid, tanh and elu, within one ULP, and gelu and
-//! erf, within a few), with 1 and 3 threads and every ISA; what must and must not join a
+//! erf, within 8), with 1 and 3 threads and every ISA; what must and must not join a
 //! chain.
 
 mod common;
@@ -19,8 +19,8 @@ fn scalar(g: &mut G, v: f32) -> webnn_core::Operand {
 }
 
 /// The polynomial links (exp, sigmoid, tanh, elu, gelu, erf) over inputs from -100 to 100:
-/// within one ULP of the reference (a few for gelu and erf), and the same bits on every ISA
-/// the machine has (no fused multiply-adds in any variant).
+/// within one ULP of the reference (8 for gelu's float32 form, a few for erf), and the same
+/// bits on every ISA the machine has (no fused multiply-adds in any variant).
 #[test]
 fn polynomial_links_are_close_and_the_same_on_every_isa() {
     let n = 20_001;
@@ -33,7 +33,7 @@ fn polynomial_links_are_close_and_the_same_on_every_isa() {
         ("sigmoid", |b, x| b.sigmoid(x, OpOptions::default()).unwrap(), 1),
         ("tanh", |b, x| b.tanh(x, OpOptions::default()).unwrap(), 1),
         ("elu", |b, x| b.elu(x, EluOptions { alpha: 0.7, ..Default::default() }).unwrap(), 1),
-        ("gelu", |b, x| b.gelu(x, OpOptions::default()).unwrap(), 4),
+        ("gelu", |b, x| b.gelu(x, OpOptions::default()).unwrap(), 8),
         ("erf", |b, x| b.erf(x, OpOptions::default()).unwrap(), 4),
     ];
     for (name, link, ulps) in links {
