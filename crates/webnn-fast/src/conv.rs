@@ -16,6 +16,7 @@ use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
 use crate::planes::{self, Planes};
 use crate::stem::{self, Stem};
+use crate::winograd::{self, Winograd};
 use crate::plan::Planner;
 use crate::simd;
 use crate::qconv::Out as QOut;
@@ -73,6 +74,9 @@ enum Kind {
     Planes(Planes),
     /// Dense, with at most `stem::MAX_INPUT_CHANNELS` input channels.
     Stem(Stem),
+    /// Dense 3x3, stride 1, many channels: Winograd's F(2x2, 3x3), and the im2col GEMM for
+    /// inputs with infinities or NaN (`winograd`).
+    Winograd(Box<Winograd>, Box<Kind>),
 }
 
 /// The window geometry of a dense convolution.
@@ -238,10 +242,14 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
             // Enough rows that each panel of B is reused across a GEMM row block (16 kernel
             // tiles), few enough that the tile of A stays in L2.
             let tile = unit_rows(nb * oh * ow, mr, k * oc).clamp(16 * mr, 64 * mr);
-            Kind::Im2col {
-                packed,
-                window,
-                tile,
+            let winograd = [kh, kw, sh, sw, dh, dw] == [3, 3, 1, 1, 1, 1] && c.min(oc) >= winograd::MIN_CHANNELS && finite;
+            let im2col = Kind::Im2col { packed, window, tile };
+            match winograd {
+                true => {
+                    let wg = Winograd::new(p.isa, &oihw, (c, oc), (h, w), (oh, ow), [pt, pl], or_zeros(bias.clone()));
+                    Kind::Winograd(Box::new(wg), Box::new(im2col))
+                }
+                false => im2col,
             }
         }
     } else if groups == c && fi == 1 && fo == c && oc == c {
@@ -327,6 +335,7 @@ impl Conv {
             Kind::Narrow(d) => format!("narrow {}x{}/{}", d.kh, d.kw, d.stride[0]),
             Kind::Planes(d) => format!("planes {}x{}/1 nchw", d.kh, d.kw),
             Kind::Stem(d) => format!("stem {}x{}/{}{}", d.kh, d.kw, d.stride[0], if d.nchw { " nchw" } else { "" }),
+            Kind::Winograd(..) => "winograd 3x3/1".to_owned(),
         };
         let (read, written) = (if self.input_bytes.is_some() { " bytes" } else { "" }, if self.output_bytes.is_some() { " as bytes" } else { "" });
         let expand = self.expand.as_ref().map_or(String::new(), |e| format!("pointwise {}->{}{} then ", e.c, self.c, e.describe()));
@@ -378,7 +387,11 @@ impl Conv {
             let (post, simd) = (&post, ctx.simd);
             let sink = Sink::new(simd, &mut y, &mut y_bytes, pair);
             let image = self.h * self.w * self.c;
-            match &self.kind {
+            let kind = match &self.kind {
+                Kind::Winograd(_, im2col) if !winograd::finite(simd, x) => im2col.as_ref(),
+                kind => kind,
+            };
+            match kind {
                 Kind::Pointwise(packed) => {
                     let unit = unit_rows(m, packed.tile().0, self.c * oc);
                     ctx.pool.run(m.div_ceil(unit), &|u| {
@@ -435,6 +448,21 @@ impl Conv {
                                     gemm(rows.len(), a, k, packed, out, oc, post.epilogue());
                                 });
                                 post.finish(simd, out, residual, rows.start * oc);
+                            })
+                        };
+                    });
+                }
+                Kind::Winograd(wg, _) => {
+                    let row_len = self.ow * oc;
+                    let (lo, hi) = post.kernel_bounds();
+                    ctx.pool.run(wg.tasks(self.n), &|task| {
+                        let (b, rows) = wg.rows(task);
+                        let start = (b * self.oh + rows.start) * row_len;
+                        // SAFETY: each task writes its own rows.
+                        unsafe {
+                            sink.rows(start, rows.len() * row_len, |out| {
+                                wg.band(simd, &x[b * image..][..image], rows.clone(), out, lo, hi);
+                                post.finish(simd, out, residual, start);
                             })
                         };
                     });
@@ -618,7 +646,7 @@ impl Conv {
                 q.reads_bytes(zero, scale)
             }
             Kind::Depthwise(_) => true,
-            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Planes(_) | Kind::Stem(_) => false,
+            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Planes(_) | Kind::Stem(_) | Kind::Winograd(..) => false,
         }
     }
 

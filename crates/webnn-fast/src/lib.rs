@@ -66,6 +66,7 @@ mod vector;
 mod views;
 mod vmath;
 mod window;
+mod winograd;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

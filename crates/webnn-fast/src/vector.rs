@@ -1,6 +1,6 @@
-//! A minimal f32 vector abstraction for the depthwise kernel: one type per register width
-//! (AVX-512, AVX2, wasm simd128, scalar), so the kernel is written once and instantiated per
-//! ISA.
+//! A minimal f32 vector abstraction for the depthwise kernel and the Winograd transforms:
+//! one type per register width (AVX-512, AVX2, wasm simd128, scalar), so a kernel is written
+//! once and instantiated per ISA.
 //!
 //! Plain loops over `[f32; N]` blocks vectorise only as long as LLVM's SLP vectoriser agrees
 //! (it gave up once four pixels' accumulators were live at a time, spilling them all to the
@@ -18,6 +18,7 @@ pub(crate) trait F32s: Copy {
     /// `LANES` bytes as floats.
     unsafe fn load_bytes(p: *const u8) -> Self;
     unsafe fn store(self, p: *mut f32);
+    unsafe fn add(self, b: Self) -> Self;
     unsafe fn sub(self, b: Self) -> Self;
     unsafe fn mul(self, b: Self) -> Self;
     /// `self * b + c`.
@@ -43,6 +44,10 @@ impl F32s for Scalar {
     #[inline(always)]
     unsafe fn load_bytes(p: *const u8) -> Self {
         Scalar(unsafe { *p } as f32)
+    }
+    #[inline(always)]
+    unsafe fn add(self, b: Self) -> Self {
+        Scalar(self.0 + b.0)
     }
     #[inline(always)]
     unsafe fn sub(self, b: Self) -> Self {
@@ -93,6 +98,10 @@ mod x86 {
             Avx2(unsafe { _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(p.cast()))) })
         }
         #[inline(always)]
+        unsafe fn add(self, b: Self) -> Self {
+            Avx2(unsafe { _mm256_add_ps(self.0, b.0) })
+        }
+        #[inline(always)]
         unsafe fn sub(self, b: Self) -> Self {
             Avx2(unsafe { _mm256_sub_ps(self.0, b.0) })
         }
@@ -131,6 +140,10 @@ mod x86 {
         #[inline(always)]
         unsafe fn load_bytes(p: *const u8) -> Self {
             Avx512(unsafe { _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(p.cast()))) })
+        }
+        #[inline(always)]
+        unsafe fn add(self, b: Self) -> Self {
+            Avx512(unsafe { _mm512_add_ps(self.0, b.0) })
         }
         #[inline(always)]
         unsafe fn sub(self, b: Self) -> Self {
@@ -195,6 +208,10 @@ mod wasm {
             // Four bytes, widened twice.
             let b = unsafe { v128_load32_zero(p.cast()) };
             Simd128(f32x4_convert_u32x4(u32x4_extend_low_u16x8(u16x8_extend_low_u8x16(b))))
+        }
+        #[inline(always)]
+        unsafe fn add(self, b: Self) -> Self {
+            Simd128(f32x4_add(self.0, b.0))
         }
         #[inline(always)]
         unsafe fn sub(self, b: Self) -> Self {

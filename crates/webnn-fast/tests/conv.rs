@@ -493,3 +493,36 @@ fn expansions_fuse_into_depthwise() {
         assert!(described.iter().all(|s| !s.contains("then depthwise")), "variant {variant}: {described:?}");
     }
 }
+
+/// 3x3 stride-1 convolutions with many channels take Winograd's F(2x2, 3x3): odd output
+/// sizes (a last tile half outside), asymmetric and no padding, two images, every
+/// activation and a residual, both layouts; an input holding infinities or NaN takes the
+/// im2col GEMM in that dispatch, and gives the reference's infinities and NaN.
+#[test]
+fn winograd_for_many_channels() {
+    let cases = [
+        Case { h: 11, w: 9, ..base(16, 24, 3) },
+        Case { padding: [0, 1, 2, 0], act: Act::Relu6, n: 2, ..base(20, 33, 3) },
+        Case { padding: [0; 4], act: Act::Clamp, bias: false, ..base(17, 16, 3) },
+        Case { residual: true, act: Act::Relu, h: 6, w: 13, ..base(32, 32, 3) },
+    ];
+    for case in &cases {
+        for layout in LAYOUTS {
+            assert_eq!(run_case(case, layout, Conv2dFilterLayout::Oihw).1, 0, "{case:?}");
+        }
+    }
+    let mut g = G::new(81);
+    let x = g.input("x", &[1, 16, 7, 8]);
+    let f = g.constant(&[16, 16, 3, 3]);
+    let y = g.b.conv2d(x, f, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let graph = g.build(&[("y", y)]);
+    let described = common::steps(&graph, &g);
+    assert!(described[0].starts_with("conv winograd 3x3/1"), "{described:?}");
+    let mut values: Vec<f32> = (0..16 * 7 * 8).map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.01).collect();
+    values[5] = f32::INFINITY;
+    values[300] = f32::NAN;
+    values[600] = f32::NEG_INFINITY;
+    let desc = webnn_core::OperandDescriptor::new(webnn_core::DataType::Float32, &[1, 16, 7, 8]);
+    let inputs = vec![("x".to_owned(), webnn_core::HostTensor { desc, bytes: common::bytes(&values) })];
+    assert_eq!(check(&graph, &inputs, 1e-4).1, 0);
+}
