@@ -181,9 +181,13 @@ struct Channels<'a> {
 #[inline(always)]
 fn normalize_pixels<const FMA: bool>(x: &[f32], out: &mut [f32], p: &Channels) {
     let c = p.mean.len();
+    let (mean, inv_std, scale, bias) = (&p.mean[..c], &p.inv_std[..c], &p.scale[..c], &p.bias[..c]);
     for (o, px) in out.chunks_exact_mut(c).zip(x.chunks_exact(c)) {
-        for ch in 0..c {
-            o[ch] = simd::clamp(normalize(px[ch] as f64, p.mean[ch], p.inv_std[ch], p.scale[ch], p.bias[ch]) as f32, p.lo, p.hi);
+        // Zipped slices of one length, no indexing: the loop vectorizes (indexed, it stayed
+        // scalar, two thirds of the step's time on a 256x256 image).
+        let params = mean.iter().zip(inv_std).zip(scale).zip(bias);
+        for ((o, &v), (((&m, &s), &g), &b)) in o.iter_mut().zip(px).zip(params) {
+            *o = simd::clamp(normalize(v as f64, m, s, g, b) as f32, p.lo, p.hi);
         }
     }
 }
