@@ -7,13 +7,19 @@
 //! are fused as after a convolution, and the result stays NHWC for the next convolution.
 
 use crate::buffers::Buf;
-use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::exec::{Ctx, Post, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use crate::simd;
 use webnn_core::ops::*;
 use webnn_core::Result;
+use std::cell::RefCell;
 use webnn_gemm::{gemm_rows, Epilogue, PackedB};
+
+thread_local! {
+    /// Each thread's contributions of a band's input rows, kept between steps.
+    static COLS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
 
 pub(crate) struct Deconv {
     input: usize,
@@ -141,7 +147,6 @@ impl Deconv {
             true => values.alloc(pixels * c),
             false => Buf::empty(),
         };
-        let mut cols = values.alloc(pixels * taps * oc);
         let mut y = values.alloc(self.n * self.oh * self.ow * oc);
         {
             let xin = values.f32(self.input)?;
@@ -151,51 +156,68 @@ impl Deconv {
             } else {
                 xin
             };
-            // cols = X · B: each input pixel's contribution to every tap.
-            let width = taps * oc;
-            let unit = unit_rows(pixels, self.packed.tile().0, c * width);
-            let dst = SharedMut::new(&mut cols);
-            ctx.pool.run(pixels.div_ceil(unit), &|u| {
-                let rows = u * unit..(u * unit + unit).min(pixels);
-                // SAFETY: each unit writes its own rows.
-                let out = unsafe { dst.range(rows.start * width, rows.len() * width) };
-                gemm_rows(rows, x, c, &self.packed, out, width, Epilogue::NONE);
-            });
-        }
-        {
-            let cols = &cols[..];
             let residual = self.post.residual.map(|r| values.f32(r)).transpose()?;
-            let row_len = self.ow * oc;
-            let rows = self.n * self.oh;
+            let (width, row_len) = (taps * oc, self.ow * oc);
+            let band = self.band();
+            let bands = self.oh.div_ceil(band);
             let dst = SharedMut::new(&mut y);
             let (post, simd) = (&self.post, ctx.simd);
-            ctx.pool.run(rows, &|r| {
-                // SAFETY: each task writes its own output row.
-                let out = unsafe { dst.range(r * row_len, row_len) };
-                self.gather_row(cols, r / self.oh, r % self.oh, out);
-                if residual.is_none() {
-                    // simd::clamp, not f32::clamp: LLVM turns the latter's two compare-and-
-                    // assigns into pmax/pmin, which relaxed-SIMD wasm builds lower to relaxed
-                    // max/min, losing NaN on x86 hosts (the fuzzer's page found it).
-                    out.iter_mut().for_each(|v| *v = simd::clamp(*v, post.lo, post.hi));
-                }
-                post.finish(simd, out, residual, r * row_len);
+            ctx.pool.run(self.n * bands, &|t| {
+                let (b, oy0) = (t / bands, (t % bands) * band);
+                let oys = oy0..(oy0 + band).min(self.oh);
+                // The input rows whose contributions land on these output rows.
+                let touched = oys.clone().flat_map(|oy| sources(oy, self.stride[0], self.dilation[0], self.pad[0], self.h, self.kh).map(|(iy, _)| iy));
+                let (first, last) = touched.fold((usize::MAX, 0), |(a, z), iy| (a.min(iy), z.max(iy + 1)));
+                let first = first.min(last);
+                COLS.with_borrow_mut(|cols| {
+                    // cols = X · B for those rows, one GEMM per input row: each input pixel's
+                    // contribution to every tap (the same bits whichever band computes it).
+                    cols.resize((last - first) * self.w * width, 0.0);
+                    for (k, iy) in (first..last).enumerate() {
+                        let pixels = (b * self.h + iy) * self.w;
+                        gemm_rows(pixels..pixels + self.w, x, c, &self.packed, &mut cols[k * self.w * width..][..self.w * width], width, Epilogue::NONE);
+                    }
+                    // SAFETY: each task writes its own output rows.
+                    let out = unsafe { dst.range((b * self.oh + oys.start) * row_len, oys.len() * row_len) };
+                    for (oy, row) in oys.clone().zip(out.chunks_exact_mut(row_len)) {
+                        self.gather_row(cols, first, oy, row);
+                        if residual.is_none() {
+                            // simd::clamp, not f32::clamp: LLVM turns the latter's two
+                            // compare-and-assigns into pmax/pmin, which relaxed-SIMD wasm
+                            // builds lower to relaxed max/min, losing NaN on x86 hosts (the
+                            // fuzzer's page found it).
+                            row.iter_mut().for_each(|v| *v = simd::clamp(*v, post.lo, post.hi));
+                        }
+                    }
+                    post.finish(simd, out, residual, (b * self.oh + oys.start) * row_len);
+                });
             });
         }
         values.recycle(transposed);
-        values.recycle(cols);
         values.put(self.output, self.out_shape.clone(), y);
         Ok(())
     }
 
-    /// Output row `oy` of image `b`: the bias plus every contribution landing on each pixel.
-    fn gather_row(&self, cols: &[f32], b: usize, oy: usize, out: &mut [f32]) {
+    /// Output rows per task: input rows' contributions for about `BAND_BYTES`, computed by
+    /// the task and gathered while in cache (the whole image's would be megabytes, written
+    /// out and read back); a few input rows are computed by two tasks.
+    fn band(&self) -> usize {
+        const BAND_BYTES: usize = 1 << 20;
+        let row = self.w * self.kh * self.kw * self.oc * 4;
+        let inputs = (BAND_BYTES / row.max(1)).max(2);
+        // Input rows `inputs` cover about (inputs - 1) strides of output rows.
+        ((inputs - 1) * self.stride[0]).max(1)
+    }
+
+    /// Output row `oy`: the bias plus every contribution landing on each pixel, from
+    /// `cols`, the contributions of the image's input rows from `first`.
+    fn gather_row(&self, cols: &[f32], first: usize, oy: usize, out: &mut [f32]) {
         let (oc, taps) = (self.oc, self.kh * self.kw);
         for (ox, px) in out.chunks_exact_mut(oc).enumerate() {
             px.copy_from_slice(&self.bias);
             for (iy, ky) in sources(oy, self.stride[0], self.dilation[0], self.pad[0], self.h, self.kh) {
                 for (ix, kx) in sources(ox, self.stride[1], self.dilation[1], self.pad[1], self.w, self.kw) {
-                    let pixel = (b * self.h + iy) * self.w + ix;
+                    let pixel = (iy - first) * self.w + ix;
                     let from = &cols[(pixel * taps + ky * self.kw + kx) * oc..][..oc];
                     px.iter_mut().zip(from).for_each(|(o, v)| *o += v);
                 }

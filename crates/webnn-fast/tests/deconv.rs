@@ -19,6 +19,8 @@ struct Case {
     bias: bool,
     relu: bool,
     after_conv: bool,
+    /// Input and output channels, height, width.
+    size: [u32; 4],
 }
 
 fn base() -> Case {
@@ -33,11 +35,12 @@ fn base() -> Case {
         bias: true,
         relu: false,
         after_conv: false,
+        size: [5, 7, 6, 5],
     }
 }
 
 fn run(case: Case) {
-    let (c, oc, h, w) = (5u32, 7u32, 6u32, 5u32);
+    let [c, oc, h, w] = case.size;
     let mut g = G::new(17);
     let shape = match case.layout {
         InputLayout::Nchw => [2, c, h, w],
@@ -86,6 +89,10 @@ fn conv_transpose_matches_the_reference() {
     run(Case { k: [2, 3], strides: [3, 2], dilations: [1, 2], padding: [0, 2, 1, 0], output_padding: [2, 1], ..base() });
     run(Case { relu: true, after_conv: true, ..base() });
     run(Case { relu: true, after_conv: true, layout: InputLayout::Nhwc, ..base() });
+    // Wide rows: each task's band of output rows reads a few input rows, some of which the
+    // band before it also computed (`Deconv::band`).
+    run(Case { size: [16, 64, 9, 128], ..base() });
+    run(Case { size: [8, 64, 7, 160], k: [5, 3], strides: [1, 1], padding: [2, 1, 1, 1], output_padding: [0, 0], after_conv: true, ..base() });
 }
 
 /// A residual add after a transposed convolution is fused into its step.
