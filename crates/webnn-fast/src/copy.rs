@@ -312,22 +312,16 @@ pub(crate) fn transpose_tiles(ctx: &Ctx, x: &[f32], y: &mut [f32], (a_len, b_len
             let base = base(o);
             // SAFETY: each unit writes its own rows `a0..a1` of its outer index.
             let out = unsafe { dst.range((o * a_len + a0) * b_len, (a1 - a0) * b_len) };
-            let mut b0 = 0;
-            // Whole 8 x 8 blocks in registers where the machine has AVX.
+            // Whole 8 x 8 blocks in registers where the machine has AVX; the columns from
+            // `b0` element by element.
             #[cfg(target_arch = "x86_64")]
-            if ctx.simd != crate::simd::Simd::Base && a1 - a0 == T {
-                let last = (a0 + T - 1) + (b_len / 8 * 8).saturating_sub(1) * s;
-                assert!(base + last < x.len());
-                while b0 + 8 <= b_len {
-                    for half in [0, 8] {
-                        // SAFETY: AVX is present (`Simd` beyond `Base` comes from
-                        // `Isa::detect`); the block's reads lie below `last`, checked
-                        // above, and its writes in `out`'s rows `half..half + 8`.
-                        unsafe { x86::block8(x.as_ptr().add(base + a0 + half + b0 * s), s, out[half * b_len + b0..].as_mut_ptr(), b_len) };
-                    }
-                    b0 += 8;
-                }
-            }
+            let b0 = match ctx.simd != crate::simd::Simd::Base && a1 - a0 == T {
+                // SAFETY: a `Simd` beyond `Base` comes from `Isa::detect`, which found AVX.
+                true => unsafe { x86::blocks(&x[base + a0..], s, out, b_len) },
+                false => 0,
+            };
+            #[cfg(not(target_arch = "x86_64"))]
+            let b0 = 0;
             for b0 in (b0..b_len).step_by(T) {
                 let b1 = (b0 + T).min(b_len);
                 for (a, row) in (a0..a1).zip(out.chunks_exact_mut(b_len)) {
@@ -343,6 +337,28 @@ pub(crate) fn transpose_tiles(ctx: &Ctx, x: &[f32], y: &mut [f32], (a_len, b_len
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::*;
+
+    /// `out`'s 16 rows of `b_len` (`out[j][b] = x[j + b·s]`), in whole 8 x 8 blocks from
+    /// column 0; returns the first column not done.
+    ///
+    /// # Safety
+    /// AVX present.
+    pub(super) unsafe fn blocks(x: &[f32], s: usize, out: &mut [f32], b_len: usize) -> usize {
+        let whole = b_len / 8 * 8;
+        if whole == 0 {
+            return 0;
+        }
+        assert!(15 + (whole - 1) * s < x.len() && out.len() >= 16 * b_len);
+        for b0 in (0..whole).step_by(8) {
+            for half in [0, 8] {
+                // SAFETY: AVX is present (the caller's contract); the block's reads lie
+                // within the bound asserted above, and its writes in `out`'s rows
+                // `half..half + 8`.
+                unsafe { block8(x.as_ptr().add(half + b0 * s), s, out[half * b_len + b0..].as_mut_ptr(), b_len) };
+            }
+        }
+        whole
+    }
 
     /// `y[j][k] = x[j + k·s]` for j, k < 8: eight input rows loaded, transposed in
     /// registers (unpack, shuffle, lane permute), stored as eight output rows `ldy` apart.

@@ -353,7 +353,8 @@ fn apply_f32_generic<const FMA: bool>(pair: &FakeQuant, out: &mut [f32]) {
 /// times that, in one comparison. NaN counts as near and gives the zero point.
 #[inline(always)]
 fn near_tie(q: f32, r: f32) -> bool {
-    !((q - r).abs() < NEAR)
+    let d = (q - r).abs();
+    d >= NEAR || d.is_nan()
 }
 
 /// `near_tie`'s bound on the distance from an integer.

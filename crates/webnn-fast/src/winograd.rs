@@ -286,13 +286,14 @@ fn output<V: F32s>(wg: &Winograd, m: &[f32], (ty0, ty1): (usize, usize), oy0: us
 unsafe fn tile_out<V: F32s>(m: *const f32, bias: *const f32, at: usize, step: usize, (lo, hi): (f32, f32), y: &[*mut f32; 4]) {
     unsafe {
         // Aᵀ M: rows m0 + m1 + m2 and m1 - m2 - m3 (row i: elements 4i..4i + 4).
-        let mut r = [[V::splat(0.0); 4]; 2];
-        for j in 0..4 {
+        let (mut r0, mut r1) = ([V::splat(0.0); 4], [V::splat(0.0); 4]);
+        for (j, (r0, r1)) in r0.iter_mut().zip(&mut r1).enumerate() {
             let (m0, m1) = (V::load(m.add(j * step + at)), V::load(m.add((4 + j) * step + at)));
             let (m2, m3) = (V::load(m.add((8 + j) * step + at)), V::load(m.add((12 + j) * step + at)));
-            r[0][j] = m0.add(m1).add(m2);
-            r[1][j] = m1.sub(m2).sub(m3);
+            *r0 = m0.add(m1).add(m2);
+            *r1 = m1.sub(m2).sub(m3);
         }
+        let r = [r0, r1];
         let (b, lo, hi) = (V::load(bias.add(at)), V::splat(lo), V::splat(hi));
         for (i, r) in r.iter().enumerate() {
             let first = r[0].add(r[1]).add(r[2]).add(b);

@@ -72,10 +72,13 @@ impl ChainStep {
                 FloatUnary::Gelu => {
                     let range = crate::approx::GELU_F32_RANGE;
                     // A count, not `all`: the sum vectorizes as a reduction.
-                    let outside: u32 = v.iter().map(|x| u32::from(!(x.abs() <= range))).sum();
+                    let outside: u32 = v.iter().map(|x| u32::from(x.is_nan() || x.abs() > range)).sum();
                     match outside {
                         0 => unary(v, crate::approx::gelu_f32),
-                        _ => unary(v, |x| if x.abs() <= range { crate::approx::gelu_f32(x) } else { crate::approx::gelu(x as f64) as f32 }),
+                        _ => unary(v, |x| match x.abs() <= range {
+                            true => crate::approx::gelu_f32(x),
+                            false => crate::approx::gelu(x as f64) as f32,
+                        }),
                     }
                 }
                 FloatUnary::Relu => unary(v, select::relu),
