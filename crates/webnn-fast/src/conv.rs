@@ -597,19 +597,20 @@ impl Conv {
     /// The pointwise convolution `e` whose result this depthwise one alone reads, as an
     /// expansion computed row by row inside it; `e` back where either does not qualify:
     /// float32 both, no byte storage, NHWC input, an expansion whose epilogue is a clamp
-    /// alone, a window at most `RING_TAPS` rows high.
+    /// alone (and float16 roundings: an export's round trips), a window at most
+    /// `RING_TAPS` rows high.
     pub(crate) fn absorb(&mut self, e: Box<Conv>) -> Result<(), Box<Conv>> {
         let (Kind::Pointwise(_), Kind::Depthwise(d)) = (&e.kind, &self.kind) else { return Err(e) };
         let plain = |c: &Conv| !c.transpose_in && c.input_bytes.is_none() && c.output_bytes.is_none() && c.expand.is_none();
-        let clamp_only = e.post.residual.is_none() && !e.post.rounds() && e.post.quant.is_none();
+        let clamp_only = e.post.residual.is_none() && e.post.quant.is_none();
         let fits = d.window_rows(0).len() <= crate::depthwise::RING_TAPS;
         let same = (e.n, e.oh, e.ow, e.oc) == (self.n, self.h, self.w, self.c) && self.input == e.output;
         if !(plain(self) && plain(&e) && clamp_only && fits && same && self.post.residual != Some(e.output)) {
             return Err(e);
         }
-        let (input, c, epilogue) = (e.input, e.c, e.post.epilogue());
+        let (input, c, epilogue, round) = (e.input, e.c, e.post.epilogue(), e.post.rounds());
         let Kind::Pointwise(packed) = e.kind else { unreachable!("matched above") };
-        self.expand = Some(crate::expand::Expand { input, c, packed, epilogue });
+        self.expand = Some(crate::expand::Expand { input, c, packed, epilogue, round });
         Ok(())
     }
 

@@ -20,12 +20,14 @@ use std::ops::Range;
 use webnn_gemm::{gemm_rows, Epilogue, PackedB};
 
 /// The expansion: a pointwise convolution of slot `input` (`c` channels, NHWC) by
-/// `packed`, clamped by `epilogue`.
+/// `packed`, clamped by `epilogue`, then rounded to float16's grid where `round` (a float16
+/// export's round trip, as `exec::Post::finish` rounds after the GEMM's clamp).
 pub(crate) struct Expand {
     pub input: usize,
     pub c: usize,
     pub packed: PackedB,
     pub epilogue: Epilogue,
+    pub round: bool,
 }
 
 thread_local! {
@@ -35,7 +37,7 @@ thread_local! {
 
 impl Expand {
     pub(crate) fn describe(&self) -> String {
-        format!(" clamp[{}, {}]", self.epilogue.min, self.epilogue.max)
+        format!(" clamp[{}, {}]{}", self.epilogue.min, self.epilogue.max, if self.round { " f16" } else { "" })
     }
 
     /// Output rows per task: one task per thread (each cut costs a few rows twice).
@@ -65,6 +67,9 @@ impl Expand {
                     let pixels = (b * h + iy) * w;
                     let slot = &mut ring[(iy % slots) * w * cm..][..w * cm];
                     gemm_rows(pixels..pixels + w, x, self.c, &self.packed, slot, cm, self.epilogue);
+                    if self.round {
+                        crate::simd::round_f16(simd, slot);
+                    }
                 }
                 next = Some((b, end.max(from)));
                 d.ring_row(simd, ring, slots, oy, line, lo, hi);

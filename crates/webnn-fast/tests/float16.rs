@@ -153,3 +153,35 @@ fn a_float16_export_s_round_trips_fuse_into_the_convolutions() {
     let chains: Vec<&String> = steps.iter().filter(|s| s.starts_with("element-wise chain")).collect();
     assert_eq!(chains.len(), 1, "{steps:?}");
 }
+
+/// A float16 export's expansion (a pointwise convolution, its round trips and relu) runs
+/// inside the depthwise convolution that reads it (`expand`), rounded as its rows are
+/// computed: the same bits as the reference computing every cast.
+#[test]
+fn a_float16_export_s_expansion_fuses_with_its_round_trips() {
+    let mut g = G::new(12);
+    let x = g.input("x", &[1, 8, 12, 9]);
+    let data = eighths(&mut g, 8 * 12 * 9);
+    g.inputs[0].1.bytes = common::bytes(&data);
+    let none = OpOptions::default;
+    let round_trip = |g: &mut G, v| {
+        let h = g.b.cast(v, DataType::Float16, none()).unwrap();
+        g.b.cast(h, DataType::Float32, none()).unwrap()
+    };
+    // A first convolution, so that the expansion reads NHWC-stored values.
+    let w0 = eighths_constant(&mut g, &[8, 8, 3, 3]);
+    let y = g.b.conv2d(x, w0, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+    let y = round_trip(&mut g, y);
+    let (pw, bias) = (eighths_constant(&mut g, &[16, 8, 1, 1]), eighths_constant(&mut g, &[16]));
+    let e = g.b.conv2d(y, pw, Conv2dOptions { bias: Some(bias), ..Default::default() }).unwrap();
+    let e = round_trip(&mut g, e);
+    let e = g.b.relu(e, none()).unwrap();
+    let e = round_trip(&mut g, e);
+    let dw = eighths_constant(&mut g, &[16, 1, 3, 3]);
+    let z = g.b.conv2d(e, dw, Conv2dOptions { groups: 16, padding: Some(vec![1; 4]), strides: Some(vec![2, 2]), ..Default::default() }).unwrap();
+    let z = round_trip(&mut g, z);
+    let graph = g.build(&[("z", z)]);
+    assert_eq!(common::check(&graph, &g.inputs, 0.0).1, 0);
+    let steps = common::steps(&graph, &g);
+    assert!(steps.iter().any(|s| s.contains("pointwise 8->16 clamp[0, inf] f16 then depthwise")), "{steps:?}");
+}
