@@ -392,6 +392,13 @@ impl Conv {
                 kind => kind,
             };
             match kind {
+                // A GEMM over the pixels; by column panels where B is larger than the cache
+                // (SqueezeNet's last layer: 512 x 1000 weights over 169 pixels, streamed once
+                // per 8-row unit when split by rows).
+                // SAFETY: the only use of the sink in this arm.
+                Kind::Pointwise(packed) if let Some(out) = unsafe { sink.floats() } => {
+                    crate::matmul::rows_on_pool(ctx, m, self.c, x, packed, out, post, residual);
+                }
                 Kind::Pointwise(packed) => {
                     let unit = unit_rows(m, packed.tile().0, self.c * oc);
                     ctx.pool.run(m.div_ceil(unit), &|u| {

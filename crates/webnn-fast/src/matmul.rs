@@ -180,7 +180,7 @@ impl GemmStep {
 /// `C = A·B` for one matrix, its rows split into shape-fixed units across the pool (or its
 /// columns, for a B larger than the cache).
 #[allow(clippy::too_many_arguments)]
-fn rows_on_pool(
+pub(crate) fn rows_on_pool(
     ctx: &Ctx,
     m: usize,
     k: usize,

@@ -399,6 +399,11 @@ impl<'a, T> SharedMut<'a, T> {
         }
     }
 
+    /// Its length in elements.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Elements `start..start + len`.
     ///
     /// # Safety

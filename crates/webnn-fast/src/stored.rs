@@ -81,6 +81,20 @@ impl<'a> Sink<'a> {
         self.bytes.as_ref().map(|(dst, pair)| (unsafe { dst.range(start, len) }, pair))
     }
 
+    /// The whole float32 output, where it is not stored as bytes: for a step that splits its
+    /// work its own way (`matmul::rows_on_pool`).
+    ///
+    /// # Safety
+    /// No other range of the sink is in use while it is.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn floats(&self) -> Option<&mut [f32]> {
+        match self.bytes {
+            // SAFETY: the caller's contract.
+            None => Some(unsafe { self.floats.range(0, self.floats.len()) }),
+            Some(_) => None,
+        }
+    }
+
     /// `f` over output elements `start..start + len`, then (stored) the pair into bytes.
     ///
     /// # Safety
