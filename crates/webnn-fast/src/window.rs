@@ -10,6 +10,7 @@
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
+use crate::simd::Simd;
 use webnn_core::ops::*;
 use webnn_core::Result;
 
@@ -131,7 +132,14 @@ impl WindowPool {
                     // SAFETY: each task writes its own output rows.
                     let out = unsafe { dst.range(r * row_len, row_len) };
                     match self.channels_last {
-                        true => self.row_channels_last(x, r / oh, r % oh, out),
+                        true => {
+                            #[inline(always)]
+                            fn generic<const FMA: bool>(p: &WindowPool, x: &[f32], b: usize, oy: usize, out: &mut [f32]) {
+                                p.row_channels_last(x, b, oy, out)
+                            }
+                            // Compiled for the machine's vectors: the loops run along channels.
+                            crate::simd::dispatch!(ctx.simd, generic(self, x, r / oh, r % oh, out))
+                        }
                         false => self.row_plane(x, r / oh, r % oh, out),
                     }
                 }
@@ -152,6 +160,7 @@ impl WindowPool {
     }
 
     /// Output row `oy` of image `b`, channels last: `out` is [ow, c].
+    #[inline(always)]
     fn row_channels_last(&self, x: &[f32], b: usize, oy: usize, out: &mut [f32]) {
         let (c, w) = (self.c, self.w);
         let image = &x[b * self.h * w * c..][..self.h * w * c];
