@@ -10,6 +10,7 @@
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
+#[cfg(target_arch = "x86_64")]
 use crate::simd::Simd;
 use webnn_core::ops::*;
 use webnn_core::Result;
