@@ -388,6 +388,21 @@ pub(crate) enum Input<'a> {
     Cache,
 }
 
+/// Little-endian float32 bytes into `out` (as many as both hold): one copy where the
+/// machine is little-endian (x86, wasm, ARM), which the per-element loop was not.
+fn decode_f32(bytes: &[u8], out: &mut [f32]) {
+    let n = out.len().min(bytes.len() / 4);
+    if cfg!(target_endian = "little") {
+        // SAFETY: `n` floats fit both (from their lengths); every bit pattern is a float;
+        // the byte copy does not care about the bytes' alignment.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), 4 * n) };
+        return;
+    }
+    for (x, b) in out[..n].iter_mut().zip(bytes.chunks_exact(4)) {
+        *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    }
+}
+
 /// Runs `plan` on `inputs` (already in their slots' order) and returns the output tensors.
 /// `caches` holds the bytes of the caches written in place, by input slot: their outputs are
 /// those bytes, not returned.
@@ -413,9 +428,7 @@ pub(crate) fn run(
             Input::Tensor(t) => values.put_tensor(slot, t),
             Input::F32(bytes, shape) => {
                 let mut v = values.alloc(bytes.len() / 4);
-                for (x, b) in v.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                }
+                decode_f32(bytes, &mut v);
                 values.put(slot, shape, v);
             }
             Input::Cache => {}
