@@ -7,14 +7,11 @@
 //! vector loops as same-shape binary steps (`simd::binary`): the same float32 results.
 
 use crate::copy::{broadcast_strides, compact};
-use crate::exec::{Ctx, Post, Step, Values};
+use crate::exec::{Ctx, Post, Step, Values, TASK};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use crate::simd::{self, BinaryKind};
 use webnn_core::{Error, Operand, Result};
-
-/// Output elements per task.
-const TASK: usize = 16_384;
 
 pub(crate) struct BroadcastStep {
     kind: BinaryKind,

@@ -17,7 +17,7 @@
 mod float32;
 use float32::run_blocks as run_blocks32;
 
-use crate::exec::{Ctx, Step, Values};
+use crate::exec::{Ctx, Step, Values, TASK};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use crate::simd::dispatch;
@@ -91,8 +91,6 @@ pub(crate) struct ChainStep {
     shape: Option<Vec<usize>>,
 }
 
-/// Elements per task: enough to outweigh starting it, fixed by nothing but the size.
-const TASK: usize = 16_384;
 /// Elements carried through the links together.
 const BLOCK: usize = 256;
 

@@ -160,6 +160,17 @@ impl Post {
     }
 }
 
+/// Each slot's reading steps, by index in `steps`, in order.
+pub(crate) fn readers(steps: &[Step], graph: &webnn_core::Graph) -> HashMap<usize, Vec<usize>> {
+    let mut readers: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, s) in steps.iter().enumerate() {
+        for slot in s.reads(graph) {
+            readers.entry(slot).or_default().push(i);
+        }
+    }
+    readers
+}
+
 impl Step {
     /// A short description for profiles.
     pub(crate) fn describe(&self, graph: &webnn_core::Graph) -> String {
@@ -251,8 +262,9 @@ pub(crate) struct Ctx<'a> {
     pub simd: Simd,
 }
 
-/// Elements per task of a step that splits a flat pass (a comparison, a cast) across the
-/// pool: enough that a task's work outweighs claiming it.
+/// Elements per task of a step that splits a flat pass across the pool (element-wise ops
+/// and chains, comparisons, casts, normalizations, reductions by lanes, resampling rows):
+/// enough that a task's work outweighs claiming it, fixed by nothing but the size.
 pub(crate) const TASK: usize = 16_384;
 
 /// Rows per work unit when splitting `rows` (in tiles of `align`) whose rows cost `row_cost`

@@ -81,12 +81,9 @@ impl Expand {
 /// Fuses each pointwise convolution whose result only a depthwise one reads (and which is
 /// no graph output: `outputs`, slots) into it (`Conv::absorb`). Returns how many.
 pub(crate) fn fuse(steps: &mut Vec<Step>, graph: &webnn_core::Graph, outputs: &[usize]) -> usize {
-    let mut readers: HashMap<usize, Vec<usize>> = HashMap::new();
+    let readers = crate::exec::readers(steps, graph);
     let mut producer: HashMap<usize, usize> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
-        for slot in s.reads(graph) {
-            readers.entry(slot).or_default().push(i);
-        }
         if let Step::Conv(c) = s {
             if let Some((_, output, _)) = c.expansion_candidate() {
                 producer.insert(output, i);

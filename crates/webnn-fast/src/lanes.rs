@@ -7,7 +7,7 @@
 //! now and then: softmax's exponentials come from `vmath::exp` (within 1e-14 of libm's), and
 //! softmax over the last axis and layer normalization sum in eight partial sums (`sum`).
 
-use crate::exec::{Ctx, Step, Values};
+use crate::exec::{Ctx, Step, Values, TASK};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use crate::simd::dispatch;
@@ -17,9 +17,6 @@ use crate::simd::Simd;
 use webnn_core::ops::*;
 use webnn_core::{Error, Result};
 use webnn_cpu::kernels::reduction::fmax;
-
-/// Elements per task.
-const TASK: usize = 16_384;
 
 pub(crate) struct SoftmaxStep {
     input: usize,

@@ -6,7 +6,7 @@
 //! same formula and summation order, so the results equal theirs bit for bit:
 //! `(x - mean) * (1 / sqrt(variance + epsilon)) * scale + bias`, epsilon cast to float32.
 
-use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::exec::{unit_rows, Ctx, Post, Step, Values, TASK};
 // `Simd` names the x86 arms of `simd::dispatch!`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_imports))]
 use crate::simd::{self, Simd};
@@ -14,9 +14,6 @@ use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::ops::*;
 use webnn_core::{Error, Operand, Result};
-
-/// Elements per task.
-const TASK: usize = 16_384;
 
 /// The per-channel parameters' slots.
 struct Params {

@@ -4,15 +4,12 @@
 //! so the results equal the reference's bit for bit. The trailing-axis reductions of
 //! layer normalizations written as primitives (ONNX exports) and squeeze-excite means run here.
 
-use crate::exec::{Ctx, Step, Values};
+use crate::exec::{Ctx, Step, Values, TASK};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::ops::Reduce;
 use webnn_core::{Error, Result};
 use webnn_cpu::kernels::reduction::{fmax, fmin};
-
-/// Lanes per task, scaled by their length.
-const TASK: usize = 16_384;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Fold {

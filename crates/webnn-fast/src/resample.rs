@@ -4,15 +4,12 @@
 //! bit for bit the reference's. A value stored NHWC is resampled where it lies (its spatial
 //! axes are the storage's axes 1 and 2) and stays NHWC.
 
-use crate::exec::{Ctx, Step, Values};
+use crate::exec::{Ctx, Step, Values, TASK};
 use crate::plan::Planner;
 use crate::pool::SharedMut;
 use webnn_core::ops::Resample2d;
 use webnn_core::{Error, Result};
 use webnn_cpu::kernels::pool::{axis_taps, lerp};
-
-/// Rows of output per task: enough to outweigh starting it.
-const TASK: usize = 16_384;
 
 pub(crate) struct ResampleStep {
     input: usize,

@@ -15,7 +15,6 @@ use crate::pool::SharedMut;
 use crate::quant::FakeQuant;
 use crate::simd::Simd;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// How one stored activation's bytes map to its values: `(b - offset) * scale`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -127,12 +126,7 @@ pub(crate) fn pays(isa: webnn_gemm::Isa) -> bool {
 /// Stores as bytes every value a step can write as bytes whose readers all read bytes and
 /// which is no graph output (`outputs`: their slots). Returns how many.
 pub(crate) fn store(steps: &mut [Step], graph: &webnn_core::Graph, outputs: &[usize]) -> usize {
-    let mut readers: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (i, s) in steps.iter().enumerate() {
-        for slot in s.reads(graph) {
-            readers.entry(slot).or_default().push(i);
-        }
-    }
+    let readers = crate::exec::readers(steps, graph);
     let mut stored = 0;
     for i in 0..steps.len() {
         let Step::Conv(c) = &steps[i] else { continue };
