@@ -621,10 +621,10 @@ impl Conv {
         Ok(())
     }
 
-    /// The pointwise convolution this step reads the result of, its input's and its
-    /// output's slots and its output's size in values: what `expand::fuse` pairs.
-    pub(crate) fn expansion_candidate(&self) -> Option<(usize, usize, usize)> {
-        matches!(self.kind, Kind::Pointwise(_)).then_some((self.input, self.output, self.n * self.oh * self.ow * self.oc))
+    /// Whether this is a pointwise convolution, writing slot `output`: what `expand::fuse`
+    /// pairs with a depthwise reader.
+    pub(crate) fn pointwise_output(&self) -> Option<usize> {
+        matches!(self.kind, Kind::Pointwise(_)).then_some(self.output)
     }
 
     /// Whether this is a depthwise convolution, reading slot `input`.

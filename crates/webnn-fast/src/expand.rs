@@ -85,7 +85,7 @@ pub(crate) fn fuse(steps: &mut Vec<Step>, graph: &webnn_core::Graph, outputs: &[
     let mut producer: HashMap<usize, usize> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         if let Step::Conv(c) = s {
-            if let Some((_, output, _)) = c.expansion_candidate() {
+            if let Some(output) = c.pointwise_output() {
                 producer.insert(output, i);
             }
         }

@@ -196,36 +196,24 @@ pub(crate) fn tanh_f32(x: f32) -> f32 {
     }
 }
 
-/// e^z in float32 for 0 <= z <= 19 (`tanh_f32`'s range): z = n ln2 + r (ln2 in two parts, n
-/// ln2's first part exact for these n), e^r by its Taylor polynomial to r⁷/7! (the next
-/// term is below 6e-9 of the result on |r| <= ln2/2), 2^n from its bits.
+/// e^z in float32 for 0 <= z <= 19 (`tanh_f32`'s range): `exp_sum_f32` with nothing to
+/// add.
 #[inline(always)]
 fn exp_f32(z: f32) -> f32 {
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    // 1.5 · 2^23: adding and subtracting it rounds to an integer.
-    const ROUND: f32 = 12_582_912.0;
-    let t = z * std::f32::consts::LOG2_E + ROUND;
-    let n = t - ROUND;
-    let r = (z - n * LN2_HI) - n * LN2_LO;
-    let mut q = 1.0 / 5_040.0;
-    for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
-        q = q * r + c;
-    }
-    // n sits in t's low bits (`as i32` would saturate, and its checks do not vectorize).
-    let n_bits = t.to_bits().wrapping_sub(ROUND.to_bits());
-    q * f32::from_bits(n_bits.wrapping_add(127) << 23)
+    exp_sum_f32(z, 0.0)
 }
 
-/// e^(big + small) in float32 for big + small in [-87, 0] with |small| below 4 (a sum kept
-/// unevaluated: `big`'s rounding error would be `small`'s): n from the sum, then r = (big
-/// - n ln2's first part, exact) - n ln2's second part + small, e^r by its Taylor polynomial
-/// as `exp_f32`, 2^n from its bits. Arguments below -87 are taken as -87 (a result below
-/// float32's normal range, for callers that have no use for it).
+/// e^(big + small) in float32 for big + small in [-87, 19] with |small| below 4 (a sum kept
+/// unevaluated: `big`'s rounding error would be `small`'s): n from the sum, then
+/// r = (big − n·ln2's first part, exact for these n) − n·ln2's second part + small, e^r by
+/// its Taylor polynomial to r⁷/7! (the next term is below 6e-9 of the result on
+/// |r| <= ln2/2), 2^n from its bits. Arguments below -87 are taken as -87 (a result below float32's normal
+/// range, for callers that have no use for it).
 #[inline(always)]
 pub(crate) fn exp_sum_f32(big: f32, small: f32) -> f32 {
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
+    // 1.5 · 2^23: adding and subtracting it rounds to an integer.
     const ROUND: f32 = 12_582_912.0;
     let big = big.max(-87.0);
     let t = (big + small) * std::f32::consts::LOG2_E + ROUND;
@@ -235,6 +223,7 @@ pub(crate) fn exp_sum_f32(big: f32, small: f32) -> f32 {
     for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
         q = q * r + c;
     }
+    // n sits in t's low bits (`as i32` would saturate, and its checks do not vectorize).
     let n_bits = t.to_bits().wrapping_sub(ROUND.to_bits());
     q * f32::from_bits(n_bits.wrapping_add(127) << 23)
 }

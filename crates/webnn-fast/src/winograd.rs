@@ -45,6 +45,8 @@ pub(crate) struct Winograd {
     u: Vec<PackedB>,
     /// `oc` values (zeros without a bias).
     bias: Vec<f32>,
+    /// `c` zeros: the input window's pixels outside the image.
+    zeros: Vec<f32>,
     /// Tile rows per task.
     band: usize,
 }
@@ -83,7 +85,7 @@ impl Winograd {
         }
         let u = u.iter().map(|b| PackedB::new(isa, c, oc, b, None)).collect();
         let band = (TILES / ow.div_ceil(2)).max(1);
-        Winograd { c, oc, h, w, oh, ow, pad, u, bias, band }
+        Winograd { c, oc, h, w, oh, ow, pad, u, bias, zeros: vec![0.0; c], band }
     }
 
     /// Tasks over `n` images: bands of `band` tile rows, none across images.
@@ -183,7 +185,6 @@ fn input<V: F32s>(wg: &Winograd, x: &[f32], (ty0, ty1): (usize, usize), v: &mut 
     let (c, tw) = (wg.c, wg.ow.div_ceil(2));
     let tiles = (ty1 - ty0) * tw;
     assert!(x.len() >= wg.h * wg.w * c && v.len() >= tiles * 16 * c);
-    let zeros = vec![0.0f32; c];
     for ty in ty0..ty1 {
         for tx in 0..tw {
             let t = (ty - ty0) * tw + tx;
@@ -192,7 +193,7 @@ fn input<V: F32s>(wg: &Winograd, x: &[f32], (ty0, ty1): (usize, usize), v: &mut 
                 let (iy, ix) = (iy0 + i as isize, ix0 + j as isize);
                 match (0..wg.h as isize).contains(&iy) && (0..wg.w as isize).contains(&ix) {
                     true => x[(iy as usize * wg.w + ix as usize) * c..][..c].as_ptr(),
-                    false => zeros.as_ptr(),
+                    false => wg.zeros.as_ptr(),
                 }
             };
             let d: [[*const f32; 4]; 4] = std::array::from_fn(|i| std::array::from_fn(|j| px(i, j)));
