@@ -11,7 +11,7 @@
 //! Other grouped convolutions and non-float32 ones run on the reference kernel.
 
 use crate::buffers::Buf;
-use crate::depthwise::{Depthwise, Input as DepthwiseInput};
+use crate::depthwise::{self, Depthwise, Input as DepthwiseInput};
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::narrow::{self, Narrow};
 use crate::planes::{self, Planes};
@@ -496,10 +496,33 @@ impl Conv {
                         // SAFETY: each unit writes its own rows.
                         unsafe {
                             sink.rows(range.start * row_len, range.len() * row_len, |out| {
-                                e.rows(simd, d, x, (self.h, self.w), self.oh, range.clone(), out, lo, hi);
+                                e.rows(simd, d, x, self.oh, range.clone(), out, lo, hi);
                                 post.finish(simd, out, residual, range.start * row_len);
                             })
                         };
+                    });
+                }
+                // 8-bit activations: each task decodes its window rows once into a ring.
+                Kind::Depthwise(d) if let Some((v, stored)) = &bytes && d.stride == [1, 1] => {
+                    let (offset, scale) = stored.zero_and_scale();
+                    let (rows, row_len, line) = (self.n * self.oh, self.ow * oc, self.w * self.c);
+                    let (lo, hi) = post.kernel_bounds();
+                    // One task per thread: a cut decodes its window's rows twice.
+                    let unit = rows.div_ceil(ctx.pool.threads().max(1)).max(1);
+                    ctx.pool.run(rows.div_ceil(unit), &|u| {
+                        d.with_ring(|ring| {
+                            for r in u * unit..(u * unit + unit).min(rows) {
+                                // SAFETY: each unit writes its own rows.
+                                unsafe {
+                                    sink.rows(r * row_len, row_len, |out| {
+                                        ring.row(simd, r / self.oh, r % self.oh, out, lo, hi, |b, iy, slot| {
+                                            depthwise::decode(simd, &v[(b * self.h + iy) * line..][..line], offset, scale, slot)
+                                        });
+                                        post.finish(simd, out, residual, r * row_len);
+                                    })
+                                };
+                            }
+                        })
                     });
                 }
                 Kind::Depthwise(d) => {

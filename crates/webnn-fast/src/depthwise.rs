@@ -6,6 +6,7 @@
 use crate::pixels::{self, Block, Columns};
 use crate::simd::{taps, Simd};
 use crate::vector::{F32s, Scalar};
+use std::cell::RefCell;
 use std::ops::Range;
 
 /// A depthwise convolution over an NHWC image (one input channel per output channel).
@@ -69,6 +70,59 @@ impl Load for Decoded {
     }
 }
 
+/// `src`'s bytes decoded into `dst` as `Decoded` loads them: `(b - offset) * scale`, the
+/// stored values bit for bit (`stored::Bytes`).
+pub(crate) fn decode(simd: Simd, src: &[u8], offset: f32, scale: f32, dst: &mut [f32]) {
+    crate::simd::dispatch!(simd, decode_generic(src, offset, scale, dst))
+}
+
+#[inline(always)]
+fn decode_generic<const VEX: bool>(src: &[u8], offset: f32, scale: f32, dst: &mut [f32]) {
+    for (d, &b) in dst.iter_mut().zip(src) {
+        *d = (b as f32 - offset) * scale;
+    }
+}
+
+thread_local! {
+    /// Each thread's ring of input rows (`Ring`), kept between steps.
+    static RING: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A task's window rows, computed once each as its output rows move down: a ring of
+/// `(kh - 1) * dilation + 1` rows of `w * c` values where input row `iy` lies at slot
+/// `iy % slots` (`Depthwise::ring_row`). The rows come from a fused expansion's GEMM
+/// (`expand.rs`) or from 8-bit activations decoded once (a byte input's window rows are
+/// read by up to `kh * kw` taps each, and decoding as they load cost four vector operations
+/// per tap where the FMA is one).
+pub(crate) struct Ring<'a> {
+    d: &'a Depthwise,
+    rows: &'a mut Vec<f32>,
+    slots: usize,
+    /// The image and input row the ring holds rows up to (excluded).
+    next: Option<(usize, usize)>,
+}
+
+impl Ring<'_> {
+    /// Output row `oy` of image `b` into `out`, clamped to `[lo, hi]`, after `fill(b, iy,
+    /// slot)` has put each window row not yet in the ring into its slot. Rows of an image
+    /// come in increasing order.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn row(&mut self, simd: Simd, b: usize, oy: usize, out: &mut [f32], lo: f32, hi: f32, mut fill: impl FnMut(usize, usize, &mut [f32])) {
+        let (d, line) = (self.d, self.d.w * self.d.c);
+        let window = d.window_rows(oy);
+        let (first, end) = (window.start.max(0) as usize, (window.end.max(0) as usize).min(d.h));
+        let from = match self.next {
+            Some((image, iy)) if image == b => iy.max(first),
+            _ => first,
+        };
+        for iy in from..end {
+            fill(b, iy, &mut self.rows[(iy % self.slots) * line..][..line]);
+        }
+        self.next = Some((b, end.max(from)));
+        d.ring_row(simd, self.rows, self.slots, oy, out, lo, hi);
+    }
+}
+
 /// The most window rows (`(kh - 1) * dilation + 1`) a ring of input rows serves
 /// (`Depthwise::ring_row`).
 pub(crate) const RING_TAPS: usize = 16;
@@ -91,6 +145,18 @@ impl Depthwise {
             Input::Floats(v) => self.row_isa(simd, Floats(v.as_ptr()), oy, Lines::Image, out, lo, hi),
             Input::Bytes(v, offset, scale) => self.row_isa(simd, Decoded(v.as_ptr(), offset, scale), oy, Lines::Image, out, lo, hi),
         }
+    }
+
+    /// `f` with this thread's ring, empty, sized for this convolution.
+    pub(crate) fn with_ring<R>(&self, f: impl FnOnce(&mut Ring) -> R) -> R {
+        let slots = self.window_rows(0).len();
+        RING.with_borrow_mut(|rows| {
+            // Grown, never shrunk: a resize down then up would zero the ring again.
+            if rows.len() < slots * self.w * self.c {
+                rows.resize(slots * self.w * self.c, 0.0);
+            }
+            f(&mut Ring { d: self, rows, slots, next: None })
+        })
     }
 
     /// The window rows of output row `oy`: `(kh - 1) * dilation + 1` input rows from

@@ -14,7 +14,6 @@
 use crate::depthwise::Depthwise;
 use crate::exec::Step;
 use crate::simd::Simd;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 use webnn_gemm::{gemm_rows, Epilogue, PackedB};
@@ -30,11 +29,6 @@ pub(crate) struct Expand {
     pub round: bool,
 }
 
-thread_local! {
-    /// Each thread's ring of expanded rows, kept between steps.
-    static RING: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
-}
-
 impl Expand {
     pub(crate) fn describe(&self) -> String {
         format!(" clamp[{}, {}]{}", self.epilogue.min, self.epilogue.max, if self.round { " f16" } else { "" })
@@ -46,33 +40,19 @@ impl Expand {
     }
 
     /// Output rows `rows` (of all images, `oh` per image) of the depthwise convolution `d`
-    /// into `out`, from `x`, the expansion's input: images of `hw` pixels of `c` channels.
+    /// into `out`, from `x`, the expansion's input: `d`'s image of `c` channels per pixel.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn rows(&self, simd: Simd, d: &Depthwise, x: &[f32], (h, w): (usize, usize), oh: usize, rows: Range<usize>, out: &mut [f32], lo: f32, hi: f32) {
-        let (cm, row_len) = (d.c, d.ow * d.c);
-        let slots = d.window_rows(0).len();
-        RING.with_borrow_mut(|ring| {
-            ring.resize(slots * w * cm, 0.0);
-            // The next input row to expand, per image (rows of an image are done in order).
-            let mut next: Option<(usize, usize)> = None;
+    pub(crate) fn rows(&self, simd: Simd, d: &Depthwise, x: &[f32], oh: usize, rows: Range<usize>, out: &mut [f32], lo: f32, hi: f32) {
+        let row_len = d.ow * d.c;
+        d.with_ring(|ring| {
             for (r, line) in rows.zip(out.chunks_exact_mut(row_len)) {
-                let (b, oy) = (r / oh, r % oh);
-                let window = d.window_rows(oy);
-                let (first, end) = (window.start.max(0) as usize, (window.end.max(0) as usize).min(h));
-                let from = match next {
-                    Some((image, iy)) if image == b => iy.max(first),
-                    _ => first,
-                };
-                for iy in from..end {
-                    let pixels = (b * h + iy) * w;
-                    let slot = &mut ring[(iy % slots) * w * cm..][..w * cm];
-                    gemm_rows(pixels..pixels + w, x, self.c, &self.packed, slot, cm, self.epilogue);
+                ring.row(simd, r / oh, r % oh, line, lo, hi, |b, iy, slot| {
+                    let pixels = (b * d.h + iy) * d.w;
+                    gemm_rows(pixels..pixels + d.w, x, self.c, &self.packed, slot, d.c, self.epilogue);
                     if self.round {
                         crate::simd::round_f16(simd, slot);
                     }
-                }
-                next = Some((b, end.max(from)));
-                d.ring_row(simd, ring, slots, oy, line, lo, hi);
+                });
             }
         });
     }

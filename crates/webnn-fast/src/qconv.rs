@@ -281,7 +281,7 @@ impl QPointwise {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{QPointwise, NR};
-    use crate::quant::x86::{store_bytes, store_values};
+    use crate::quant::x86::{store_bytes, store_bytes2, store_values};
     use crate::quant::{FakeQuant, Lanes};
     use std::arch::x86_64::*;
 
@@ -367,27 +367,47 @@ mod x86 {
                 acc[1] = _mm512_dpbusd_epi32(acc[1], v, b1);
             }
         }
-        for (h, col0) in [panel * NR, panel * NR + 16].into_iter().enumerate() {
-            if col0 >= q.n {
-                break;
-            }
-            let mask: __mmask16 = if q.n - col0 >= 16 { 0xffff } else { (1u16 << (q.n - col0)) - 1 };
-            let offset = _mm512_loadu_si512(q.offset[col0..].as_ptr() as *const __m512i);
-            let scale = _mm512_loadu_ps(q.scale[col0..].as_ptr());
-            let bias = _mm512_loadu_ps(q.bias[col0..].as_ptr());
-            for (i, acc) in acc.iter().enumerate() {
-                let v = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[h], offset));
-                let v = _mm512_add_ps(_mm512_mul_ps(v, scale), bias);
+        // The panel's one or two vectors of columns: their masks and per-column constants.
+        let cols = (q.n - panel * NR).min(NR);
+        let halves = cols.div_ceil(16);
+        let mut mask = [0 as __mmask16; 2];
+        let mut consts = [(_mm512_setzero_si512(), _mm512_setzero_ps(), _mm512_setzero_ps()); 2];
+        for h in 0..halves {
+            let col0 = panel * NR + 16 * h;
+            mask[h] = if q.n - col0 >= 16 { 0xffff } else { (1u16 << (q.n - col0)) - 1 };
+            consts[h] = (
+                _mm512_loadu_si512(q.offset[col0..].as_ptr() as *const __m512i),
+                _mm512_loadu_ps(q.scale[col0..].as_ptr()),
+                _mm512_loadu_ps(q.bias[col0..].as_ptr()),
+            );
+        }
+        for (i, acc) in acc.iter().enumerate() {
+            let mut v = [_mm512_setzero_ps(); 2];
+            for h in 0..halves {
+                let (offset, scale, bias) = consts[h];
+                let x = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[h], offset));
+                let x = _mm512_add_ps(_mm512_mul_ps(x, scale), bias);
                 // The bounds first: max/min return their second operand where either is
                 // NaN, so a NaN sum stays NaN (the pair then gives its zero point), as in
                 // the reference's clamp.
-                let v = if e.clamps { _mm512_min_ps(e.hi, _mm512_max_ps(e.lo, v)) } else { v };
-                let at = (r + i) * q.n + col0;
-                match (&mut *out, &e.quant) {
-                    (Dst::Floats(o), Some((f, l))) => store_values(v, mask, o[at..].as_mut_ptr(), f, l),
-                    (Dst::Floats(o), None) => _mm512_mask_storeu_ps(o[at..].as_mut_ptr(), mask, v),
-                    (Dst::Bytes(o), Some((f, l))) => store_bytes(v, mask, o[at..].as_mut_ptr(), f, l),
-                    (Dst::Bytes(_), None) => unreachable!("checked in `rows`"),
+                v[h] = if e.clamps { _mm512_min_ps(e.hi, _mm512_max_ps(e.lo, x)) } else { x };
+            }
+            let at = (r + i) * q.n + panel * NR;
+            match (&mut *out, &e.quant) {
+                // A whole panel: its 32 bytes in one store.
+                (Dst::Bytes(o), Some((f, l))) if halves == 2 && mask[1] == 0xffff => {
+                    store_bytes2(v[0], v[1], o[at..].as_mut_ptr(), f, l)
+                }
+                (out, quant) => {
+                    for h in 0..halves {
+                        let at = at + 16 * h;
+                        match (&mut *out, quant) {
+                            (Dst::Floats(o), Some((f, l))) => store_values(v[h], mask[h], o[at..].as_mut_ptr(), f, l),
+                            (Dst::Floats(o), None) => _mm512_mask_storeu_ps(o[at..].as_mut_ptr(), mask[h], v[h]),
+                            (Dst::Bytes(o), Some((f, l))) => store_bytes(v[h], mask[h], o[at..].as_mut_ptr(), f, l),
+                            (Dst::Bytes(_), None) => unreachable!("checked in `rows`"),
+                        }
+                    }
                 }
             }
         }
