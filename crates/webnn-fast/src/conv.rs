@@ -13,6 +13,7 @@
 use crate::buffers::Buf;
 use crate::depthwise::{self, Depthwise, Input as DepthwiseInput};
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
+use crate::expand::{Expand, Kernel};
 use crate::narrow::{self, Narrow};
 use crate::planes::{self, Planes};
 use crate::stem::{self, Stem};
@@ -54,7 +55,7 @@ pub(crate) struct Conv {
     output_bytes: Option<Bytes>,
     /// A depthwise convolution's input computed as it goes: the pointwise convolution
     /// whose result only this step reads (`expand`).
-    expand: Option<crate::expand::Expand>,
+    expand: Option<Expand>,
 }
 
 enum Kind {
@@ -361,9 +362,9 @@ impl Conv {
             false => Buf::empty(),
         };
         {
-            let bytes = self.input_bytes.map(|b| values.bytes(self.input).map(|v| (v, b))).transpose()?;
             // With an expansion, the expansion's input (`c` of its channels per pixel).
             let (slot, channels) = self.expand.as_ref().map_or((self.input, self.c), |e| (e.input, e.c));
+            let bytes = self.input_bytes.map(|b| values.bytes(slot).map(|v| (v, b))).transpose()?;
             let xin = match bytes {
                 Some(_) => &[][..],
                 None => values.f32(slot)?,
@@ -486,20 +487,27 @@ impl Conv {
                         d.row(simd, &x[b * image..][..image], oy, out, lo, hi)
                     })
                 }
-                Kind::Depthwise(d) if self.expand.is_some() => {
-                    let e = self.expand.as_ref().expect("checked by the guard");
+                Kind::Depthwise(d) if let Some(e) = &self.expand => {
                     let (rows, row_len) = (self.n * self.oh, self.ow * oc);
                     let (lo, hi) = post.kernel_bounds();
+                    let input = match &bytes {
+                        Some((v, stored)) => {
+                            let (offset, scale) = stored.zero_and_scale();
+                            DepthwiseInput::Bytes(v, offset, scale)
+                        }
+                        None => DepthwiseInput::Floats(x),
+                    };
                     let unit = e.unit(rows, ctx.pool.threads());
                     ctx.pool.run(rows.div_ceil(unit), &|u| {
-                        let range = u * unit..(u * unit + unit).min(rows);
-                        // SAFETY: each unit writes its own rows.
-                        unsafe {
-                            sink.rows(range.start * row_len, range.len() * row_len, |out| {
-                                e.rows(simd, d, x, self.oh, range.clone(), out, lo, hi);
-                                post.finish(simd, out, residual, range.start * row_len);
-                            })
-                        };
+                        e.rows(simd, d, input, self.oh, u * unit..(u * unit + unit).min(rows), lo, hi, &|r, row| {
+                            // SAFETY: each unit writes its own rows.
+                            unsafe {
+                                sink.rows(r * row_len, row_len, |out| {
+                                    row(out);
+                                    post.finish(simd, out, residual, r * row_len);
+                                })
+                            };
+                        });
                     });
                 }
                 // 8-bit activations: each task decodes its window rows once into a ring.
@@ -626,28 +634,43 @@ impl Conv {
 impl Conv {
     /// The pointwise convolution `e` whose result this depthwise one alone reads, as an
     /// expansion computed row by row inside it; `e` back where either does not qualify:
-    /// float32 both, no byte storage, NHWC input, an expansion whose epilogue is a clamp
-    /// alone (and float16 roundings: an export's round trips), a window at most
-    /// `RING_TAPS` rows high.
+    /// NHWC input, no residual, a window at most `RING_TAPS` rows high, and either float32
+    /// throughout with a clamp alone (and float16 roundings: an export's round trips) as
+    /// the expansion's epilogue, or the integer kernel with an 8-bit pair.
     pub(crate) fn absorb(&mut self, e: Box<Conv>) -> Result<(), Box<Conv>> {
-        let (Kind::Pointwise(_), Kind::Depthwise(d)) = (&e.kind, &self.kind) else { return Err(e) };
-        let plain = |c: &Conv| !c.transpose_in && c.input_bytes.is_none() && c.output_bytes.is_none() && c.expand.is_none();
-        let clamp_only = e.post.residual.is_none() && e.post.quant.is_none();
+        let Kind::Depthwise(d) = &self.kind else { return Err(e) };
         let fits = d.window_rows(0).len() <= crate::depthwise::RING_TAPS;
         let same = (e.n, e.oh, e.ow, e.oc) == (self.n, self.h, self.w, self.c) && self.input == e.output;
-        if !(plain(self) && plain(&e) && clamp_only && fits && same && self.post.residual != Some(e.output)) {
+        let alone = !self.transpose_in && !e.transpose_in && self.expand.is_none() && e.expand.is_none();
+        let no_residual = e.post.residual.is_none() && self.post.residual != Some(e.output);
+        if !(fits && same && alone && no_residual) {
             return Err(e);
         }
-        let (input, c, epilogue, round) = (e.input, e.c, e.post.epilogue(), e.post.rounds());
-        let Kind::Pointwise(packed) = e.kind else { unreachable!("matched above") };
-        self.expand = Some(crate::expand::Expand { input, c, packed, epilogue, round });
-        Ok(())
+        match e.kind {
+            // Float32 throughout: a clamp (and float16 roundings: an export's round trips).
+            Kind::Pointwise(packed) if e.post.quant.is_none() && [e.input_bytes, e.output_bytes, self.input_bytes, self.output_bytes] == [None; 4] => {
+                let (epilogue, round) = (e.post.epilogue(), e.post.rounds());
+                let kernel = Kernel::Floats { packed, epilogue, round };
+                self.expand = Some(Expand { input: e.input, c: e.c, kernel });
+                Ok(())
+            }
+            // A QDQ block: the clamp and the 8-bit pair in the integer kernel's registers
+            // (whose bytes, had they been stored, the depthwise kernel would decode to the
+            // same values); the expansion's input, bytes or not, becomes this step's.
+            Kind::QPointwise(q) if let (Some(pair), false) = (e.post.quant, e.post.rounds()) && pair.lanes().is_some() => {
+                let (lo, hi) = e.post.kernel_bounds();
+                self.expand = Some(Expand { input: e.input, c: e.c, kernel: Kernel::Ints { q, lo, hi, pair } });
+                self.input_bytes = e.input_bytes;
+                Ok(())
+            }
+            kind => Err(Box::new(Conv { kind, ..*e })),
+        }
     }
 
     /// Whether this is a pointwise convolution, writing slot `output`: what `expand::fuse`
     /// pairs with a depthwise reader.
     pub(crate) fn pointwise_output(&self) -> Option<usize> {
-        matches!(self.kind, Kind::Pointwise(_)).then_some(self.output)
+        matches!(self.kind, Kind::Pointwise(_) | Kind::QPointwise(_)).then_some(self.output)
     }
 
     /// Whether this is a depthwise convolution, reading slot `input`.

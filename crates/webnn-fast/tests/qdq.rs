@@ -292,9 +292,13 @@ fn activations_stored_as_bytes() {
                 assert!(want.iter().zip(&got).all(|(w, o)| w.to_bits() == o.to_bits()), "{label} on {isa}, {threads} threads");
             }
         }
-        // Where the pointwise conv runs in integers, it reads bytes and writes them.
+        // Where the pointwise conv runs in integers, it reads bytes and runs inside the
+        // depthwise conv that alone reads its result (`expand.rs`): the same bits as the
+        // unfused steps of the graph whose intermediate values are all outputs.
         if avx512 && vnni() {
-            assert!(described.iter().any(|d| d.contains("int8 (VNNI) 16->40 bytes") && d.ends_with("as bytes")), "{label}: {described:?}");
+            let fused = |d: &String| d.contains("pointwise 16->40 int8 (VNNI)") && d.contains("then depthwise 3x3/1 bytes");
+            assert!(described.iter().any(fused), "{label}: {described:?}");
+            assert!(steps(&plain, &g).iter().any(|d| d.contains("int8 (VNNI) 16->40") && !d.contains("then")), "{label}");
         }
     }
 }
@@ -307,4 +311,68 @@ fn vnni() -> bool {
 #[cfg(not(target_arch = "x86_64"))]
 fn vnni() -> bool {
     false
+}
+
+/// An integer pointwise conv whose result only a depthwise conv reads runs inside it, row by
+/// row (`expand.rs`): the same bits as the two steps unfused (the same graph with the
+/// expansion's result also an output, which keeps it a step of its own), on every ISA, at 1
+/// and 3 threads, over two images; strides 1 and 2, dilation 2, a relu6 before the pair,
+/// the expansion's input stored as bytes or (a graph output too) float32, uint8 and int8
+/// pairs.
+#[test]
+fn integer_expansions_fuse_into_depthwise() {
+    let cases = [
+        (DataType::Uint8, 3u8, 1u32, 1u32, false, false),
+        (DataType::Int8, (-7i8) as u8, 2, 1, true, false),
+        (DataType::Uint8, 250, 1, 2, true, true),
+        (DataType::Int8, 0, 2, 1, false, true),
+    ];
+    for (zero_type, zero, stride, dilation, relu6, float_in) in cases {
+        let build = |both: bool| {
+            let mut g = G::new(31);
+            let x = g.input("x", &[2, 3, 15, 13]);
+            let f = g.constant(&[24, 3, 3, 3]);
+            let x = g.b.conv2d(x, f, Conv2dOptions { padding: Some(vec![1; 4]), ..Default::default() }).unwrap();
+            let x = pair(&mut g.b, x, 0.02, zero_type, zero);
+            let f = int8_filter(&mut g, 56, 24, 9);
+            let bias = g.constant(&[56]);
+            let mut e = g.b.conv2d(x, f, Conv2dOptions { bias: Some(bias), ..Default::default() }).unwrap();
+            if relu6 {
+                let clamp = ClampOptions { min_value: Some(MLNumber::Double(0.0)), max_value: Some(MLNumber::Double(6.0)), ..Default::default() };
+                e = g.b.clamp(e, clamp).unwrap();
+            }
+            let e = pair(&mut g.b, e, 0.015, zero_type, zero);
+            let w = g.constant(&[56, 1, 3, 3]);
+            let options = Conv2dOptions {
+                padding: Some(vec![dilation; 4]),
+                groups: 56,
+                strides: Some(vec![stride; 2]),
+                dilations: Some(vec![dilation; 2]),
+                ..Default::default()
+            };
+            let y = g.b.conv2d(e, w, options).unwrap();
+            let y = pair(&mut g.b, y, 0.03, zero_type, zero);
+            let mut outputs = vec![("y", y)];
+            outputs.extend(both.then_some(("e", e)));
+            outputs.extend(float_in.then_some(("x", x)));
+            (g.build(&outputs), g)
+        };
+        let ((fused, g), (apart, _)) = (build(false), build(true));
+        let label = format!("{zero_type}, stride {stride}, dilation {dilation}, relu6 {relu6}, float input {float_in}");
+        let integer = FastBackend::new(1).isa() == webnn_gemm::Isa::Avx512 && vnni();
+        let described = steps(&fused, &g);
+        assert_eq!(described.iter().any(|d| d.contains("int8 (VNNI)") && d.contains("then depthwise")), integer, "{label}: {described:?}");
+        assert!(!steps(&apart, &g).iter().any(|d| d.contains("then depthwise")), "{label}");
+        for isa in webnn_gemm::Isa::available() {
+            for threads in [1, 3] {
+                let backend = FastBackend::with_isa(threads, isa);
+                let want = run(&backend, &apart, &g.inputs).remove(0);
+                let got = run(&backend, &fused, &g.inputs).remove(0);
+                assert!(want.iter().zip(&got).all(|(w, o)| w.to_bits() == o.to_bits()), "{label} on {isa}, {threads} threads");
+            }
+        }
+        // Not against the reference bit for bit: the integer sums round differently from
+        // its float32 ones, so a value near a tie may take the next integer
+        // (`pointwise_convs_in_integers` bounds the sums).
+    }
 }

@@ -106,7 +106,11 @@ fn real_main() -> Result<bool, String> {
     let start = Instant::now();
     let mut on_result = |r: &webnn_wpt::CaseResult| {
         if let Some(rec) = &recording {
-            coverage.add(r, rec.take(), &types);
+            let steps = rec.take();
+            if let (true, Some((_, reference @ 1..))) = (cli.verbose, steps) {
+                println!("REFERENCE {} ({reference} steps on the reference interpreter)", r.key());
+            }
+            coverage.add(r, steps, &types);
         }
         if cli.verbose {
             let reason = expectations.reason(&r.key()).map(|why| format!(" [expected: {why}]")).unwrap_or_default();
