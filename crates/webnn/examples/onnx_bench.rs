@@ -1,6 +1,6 @@
 //! Imported ONNX models on the fast CPU backend against ONNX Runtime running the same files,
-//! both on one thread and then both on two, in the same process: median latency and the
-//! ratio.
+//! both on one thread and then both on two, in the same process, their runs alternating:
+//! median latency and the ratio.
 //!
 //!   bash scripts/onnx-setup.sh
 //!   cargo run --release -p webnn --features ort --example onnx_bench
@@ -17,17 +17,31 @@ use std::time::Instant;
 use webnn::onnx::{self, ImportOptions};
 use webnn_core::{Backend, Executable, HostTensor};
 
-fn median_ms(exe: &mut dyn Executable, feeds: &[(&str, &HostTensor)], runs: usize) -> f64 {
-    exe.dispatch(feeds).expect("warm-up run");
-    let mut t: Vec<f64> = (0..runs)
-        .map(|_| {
+/// The median latencies of `a` and `b` on the same inputs, run in alternating blocks of
+/// `BLOCK` timed runs, each after an untimed one, so that the machine's slower and faster
+/// moments fall on both alike: timed one after the other, a model's ratio moved by 20%
+/// between runs on a noisy machine. (Alternating single runs is no fairer: each runtime's
+/// threads then wake, or spin, through the other's runs.)
+fn medians_ms(a: &mut dyn Executable, b: &mut dyn Executable, feeds: &[(&str, &HostTensor)], runs: usize) -> (f64, f64) {
+    const BLOCK: usize = 10;
+    let time = |e: &mut dyn Executable, into: &mut Vec<f64>| {
+        for _ in 0..3 {
+            e.dispatch(feeds).expect("warm-up run");
+        }
+        for _ in 0..BLOCK {
             let s = Instant::now();
-            exe.dispatch(feeds).expect("run");
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[runs / 2]
+            e.dispatch(feeds).expect("run");
+            into.push(s.elapsed().as_secs_f64() * 1e3);
+        }
+    };
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for _ in 0..runs.div_ceil(BLOCK) {
+        time(a, &mut ta);
+        time(b, &mut tb);
+    }
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    (ta[ta.len() / 2], tb[tb.len() / 2])
 }
 
 fn main() {
@@ -92,8 +106,7 @@ fn main() {
             let mut fast = webnn::FastBackend::new(threads).compile(&graph).expect("compile");
             let ort = webnn_ort::OrtBackend::new().expect("ONNX Runtime").standard_onnx().with_threads(threads);
             let mut original = ort.compile_model(&reference).expect("session");
-            let ours = median_ms(fast.as_mut(), &refs, runs);
-            let theirs = median_ms(original.as_mut(), &refs, runs);
+            let (ours, theirs) = medians_ms(fast.as_mut(), original.as_mut(), &refs, runs);
             cells.push(format!("{ours:.2} / {theirs:.2} ms | {:.2}x", ours / theirs));
         }
         println!("| {name} | {} | {} |", graph.nodes.len(), cells.join(" | "));
