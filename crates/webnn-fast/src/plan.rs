@@ -281,6 +281,9 @@ impl<'g> Planner<'g> {
             Op::ReduceL1(a) => reduce_lanes::plan(self, n, Fold::L1, a),
             Op::ReduceL2(a) => reduce_lanes::plan(self, n, Fold::L2, a),
             Op::ReduceSumSquare(a) => reduce_lanes::plan(self, n, Fold::SumSquare, a),
+            Op::ReduceLogSum(a) => reduce_lanes::plan(self, n, Fold::LogSum, a),
+            Op::ReduceLogSumExp(a) => reduce_lanes::plan(self, n, Fold::LogSumExp, a),
+            Op::ReduceProduct(a) => reduce_lanes::plan(self, n, Fold::Product, a),
             Op::LayerNormalization(a) => lanes::plan_layer_norm(self, n, a),
             Op::InstanceNormalization(a) => norm::plan_instance(self, n, a),
             Op::Clamp(a) => {
@@ -332,9 +335,6 @@ impl<'g> Planner<'g> {
             | Op::Softsign(_)
             | Op::Tanh(_)
             | Op::CumulativeSum(_)
-            | Op::ReduceLogSum(_)
-            | Op::ReduceLogSumExp(_)
-            | Op::ReduceProduct(_)
             | Op::L2Pool2d(_)
             | Op::Gru(_)
             | Op::GruCell(_)
@@ -379,14 +379,7 @@ impl<'g> Planner<'g> {
         if let Some(&t) = self.twin.get(&i) {
             return t;
         }
-        let t = self.work.operands.len();
-        let desc = self.work.operands[i].desc.clone();
-        let source = Source::Node {
-            node: usize::MAX,
-            index: 0,
-        };
-        self.work.operands.push(OperandInfo { desc, source });
-        self.nhwc.push(false);
+        let t = self.new_slot(self.work.operands[i].desc.clone());
         self.twin.insert(i, t);
         // The logical NCHW copy: a transpose of each image's [h * w, c] matrix (in tiles, in
         // parallel: `copy::Permute`).
@@ -394,6 +387,24 @@ impl<'g> Planner<'g> {
         let [_, c, h, w] = [shape[0], shape[1], shape[2], shape[3]];
         let strides = vec![h * w * c, 1, w * c, c];
         self.steps.push(Step::Permute(Box::new(copy::Permute::strided("NHWC", i, t, shape, strides, 0))));
+        t
+    }
+
+    /// Adds a step that the step being planned reads (it runs before it).
+    pub(crate) fn push_step(&mut self, step: Step) {
+        self.steps.push(step);
+    }
+
+    /// A slot for a value the plan adds (a layout change, a step's rearranged input), in
+    /// logical layout.
+    pub(crate) fn new_slot(&mut self, desc: webnn_core::OperandDescriptor) -> usize {
+        let t = self.work.operands.len();
+        let source = Source::Node {
+            node: usize::MAX,
+            index: 0,
+        };
+        self.work.operands.push(OperandInfo { desc, source });
+        self.nhwc.push(false);
         t
     }
 
