@@ -1,6 +1,7 @@
 //! gemm and matmul on the packed-B GEMM. Constant B (weights) is packed once at compile,
-//! with `alpha` folded into it and `beta * C` into the bias when C broadcasts along rows; a B
-//! computed by the graph is packed per dispatch, which costs one pass over it.
+//! with `alpha` folded into it and `beta * C` into the bias when C is constant and
+//! broadcasts along rows (any other C is added after the product); a B computed by the
+//! graph is packed per dispatch, which costs one pass over it.
 
 use crate::exec::{unit_rows, Ctx, Post, Step, Values};
 use crate::plan::Planner;
@@ -10,20 +11,34 @@ use webnn_core::Result;
 use webnn_cpu::tensor::broadcast_map;
 use webnn_gemm::{gemm, gemm_block, gemm_rows, Isa, PackedB};
 
-/// `alpha * A·B + beta * C` with B and C constant.
+/// `alpha * A·B + beta * C`.
 pub(crate) struct GemmStep {
     a: usize,
     out: usize,
     a_transpose: bool,
     m: usize,
     k: usize,
-    /// B as `(first column, packed columns)` blocks: one block, or with a single row several
-    /// (see [`GEMV_COLUMNS`]).
+    /// A constant B as `(first column, packed columns)` blocks: one block, or with a single
+    /// row several (see [`GEMV_COLUMNS`]); empty for a B the graph computes (`runtime_b`).
     blocks: Vec<(usize, PackedB)>,
     /// A QDQ model's gemm in integers (`qconv`), in place of `blocks`.
     int8: Option<crate::qconv::QPointwise>,
+    /// A B the graph computes: its slot, whether it is transposed, `alpha` and the bias
+    /// (`beta` times a constant C's row); packed per dispatch.
+    runtime_b: Option<(usize, bool, f32, Option<Vec<f32>>)>,
+    /// A C that is not one row for all (or not constant), added after the product.
+    c: Option<CTerm>,
+    isa: Isa,
     n: usize,
     post: Post,
+}
+
+/// `beta * C` broadcast to the output: C's values (constant) or slot, and the element of C
+/// each output element adds.
+struct CTerm {
+    values: Result<Vec<f32>, usize>,
+    map: Vec<usize>,
+    beta: f64,
 }
 
 /// With a single row (a fully connected layer at batch 1) there are no rows to share out,
@@ -45,7 +60,7 @@ fn transpose(v: &[f32], r: usize, c: usize) -> Vec<f32> {
 pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
     let o = &g.options;
     let y = p.orig.nodes[n].outputs[0];
-    if !p.is_f32(g.a) || !p.is_f32(g.b) || !p.is_f32(y) {
+    if !p.is_f32(g.a) || !p.is_f32(g.b) || !p.is_f32(y) || o.c.is_some_and(|c| !p.is_f32(c)) {
         return None;
     }
     let (ys, bs) = (p.shape(y), p.shape(g.b));
@@ -54,29 +69,35 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
     if [m, k, nn].contains(&0) {
         return None;
     }
-    let mut b = p.const_f32(g.b)?;
-    if o.b_transpose {
-        b = transpose(&b, nn, k);
-    }
     let alpha = o.alpha as f32;
-    if alpha != 1.0 {
-        b.iter_mut().for_each(|v| *v *= alpha);
-    }
-    let bias = match o.c {
-        None => None,
+    let b = p.const_f32(g.b).map(|b| {
+        let mut b = if o.b_transpose { transpose(&b, nn, k) } else { b };
+        if alpha != 1.0 {
+            b.iter_mut().for_each(|v| *v *= alpha);
+        }
+        b
+    });
+    // A constant C that is the same for every row becomes the bias; any other is added
+    // after the product, as `beta * C` broadcast.
+    let (bias, c) = match o.c {
+        None => (None, None),
         Some(c) => {
-            let (cv, cs) = (p.const_f32(c)?, p.shape(c));
-            // Only a C that is the same for every row becomes the bias.
-            let row: Vec<f32> = match cs.as_slice() {
-                [] | [1] | [1, 1] => vec![cv[0]; nn],
-                [x] | [1, x] if *x == nn => cv,
-                _ => return None,
+            let (cv, cs) = (p.const_f32(c), p.shape(c));
+            let row: Option<Vec<f32>> = match (&cv, cs.as_slice()) {
+                (Some(cv), [] | [1] | [1, 1]) => Some(vec![cv[0]; nn]),
+                (Some(cv), [x] | [1, x]) if *x == nn => Some(cv.clone()),
+                _ => None,
             };
-            let beta = o.beta as f32;
-            Some(row.iter().map(|v| beta * v).collect::<Vec<f32>>())
+            match row {
+                Some(row) => (Some(row.iter().map(|v| o.beta as f32 * v).collect::<Vec<f32>>()), None),
+                None => {
+                    let values = cv.ok_or_else(|| p.logical(c));
+                    (None, Some(CTerm { values, map: broadcast_map(&cs, &[m, nn]), beta: o.beta }))
+                }
+            }
         }
     };
-    let int8 = (!o.a_transpose && alpha == 1.0)
+    let int8 = (!o.a_transpose && alpha == 1.0 && b.is_some())
         .then(|| {
             let weights = |v: &[f32]| if o.b_transpose { v.to_vec() } else { transpose(v, k, nn) };
             crate::qconv::plan(p, g.a, g.b, weights, k, nn, bias.as_deref())
@@ -84,22 +105,28 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
         .flatten();
     let width = if m == 1 { GEMV_COLUMNS } else { nn };
     // The integer kernel replaces the packed float columns.
-    let float_columns = if int8.is_some() { 0 } else { nn };
-    let blocks = (0..float_columns)
-        .step_by(width)
-        .map(|n0| {
-            let w = width.min(nn - n0);
-            let cols: Vec<f32> = b
-                .chunks_exact(nn)
-                .flat_map(|row| &row[n0..n0 + w])
-                .copied()
-                .collect();
-            let bias = bias.as_ref().map(|v| &v[n0..n0 + w]);
-            (n0, PackedB::new(p.isa, k, w, &cols, bias))
-        })
-        .collect();
+    let blocks = match (&b, &int8) {
+        (Some(b), None) => (0..nn)
+            .step_by(width)
+            .map(|n0| {
+                let w = width.min(nn - n0);
+                let cols: Vec<f32> = b.chunks_exact(nn).flat_map(|row| &row[n0..n0 + w]).copied().collect();
+                let bias = bias.as_ref().map(|v| &v[n0..n0 + w]);
+                (n0, PackedB::new(p.isa, k, w, &cols, bias))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let runtime_b = match b {
+        None => Some((p.logical(g.b), o.b_transpose, alpha, bias)),
+        Some(_) => None,
+    };
     let a = p.logical(g.a);
-    let (post, out) = p.tail(n, y, true, false);
+    // With C added after the product, what follows the gemm runs as steps of its own.
+    let (post, out) = match c {
+        None => p.tail(n, y, true, false),
+        Some(_) => (Post::clamp(f32::NEG_INFINITY, f32::INFINITY), y),
+    };
     Some(Step::Gemm(Box::new(GemmStep {
         a,
         out: out.index(),
@@ -108,6 +135,9 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
         k,
         blocks,
         int8,
+        runtime_b,
+        c,
+        isa: p.isa,
         n: nn,
         post,
     })))
@@ -129,13 +159,32 @@ impl GemmStep {
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
-        std::iter::once(self.a).chain(self.post.residual).collect()
+        let b = self.runtime_b.as_ref().map(|(b, ..)| *b);
+        let c = self.c.as_ref().and_then(|c| c.values.as_ref().err().copied());
+        [self.a].into_iter().chain(b).chain(c).chain(self.post.residual).collect()
     }
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         let mut y = values.alloc(m * n);
         {
+            let runtime;
+            let blocks = match &self.runtime_b {
+                None => &self.blocks[..],
+                Some((slot, transposed, alpha, bias)) => {
+                    let (transposed, alpha) = (*transposed, *alpha);
+                    let b = values.f32(*slot)?;
+                    if b.len() != k * n {
+                        return Err(webnn_core::Error::operation_error("gemm: B's size differs from the plan's"));
+                    }
+                    let mut b = if transposed { transpose(b, n, k) } else { b.to_vec() };
+                    if alpha != 1.0 {
+                        b.iter_mut().for_each(|v| *v *= alpha);
+                    }
+                    runtime = [(0, PackedB::new(self.isa, k, n, &b, bias.as_deref()))];
+                    &runtime[..]
+                }
+            };
             let a_in = values.f32(self.a)?;
             let t;
             let a = if self.a_transpose {
@@ -158,18 +207,31 @@ impl GemmStep {
                     q.run(&a[rows.start * k..rows.end * k], crate::qconv::Out::Floats(out), lo, hi, in_kernel.as_ref());
                     rest.finish(ctx.simd, out, residual, rows.start * n);
                 });
-            } else if let [(_, packed)] = self.blocks.as_slice() {
+            } else if let [(_, packed)] = blocks {
                 rows_on_pool(ctx, m, k, a, packed, &mut y, &self.post, residual);
             } else {
                 let dst = SharedMut::new(&mut y);
                 let post = &self.post;
-                ctx.pool.run(self.blocks.len(), &|j| {
-                    let (n0, packed) = &self.blocks[j];
+                ctx.pool.run(blocks.len(), &|j| {
+                    let (n0, packed) = &blocks[j];
                     // SAFETY: each task writes its own columns of the single row.
                     let out = unsafe { dst.range(*n0, packed.n()) };
                     gemm(1, a, k, packed, out, packed.n(), post.epilogue());
                     post.finish(ctx.simd, out, residual, *n0);
                 });
+            }
+            if let Some(c) = &self.c {
+                let cv = match &c.values {
+                    Ok(v) => v,
+                    Err(slot) => values.f32(*slot)?,
+                };
+                if c.map.iter().any(|&i| i >= cv.len()) {
+                    return Err(webnn_core::Error::operation_error("gemm: C's size differs from the plan's"));
+                }
+                // In f64, as the reference adds it: one rounding.
+                for (v, &i) in y.iter_mut().zip(&c.map) {
+                    *v = (*v as f64 + c.beta * cv[i] as f64) as f32;
+                }
             }
         }
         values.put(self.out, vec![m, n], y);

@@ -6,20 +6,24 @@ mod common;
 use common::{check, G};
 use webnn_core::ops::*;
 
-fn gemm_case(
-    m: u32,
-    k: u32,
-    n: u32,
-    options: GemmOptions,
-    c_shape: Option<&[u32]>,
-    relu: bool,
-) -> (usize, usize) {
+/// Which of gemm's B and C the graph computes (inputs) rather than holds (constants).
+#[derive(Clone, Copy, Default)]
+struct Computed {
+    b: bool,
+    c: bool,
+}
+
+fn gemm_case(m: u32, k: u32, n: u32, options: GemmOptions, c_shape: Option<&[u32]>, relu: bool) -> (usize, usize) {
+    gemm_case_with(m, k, n, options, c_shape, relu, Computed::default())
+}
+
+fn gemm_case_with(m: u32, k: u32, n: u32, options: GemmOptions, c_shape: Option<&[u32]>, relu: bool, computed: Computed) -> (usize, usize) {
     let mut g = G::new(u64::from(m * 1000 + k * 10 + n));
     let a_shape = if options.a_transpose { [k, m] } else { [m, k] };
     let b_shape = if options.b_transpose { [n, k] } else { [k, n] };
     let a = g.input("a", &a_shape);
-    let b = g.constant(&b_shape);
-    let c = c_shape.map(|s| g.constant(s));
+    let b = if computed.b { g.input("b", &b_shape) } else { g.constant(&b_shape) };
+    let c = c_shape.map(|s| if computed.c { g.input("c", s) } else { g.constant(s) });
     let mut y = g.b.gemm(a, b, GemmOptions { c, ..options }).unwrap();
     if relu {
         y = g.b.relu(y, OpOptions::default()).unwrap();
@@ -49,11 +53,17 @@ fn gemm_variants() {
                 assert_eq!(gemm_case(m, k, n, o.clone(), Some(&[n]), true).1, 0);
                 assert_eq!(gemm_case(m, k, n, o.clone(), Some(&[1, n]), false).1, 0);
                 assert_eq!(gemm_case(m, k, n, o.clone(), Some(&[]), true).1, 0);
-                // A C that differs per row is not a bias: the reference runs it.
-                assert_eq!(
-                    gemm_case(m, k, n, o, Some(&[m, n]), false).1,
-                    usize::from(m > 1)
-                );
+                // A C that differs per row is added after the product, whatever follows
+                // the gemm a step of its own; so is a computed C; a computed B is packed
+                // per dispatch.
+                for c_shape in [[m, n], [m, 1]] {
+                    assert_eq!(gemm_case(m, k, n, o.clone(), Some(&c_shape), true), (1 + usize::from(m > 1), 0));
+                }
+                let both = Computed { b: true, c: true };
+                assert_eq!(gemm_case_with(m, k, n, o.clone(), Some(&[m, n]), false, both), (1, 0));
+                assert_eq!(gemm_case_with(m, k, n, o.clone(), Some(&[n]), true, Computed { b: false, c: true }), (2, 0));
+                assert_eq!(gemm_case_with(m, k, n, o.clone(), Some(&[n]), true, Computed { b: true, c: false }), (1, 0));
+                assert_eq!(gemm_case_with(m, k, n, o, None, false, Computed { b: true, c: false }), (1, 0));
             }
         }
     }
