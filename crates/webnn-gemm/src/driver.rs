@@ -136,6 +136,11 @@ pub fn gemm_block(
             for p in panels.clone() {
                 let (bias, weights) = packed.panel(p).split_at(nr);
                 let b = &weights[k0 * nr..];
+                // The next panel's slice of this K block: the panel's first tile prefetches
+                // it while it computes, so that with B out of the cache (a layer's weights
+                // are read once per run) the next panel's first tile does not wait on memory.
+                // Past `panels` too: a caller splitting B by panels runs the next one next.
+                let next = (p + 1 < packed.panels()).then(|| &packed.panel(p + 1)[nr + k0 * nr..]);
                 // The panel's first column within the block.
                 let n0 = p * nr - col0;
                 let width = nr.min(n - n0);
@@ -156,6 +161,7 @@ pub fn gemm_block(
                         ldc,
                         min: clamp.min,
                         max: clamp.max,
+                        next: if i0 == m0 { next } else { None },
                     };
                     let out = &mut c[i0 * ldc + n0..];
                     if width == tw {

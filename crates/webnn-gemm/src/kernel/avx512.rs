@@ -52,18 +52,20 @@ fn tile<const R: usize, const V: usize>(t: Tile<'_>) {
     // SAFETY: `kernels()` hands out these tables only after detecting AVX-512F, and
     // `check` proved that every offset the kernels form stays inside the slices.
     unsafe {
-        if R == 1 {
-            row::<V>(t)
-        } else {
-            rows::<R, V>(t)
+        match (R, t.next.is_some()) {
+            (1, true) => row::<V, true>(t),
+            (1, false) => row::<V, false>(t),
+            (_, true) => rows::<R, V, true>(t),
+            (_, false) => rows::<R, V, false>(t),
         }
     }
 }
 
 /// # Safety
 /// AVX-512F present; `t` passed `Tile::check(R, V * LANES)`.
+/// With `PF`, it prefetches the next panel (`Tile::next`) as it goes.
 #[target_feature(enable = "avx512f")]
-unsafe fn rows<const R: usize, const V: usize>(t: Tile<'_>) {
+unsafe fn rows<const R: usize, const V: usize, const PF: bool>(t: Tile<'_>) {
     let (a, b, c) = (t.a.as_ptr(), t.b.as_ptr(), t.c.as_mut_ptr());
     let mut acc = [[_mm512_setzero_ps(); V]; R];
     // SAFETY (all blocks below): offsets are within the bounds `check` established: rows
@@ -78,8 +80,12 @@ unsafe fn rows<const R: usize, const V: usize>(t: Tile<'_>) {
                 *acc = _mm512_loadu_ps(src.add(v * LANES));
             }
         }
+        let next = t.next.map_or(b, |n| n.as_ptr());
         for p in 0..t.k {
             let bp = b.add(p * t.ldb);
+            if PF {
+                prefetch_row::<V>(next.add(p * t.ldb));
+            }
             let mut bv = [_mm512_setzero_ps(); V];
             for (v, bv) in bv.iter_mut().enumerate() {
                 *bv = _mm512_loadu_ps(bp.add(v * LANES));
@@ -106,7 +112,7 @@ unsafe fn rows<const R: usize, const V: usize>(t: Tile<'_>) {
 /// # Safety
 /// AVX-512F present; `t` passed `Tile::check(1, V * LANES)`.
 #[target_feature(enable = "avx512f")]
-unsafe fn row<const V: usize>(t: Tile<'_>) {
+unsafe fn row<const V: usize, const PF: bool>(t: Tile<'_>) {
     let (a, b, c) = (t.a.as_ptr(), t.b.as_ptr(), t.c.as_mut_ptr());
     let mut acc = [[_mm512_setzero_ps(); V]; 4];
     // SAFETY (all blocks below): `p < k` indexes A's row and B's `k` rows `ldb` apart;
@@ -116,7 +122,11 @@ unsafe fn row<const V: usize>(t: Tile<'_>) {
         for (v, acc) in acc[0].iter_mut().enumerate() {
             *acc = _mm512_loadu_ps(src.add(v * LANES));
         }
+        let next = t.next.map_or(b, |n| n.as_ptr());
         let step = |acc: &mut [__m512; V], p: usize| {
+            if PF {
+                prefetch_row::<V>(next.add(p * t.ldb));
+            }
             let ap = _mm512_set1_ps(*a.add(p));
             for (v, acc) in acc.iter_mut().enumerate() {
                 *acc = _mm512_fmadd_ps(ap, _mm512_loadu_ps(b.add(p * t.ldb + v * LANES)), *acc);
@@ -138,6 +148,16 @@ unsafe fn row<const V: usize>(t: Tile<'_>) {
             let sum = _mm512_add_ps(_mm512_add_ps(x0, x1), _mm512_add_ps(x2, x3));
             _mm512_storeu_ps(c.add(v * LANES), clamp(sum, lo, hi));
         }
+    }
+}
+
+/// The cache lines of one `V * LANES`-float row of a panel, into L2 (one line per 16 floats).
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn prefetch_row<const V: usize>(row: *const f32) {
+    for v in 0..V {
+        // SAFETY: a prefetch does not fault; the address is inside the next panel anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T1>(row.add(v * LANES) as *const i8) };
     }
 }
 

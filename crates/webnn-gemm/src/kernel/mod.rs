@@ -33,6 +33,10 @@ pub(crate) struct Tile<'a> {
     pub ldc: usize,
     pub min: f32,
     pub max: f32,
+    /// Where the next panel's rows for this K block begin (`k` rows, `ldb` apart), for
+    /// kernels that prefetch them into L2 while they compute (the driver passes it to a
+    /// panel's first tile only); `None` after the last panel, and for the other tiles.
+    pub next: Option<&'a [f32]>,
 }
 
 impl Tile<'_> {
@@ -50,6 +54,7 @@ impl Tile<'_> {
         assert!(self.k == 0 || span(self.k, self.ldb, nr).is_some_and(|need| need <= self.b.len()));
         assert!(span(rows, self.ldc, nr).is_some_and(|need| need <= self.c.len()));
         assert!(self.bias.is_none_or(|bias| bias.len() >= nr));
+        assert!(self.next.is_none_or(|next| self.k == 0 || span(self.k, self.ldb, nr).is_some_and(|need| need <= next.len())));
     }
 }
 
