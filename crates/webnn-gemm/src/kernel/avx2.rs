@@ -47,18 +47,20 @@ fn tile<const R: usize, const V: usize>(t: Tile<'_>) {
     // SAFETY: `kernels()` hands out these tables only after detecting AVX2 and FMA, and
     // `check` proved that every offset the kernels form stays inside the slices.
     unsafe {
-        if R == 1 {
-            row::<V>(t)
-        } else {
-            rows::<R, V>(t)
+        match (R, t.next.is_some()) {
+            (1, true) => row::<V, true>(t),
+            (1, false) => row::<V, false>(t),
+            (_, true) => rows::<R, V, true>(t),
+            (_, false) => rows::<R, V, false>(t),
         }
     }
 }
 
 /// # Safety
 /// AVX2 and FMA present; `t` passed `Tile::check(R, V * LANES)`.
+/// With `PF`, it prefetches the next panel (`Tile::next`) as it goes.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn rows<const R: usize, const V: usize>(t: Tile<'_>) {
+unsafe fn rows<const R: usize, const V: usize, const PF: bool>(t: Tile<'_>) {
     let (a, b, c) = (t.a.as_ptr(), t.b.as_ptr(), t.c.as_mut_ptr());
     let mut acc = [[_mm256_setzero_ps(); V]; R];
     // SAFETY (all blocks below): offsets are within the bounds `check` established: rows
@@ -73,8 +75,12 @@ unsafe fn rows<const R: usize, const V: usize>(t: Tile<'_>) {
                 *acc = _mm256_loadu_ps(src.add(v * LANES));
             }
         }
+        let next = t.next.map_or(b, |n| n.as_ptr());
         for p in 0..t.k {
             let bp = b.add(p * t.ldb);
+            if PF {
+                prefetch_row::<V>(next.add(p * t.ldb));
+            }
             let mut bv = [_mm256_setzero_ps(); V];
             for (v, bv) in bv.iter_mut().enumerate() {
                 *bv = _mm256_loadu_ps(bp.add(v * LANES));
@@ -101,7 +107,7 @@ unsafe fn rows<const R: usize, const V: usize>(t: Tile<'_>) {
 /// # Safety
 /// AVX2 and FMA present; `t` passed `Tile::check(1, V * LANES)`.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn row<const V: usize>(t: Tile<'_>) {
+unsafe fn row<const V: usize, const PF: bool>(t: Tile<'_>) {
     let (a, b, c) = (t.a.as_ptr(), t.b.as_ptr(), t.c.as_mut_ptr());
     let mut acc = [[_mm256_setzero_ps(); V]; 4];
     // SAFETY (all blocks below): `p < k` indexes A's row and B's `k` rows `ldb` apart;
@@ -111,7 +117,11 @@ unsafe fn row<const V: usize>(t: Tile<'_>) {
         for (v, acc) in acc[0].iter_mut().enumerate() {
             *acc = _mm256_loadu_ps(src.add(v * LANES));
         }
+        let next = t.next.map_or(b, |n| n.as_ptr());
         let step = |acc: &mut [__m256; V], p: usize| {
+            if PF {
+                prefetch_row::<V>(next.add(p * t.ldb));
+            }
             let ap = _mm256_broadcast_ss(&*a.add(p));
             for (v, acc) in acc.iter_mut().enumerate() {
                 *acc = _mm256_fmadd_ps(ap, _mm256_loadu_ps(b.add(p * t.ldb + v * LANES)), *acc);
@@ -133,6 +143,16 @@ unsafe fn row<const V: usize>(t: Tile<'_>) {
             let sum = _mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3));
             _mm256_storeu_ps(c.add(v * LANES), clamp(sum, lo, hi));
         }
+    }
+}
+
+/// The cache lines of one `V * LANES`-float row of a panel, into L2 (one line per 16 floats).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn prefetch_row<const V: usize>(row: *const f32) {
+    for v in (0..V * LANES).step_by(16) {
+        // SAFETY: a prefetch does not fault; the address is inside the next panel anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T1>(row.add(v) as *const i8) };
     }
 }
 
