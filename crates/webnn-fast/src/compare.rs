@@ -1,5 +1,6 @@
-//! equal, notEqual, greater, greaterOrEqual, lesser and lesserOrEqual with broadcasting (a
-//! uint8 result of 0 or 1 per element), and `where` on float32 values: walked row by row over
+//! equal, notEqual, greater, greaterOrEqual, lesser and lesserOrEqual, and the logical ops
+//! (and, or, xor, not: uint8, nonzero true), with broadcasting (a uint8 result of 0 or 1 per
+//! element), and `where` on float32 values: walked row by row over
 //! the output with each operand's strides (0 along a broadcast axis), static shapes. The comparisons are the reference's
 //! (IEEE for floats: NaN compares false, and not-equal true), on float32, float16 and the
 //! integer types, without its float64 copies and 8-byte index maps.
@@ -19,6 +20,11 @@ enum Test {
     GreaterOrEqual,
     Lesser,
     LesserOrEqual,
+    /// The logical ops, on uint8 (nonzero is true); `Not` reads `a` only.
+    And,
+    Or,
+    Xor,
+    Not,
 }
 
 pub(crate) struct CompareStep {
@@ -55,6 +61,10 @@ pub(crate) fn plan(p: &mut Planner, n: usize) -> Option<Step> {
         Op::GreaterOrEqual(x) => (Test::GreaterOrEqual, x.a, x.b),
         Op::Lesser(x) => (Test::Lesser, x.a, x.b),
         Op::LesserOrEqual(x) => (Test::LesserOrEqual, x.a, x.b),
+        Op::LogicalAnd(x) => (Test::And, x.a, x.b),
+        Op::LogicalOr(x) => (Test::Or, x.a, x.b),
+        Op::LogicalXor(x) => (Test::Xor, x.a, x.b),
+        Op::LogicalNot(x) => (Test::Not, x.input, x.input),
         _ => return None,
     };
     let y = node.outputs[0];
@@ -102,7 +112,7 @@ impl CompareStep {
     }
 
     /// Rows along the last axis, in tasks of whole rows across the pool.
-    fn walk<T: PartialOrd + Copy + Sync>(&self, ctx: &Ctx, a: &[T], b: &[T], out: &mut [u8]) -> Result<()> {
+    fn walk<T: PartialOrd + Copy + Sync + Default>(&self, ctx: &Ctx, a: &[T], b: &[T], out: &mut [u8]) -> Result<()> {
         let len = out.len();
         if len > 0 && (a.len() < reach(&self.out_shape, &self.a_strides) || b.len() < reach(&self.out_shape, &self.b_strides)) {
             return Err(Error::operation_error("compare: the operands' sizes differ from the plan's"));
@@ -125,6 +135,11 @@ impl CompareStep {
                     Test::GreaterOrEqual => sides(row, x, y, |x, y| x >= y),
                     Test::Lesser => sides(row, x, y, |x, y| x < y),
                     Test::LesserOrEqual => sides(row, x, y, |x, y| x <= y),
+                    // (Validation gives the logical ops uint8 operands: 0 is false.)
+                    Test::And => sides(row, x, y, |x, y| x != T::default() && y != T::default()),
+                    Test::Or => sides(row, x, y, |x, y| x != T::default() || y != T::default()),
+                    Test::Xor => sides(row, x, y, |x, y| (x != T::default()) != (y != T::default())),
+                    Test::Not => sides(row, x, y, |x, _| x == T::default()),
                 }
             }
         });

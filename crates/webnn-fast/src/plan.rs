@@ -268,7 +268,11 @@ impl<'g> Planner<'g> {
             | Op::Greater(_)
             | Op::GreaterOrEqual(_)
             | Op::Lesser(_)
-            | Op::LesserOrEqual(_) => compare::plan(self, n),
+            | Op::LesserOrEqual(_)
+            | Op::LogicalNot(_)
+            | Op::LogicalAnd(_)
+            | Op::LogicalOr(_)
+            | Op::LogicalXor(_) => compare::plan(self, n),
             Op::Where(a) => compare::plan_where(self, n, a),
             Op::ArgMin(a) => arg::plan(self, n, a, false),
             Op::ArgMax(a) => arg::plan(self, n, a, true),
@@ -302,10 +306,6 @@ impl<'g> Planner<'g> {
             Op::Max(b) => self.plan_binary(n, BinaryKind::Max, b.a, b.b),
             Op::Min(b) => self.plan_binary(n, BinaryKind::Min, b.a, b.b),
             Op::Pow(_)
-            | Op::LogicalNot(_)
-            | Op::LogicalAnd(_)
-            | Op::LogicalOr(_)
-            | Op::LogicalXor(_)
             | Op::IsNaN(_)
             | Op::IsInfinite(_)
             | Op::Abs(_)

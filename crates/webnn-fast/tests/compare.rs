@@ -1,6 +1,7 @@
 //! The comparisons and `where` on their fast steps against the reference, bit for bit: every
 //! test, with broadcasting along leading, inner and trailing axes, on float32 with NaN,
-//! infinities and signed zeros, and on int32 and int64; `where` with each operand broadcast.
+//! infinities and signed zeros, and on int32 and int64; the logical ops on uint8; `where`
+//! with each operand broadcast.
 
 mod common;
 
@@ -27,6 +28,7 @@ fn input(g: &mut G, name: &str, t: DataType, shape: &[u32], values: &[f64]) -> w
     let bytes = match t {
         DataType::Float32 => v.flat_map(|x| (x as f32).to_le_bytes()).collect(),
         DataType::Int32 => v.flat_map(|x| (x as i32).to_le_bytes()).collect(),
+        DataType::Uint8 => v.map(|x| x as u8).collect(),
         _ => v.flat_map(|x| (x as i64).to_le_bytes()).collect(),
     };
     g.inputs.push((name.into(), HostTensor { desc: desc.clone(), bytes }));
@@ -47,6 +49,29 @@ fn comparisons_match_the_reference() {
                 let graph = g.build(&[("y", y)]);
                 assert_eq!(check_any(&graph, &g.inputs).1, 0, "{name} {t} {sa:?} {sb:?}");
             }
+        }
+    }
+}
+
+/// The logical ops on uint8 (any nonzero value is true) with broadcasting, and logicalNot.
+#[test]
+fn logical_ops_match_the_reference() {
+    let bytes = [0.0, 1.0, 2.0, 255.0, 0.0, 7.0, 0.0];
+    let logical: [(&str, Test); 4] = [
+        ("logicalAnd", |b, x, y| b.logical_and(x, y, OpOptions::default()).unwrap()),
+        ("logicalOr", |b, x, y| b.logical_or(x, y, OpOptions::default()).unwrap()),
+        ("logicalXor", |b, x, y| b.logical_xor(x, y, OpOptions::default()).unwrap()),
+        ("logicalNot", |b, x, _| b.logical_not(x, OpOptions::default()).unwrap()),
+    ];
+    let shapes: [(&[u32], &[u32]); 3] = [(&[3, 5, 7], &[3, 5, 7]), (&[3, 1, 7], &[5, 1]), (&[], &[4, 9])];
+    for (sa, sb) in shapes {
+        for (name, test) in logical {
+            let mut g = G::new(31);
+            let a = input(&mut g, "a", DataType::Uint8, sa, &bytes);
+            let b = input(&mut g, "b", DataType::Uint8, sb, &bytes[2..]);
+            let y = test(&mut g.b, a, b);
+            let graph = g.build(&[("y", y)]);
+            assert_eq!(check_any(&graph, &g.inputs), (1, 0), "{name} {sa:?} {sb:?}");
         }
     }
 }
