@@ -1,9 +1,10 @@
-//! cast between float32 and float16 or an integer type (8, 32 or 64 bits): the float16
-//! pass's conversions at a float16 graph's inputs and outputs, and a model's own casts. One
-//! pass per element with the reference's arithmetic (webnn-cpu `parametric.rs`), so results
-//! are bit for bit the same: float16 rounds to nearest even (F16C where the machine has it),
-//! integers become the nearest float32, and floats become integers truncated toward zero,
-//! saturated, NaN giving 0 (Rust's `as`).
+//! cast between any two of float32, float16 and the integer types of 8, 32 or 64 bits: the
+//! float16 pass's conversions at a float16 graph's inputs and outputs, and a model's own
+//! casts (index arithmetic in int64 and int32, masks). One pass per element with the
+//! reference's arithmetic (webnn-cpu `parametric.rs`; casts between the other types call its
+//! `convert`), so results are bit for bit the same: float16 rounds to nearest even (F16C
+//! where the machine has it), integers become the nearest float, floats become integers
+//! truncated toward zero, saturated, NaN giving 0, and integers wrap to narrower ones.
 
 use crate::exec::{Ctx, Step, Values, TASK};
 use crate::pool::SharedMut;
@@ -12,6 +13,7 @@ use half::slice::HalfFloatSliceExt;
 use half::f16;
 use webnn_core::ops::Cast;
 use webnn_core::{DataType, Error, Result};
+use webnn_cpu::kernels::elementwise::{convert, Elem};
 use webnn_cpu::{Data, Tensor};
 
 pub(crate) struct CastStep {
@@ -20,12 +22,12 @@ pub(crate) struct CastStep {
     to: DataType,
 }
 
-/// Whether the step converts `from` to `to`: float32 to or from float16 and the 8, 32 and
-/// 64-bit integers (int4/uint4 and integer-to-integer casts stay on the reference).
+/// Whether the step converts `from` to `to`: any two of float32, float16 and the 8, 32 and
+/// 64-bit integers (int4/uint4, packed two to a byte, stay on the reference).
 fn handles(from: DataType, to: DataType) -> bool {
     use DataType::*;
-    let other = |t| matches!(t, Float16 | Int8 | Uint8 | Int32 | Uint32 | Int64 | Uint64);
-    (from == Float32 && other(to)) || (to == Float32 && other(from))
+    let any = |t| matches!(t, Float32 | Float16 | Int8 | Uint8 | Int32 | Uint32 | Int64 | Uint64);
+    any(from) && any(to) && from != to
 }
 
 pub(crate) fn plan(p: &mut Planner, n: usize, a: &Cast) -> Option<Step> {
@@ -65,6 +67,11 @@ impl CastStep {
             values.put(self.out, shape, y);
             return Ok(());
         }
+        if values.get(self.input)?.data.data_type() != DataType::Float32 {
+            let data = convert_any(ctx, &values.get(self.input)?.data, self.to)?;
+            values.put_tensor(self.out, Tensor::new(shape, data));
+            return Ok(());
+        }
         let x = values.f32(self.input)?;
         let data = match self.to {
             DataType::Float16 => {
@@ -96,6 +103,46 @@ fn chunks<T: Sync>(ctx: &Ctx, x: &[T], y: &mut [f32], f: impl Fn(&[T], &mut [f32
     });
 }
 
+/// `x` cast to `to` (neither float32) with the reference's element conversion
+/// (`webnn_cpu`'s `convert`: integers wrap, floats truncate and saturate), in chunks across the
+/// pool.
+fn convert_any(ctx: &Ctx, x: &Data, to: DataType) -> Result<Data> {
+    fn into<S: Elem + Sync, D: Elem + Default + Send>(ctx: &Ctx, v: &[S]) -> Vec<D> {
+        let mut out = vec![D::default(); v.len()];
+        let dst = SharedMut::new(&mut out);
+        ctx.pool.run(v.len().div_ceil(TASK), &|t| {
+            let range = t * TASK..((t + 1) * TASK).min(v.len());
+            // SAFETY: each task writes its own chunk.
+            convert(&v[range.clone()], unsafe { dst.range(range.start, range.len()) });
+        });
+        out
+    }
+    macro_rules! to {
+        ($v:expr) => {
+            match to {
+                DataType::Float16 => Data::F16(into(ctx, $v)),
+                DataType::Int8 => Data::I8(into(ctx, $v)),
+                DataType::Uint8 => Data::U8(into(ctx, $v)),
+                DataType::Int32 => Data::I32(into(ctx, $v)),
+                DataType::Uint32 => Data::U32(into(ctx, $v)),
+                DataType::Int64 => Data::I64(into(ctx, $v)),
+                DataType::Uint64 => Data::U64(into(ctx, $v)),
+                other => return Err(unexpected(x.data_type(), other)),
+            }
+        };
+    }
+    Ok(match x {
+        Data::F16(v) => to!(v),
+        Data::I8(v) => to!(v),
+        Data::U8(v) => to!(v),
+        Data::I32(v) => to!(v),
+        Data::U32(v) => to!(v),
+        Data::I64(v) => to!(v),
+        Data::U64(v) => to!(v),
+        other => return Err(unexpected(other.data_type(), to)),
+    })
+}
+
 fn unexpected(from: DataType, to: DataType) -> Error {
     Error::operation_error(format!("cast: the plan has no {from} to {to} step"))
 }
@@ -105,9 +152,9 @@ mod tests {
     use webnn_core::DataType::*;
 
     #[test]
-    fn handles_float32_with_the_others_only() {
+    fn handles_every_pair_but_int4() {
         assert!(super::handles(Float16, Float32) && super::handles(Float32, Int64));
-        assert!(!super::handles(Int32, Int64) && !super::handles(Float32, Float32));
-        assert!(!super::handles(Float32, Int4) && !super::handles(Float16, Int32));
+        assert!(super::handles(Int32, Int64) && super::handles(Float16, Int32) && super::handles(Uint8, Int8));
+        assert!(!super::handles(Float32, Float32) && !super::handles(Float32, Int4) && !super::handles(Uint4, Int8));
     }
 }

@@ -125,4 +125,21 @@ fn casts_match_the_reference() {
         let (fast, reference) = check_any(&graph, &g.inputs);
         assert_eq!(reference, ALL_FAST, "{t}: {fast} fast steps");
     }
+    // Between any two of them: integers wrap, floats truncate and saturate, NaN gives 0.
+    for from in types {
+        for to in types.into_iter().filter(|&to| to != from) {
+            let mut g = G::new(25);
+            let x = g.input("x", &[6, 9]);
+            let big = g.b.constant(OperandDescriptor::new(DataType::Float32, &[1]), 70000.25f32.to_le_bytes().to_vec()).unwrap();
+            let scaled = g.b.mul(x, big, OpOptions::default()).unwrap();
+            let source = g.b.cast(scaled, from, OpOptions::default()).unwrap();
+            let y = g.b.cast(source, to, OpOptions::default()).unwrap();
+            let graph = g.build(&[("y", y)]);
+            let mut v = common::floats(&g.inputs[0].1.bytes);
+            (v[0], v[1], v[2]) = (f32::NAN, f32::INFINITY, -1e-3);
+            g.inputs[0].1.bytes = common::bytes(&v);
+            let (fast, reference) = check_any(&graph, &g.inputs);
+            assert_eq!(reference, ALL_FAST, "{from} to {to}: {fast} fast steps");
+        }
+    }
 }

@@ -5,8 +5,9 @@ use crate::tensor::{broadcast_map, Data};
 use half::f16;
 use webnn_core::{DataType, Error, Result};
 
-/// An element type the kernels are generic over.
-pub(crate) trait Elem: Copy {
+/// An element type the kernels are generic over (the fast backend's casts convert with it
+/// too, so both give the same values).
+pub trait Elem: Copy {
     const FLOAT: bool;
     /// The type's range (integers only; floats leave it unused).
     const MIN: i128;

@@ -6,15 +6,16 @@
 //! complement), which the spec asks for add/sub/mul and which is exact for every 64-bit value.
 
 mod elem;
+pub use elem::Elem;
 mod math;
 mod parametric;
 pub mod scalar;
 
-pub use parametric::{cast, clamp, elu, hard_sigmoid, leaky_relu, linear, prelu};
+pub use parametric::{cast, clamp, convert, elu, hard_sigmoid, leaky_relu, linear, prelu};
 
 use crate::eval::Cx;
 use crate::tensor::{Data, Tensor};
-use elem::{each, renibble, unsupported, zip_data, Elem, Zip};
+use elem::{each, renibble, unsupported, zip_data, Zip};
 use half::f16;
 use scalar::{FloatBinary, FloatUnary};
 use webnn_core::ops::*;

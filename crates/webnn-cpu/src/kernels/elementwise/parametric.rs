@@ -53,12 +53,10 @@ pub fn linear(cx: &Cx, op: &Linear) -> Result<Tensor> {
 /// keeps the lowest bits (two's complement).
 pub fn cast(cx: &Cx, op: &Cast) -> Result<Tensor> {
     let x = cx.t(op.input)?;
-    fn conv<S: Elem, D: Elem>(v: &[S]) -> Vec<D> {
-        if S::FLOAT {
-            v.iter().map(|&s| D::from_f64(s.to_f64())).collect()
-        } else {
-            v.iter().map(|&s| D::wrap(s.to_i128())).collect()
-        }
+    fn conv<S: Elem, D: Elem + Default>(v: &[S]) -> Vec<D> {
+        let mut out = vec![D::default(); v.len()];
+        convert(v, &mut out);
+        out
     }
     fn to<S: Elem>(v: &[S], dt: DataType) -> Data {
         match dt {
@@ -76,6 +74,16 @@ pub fn cast(cx: &Cx, op: &Cast) -> Result<Tensor> {
     }
     let data = each!(&x.data, |v| to(v, op.data_type));
     Ok(Tensor::new(x.shape.clone(), data))
+}
+
+/// `src` cast element by element into `dst` (as long as the shorter): floats through f64,
+/// integers through i128, as `cast` describes.
+pub fn convert<S: Elem, D: Elem>(src: &[S], dst: &mut [D]) {
+    if S::FLOAT {
+        dst.iter_mut().zip(src).for_each(|(d, &s)| *d = D::from_f64(s.to_f64()));
+    } else {
+        dst.iter_mut().zip(src).for_each(|(d, &s)| *d = D::wrap(s.to_i128()));
+    }
 }
 
 /// A clamp bound after the spec's cast to the element type
