@@ -251,6 +251,7 @@ impl<'g> Planner<'g> {
             Op::Matmul(a) => matmul::plan_matmul(self, n, a),
             Op::AveragePool2d(a) => reduce::plan(self, n, a).or_else(|| window::plan(self, n, a, false)),
             Op::MaxPool2d(a) => window::plan(self, n, a, true),
+            Op::L2Pool2d(a) => window::plan_l2(self, n, a),
             Op::BatchNormalization(a) => norm::plan_batch(self, n, a),
             Op::Concat(a) => copy::plan(self, n, a),
             Op::ConvTranspose2d(a) => deconv::plan(self, n, a),
@@ -335,7 +336,6 @@ impl<'g> Planner<'g> {
             | Op::Softsign(_)
             | Op::Tanh(_)
             | Op::CumulativeSum(_)
-            | Op::L2Pool2d(_)
             | Op::Gru(_)
             | Op::GruCell(_)
             | Op::Lstm(_)

@@ -1,11 +1,12 @@
-//! maxPool2d and averagePool2d over windows (any size, stride, dilation and padding) in
+//! maxPool2d, averagePool2d and l2Pool2d over windows (any size, stride, dilation and padding) in
 //! float32. Features a convolution stored NHWC are pooled where they lie, channels last (the
 //! inner loop runs along the channels, contiguous for every window element), and the result
 //! stays NHWC for the next convolution; NCHW inputs are pooled plane by plane.
 //!
 //! The results equal the reference kernel's bit for bit: max keeps its NaN rule (a NaN wins
-//! once seen), and averages sum in f64 over the in-bounds elements in the reference's order
-//! (rows, then columns) and divide by their count, padding not counted.
+//! once seen), averages sum in f64 over the in-bounds elements in the reference's order
+//! (rows, then columns) and divide by their count, padding not counted, and L2 norms sum
+//! the squares so and take the root.
 
 use crate::exec::{Ctx, Step, Values};
 use crate::plan::Planner;
@@ -22,6 +23,8 @@ const TASK: usize = 8_192;
 enum Kind {
     Max,
     Average,
+    /// The square root of the window's sum of squares.
+    L2,
 }
 
 pub(crate) struct WindowPool {
@@ -45,7 +48,15 @@ pub(crate) struct WindowPool {
 }
 
 /// The fast step for a float32 maxPool2d or averagePool2d node with static shapes.
+pub(crate) fn plan_l2(p: &mut Planner, n: usize, a: &Pool2d) -> Option<Step> {
+    plan_kind(p, n, a, Kind::L2)
+}
+
 pub(crate) fn plan(p: &mut Planner, n: usize, a: &Pool2d, max: bool) -> Option<Step> {
+    plan_kind(p, n, a, if max { Kind::Max } else { Kind::Average })
+}
+
+fn plan_kind(p: &mut Planner, n: usize, a: &Pool2d, kind: Kind) -> Option<Step> {
     let o = &a.options;
     let y = p.orig.nodes[n].outputs[0];
     if !p.is_f32(a.input) || !p.is_f32(y) || !p.orig.desc(y).is_static() {
@@ -69,7 +80,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Pool2d, max: bool) -> Option<S
         false => vec![nb, c, oh, ow],
     };
     Some(Step::WindowPool(Box::new(WindowPool {
-        kind: if max { Kind::Max } else { Kind::Average },
+        kind,
         input,
         out: y.index(),
         n: nb,
@@ -109,7 +120,11 @@ impl WindowPool {
     }
 
     pub(crate) fn describe(&self) -> String {
-        let kind = if self.kind == Kind::Max { "max" } else { "average" };
+        let kind = match self.kind {
+            Kind::Max => "max",
+            Kind::Average => "average",
+            Kind::L2 => "l2",
+        };
         let order = if self.channels_last { "NHWC" } else { "NCHW" };
         format!("{kind} pool {}x{} over {}x{}x{} ({order})", self.window[0], self.window[1], self.h, self.w, self.c)
     }
@@ -165,7 +180,7 @@ impl WindowPool {
     fn row_channels_last(&self, x: &[f32], b: usize, oy: usize, out: &mut [f32]) {
         let (c, w) = (self.c, self.w);
         let image = &x[b * self.h * w * c..][..self.h * w * c];
-        let mut sums = vec![0.0f64; if self.kind == Kind::Average { c } else { 0 }];
+        let mut sums = vec![0.0f64; if self.kind == Kind::Max { 0 } else { c }];
         for (ox, o) in out.chunks_exact_mut(c).enumerate() {
             let rows = self.rows_of(oy);
             let cols = self.cols_of(ox);
@@ -193,6 +208,16 @@ impl WindowPool {
                     let count = count.max(1) as f64;
                     o.iter_mut().zip(&sums).for_each(|(o, &s)| *o = (s / count) as f32);
                 }
+                Kind::L2 => {
+                    sums.fill(0.0);
+                    for iy in rows {
+                        for ix in cols.clone() {
+                            let px = &image[(iy * w + ix) * c..][..c];
+                            sums.iter_mut().zip(px).for_each(|(s, &v)| *s += v as f64 * v as f64);
+                        }
+                    }
+                    o.iter_mut().zip(&sums).for_each(|(o, &s)| *o = s.sqrt() as f32);
+                }
             }
         }
     }
@@ -216,6 +241,7 @@ impl WindowPool {
                     }
                     (s / count.max(1) as f64) as f32
                 }
+                Kind::L2 => rows.fold(0.0f64, |s, iy| cols.clone().fold(s, |s, ix| s + x[iy * w + ix] as f64 * x[iy * w + ix] as f64)).sqrt() as f32,
             };
         }
     }

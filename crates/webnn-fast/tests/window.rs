@@ -1,4 +1,4 @@
-//! maxPool2d and averagePool2d over windows on the fast backend against the reference, bit
+//! maxPool2d, averagePool2d and l2Pool2d over windows on the fast backend against the reference, bit
 //! for bit: both layouts, features a convolution stored NHWC, strides, dilations, padding,
 //! ceil rounding, windows wholly in the padding, NaN and infinities.
 
@@ -8,9 +8,16 @@ use common::{check, G};
 use webnn_core::ops::*;
 use webnn_core::Operand;
 
+#[derive(Clone, Copy, Debug)]
+enum Pool {
+    Max,
+    Average,
+    L2,
+}
+
 #[derive(Clone, Debug)]
 struct Case {
-    max: bool,
+    kind: Pool,
     layout: InputLayout,
     /// A 1x1 convolution before the pool (its result is stored NHWC).
     after_conv: bool,
@@ -21,9 +28,9 @@ struct Case {
     ceil: bool,
 }
 
-fn base(max: bool) -> Case {
+fn base(kind: Pool) -> Case {
     Case {
-        max,
+        kind,
         layout: InputLayout::Nchw,
         after_conv: false,
         window: [3, 3],
@@ -44,9 +51,10 @@ fn pool(g: &mut G, x: Operand, case: &Case) -> Operand {
         output_shape_rounding: if case.ceil { RoundingType::Ceil } else { RoundingType::Floor },
         ..Default::default()
     };
-    match case.max {
-        true => g.b.max_pool2d(x, options).unwrap(),
-        false => g.b.average_pool2d(x, options).unwrap(),
+    match case.kind {
+        Pool::Max => g.b.max_pool2d(x, options).unwrap(),
+        Pool::Average => g.b.average_pool2d(x, options).unwrap(),
+        Pool::L2 => g.b.l2_pool2d(x, options).unwrap(),
     }
 }
 
@@ -82,7 +90,7 @@ fn run(case: Case) {
 
 #[test]
 fn pools_match_the_reference() {
-    for max in [true, false] {
+    for max in [Pool::Max, Pool::Average, Pool::L2] {
         run(base(max));
         run(Case { layout: InputLayout::Nhwc, ..base(max) });
         run(Case { after_conv: true, ..base(max) });
