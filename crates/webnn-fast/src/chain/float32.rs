@@ -42,7 +42,7 @@ impl ChainStep {
                 _ => false,
             },
             Link::FakeQuant(_) | Link::Prelu(_) | Link::RoundF16 => true,
-            Link::Binary { op, other, .. } => {
+            Link::Binary { op, other, swapped } => {
                 let scalar = match other {
                     super::Other::Scalar(s) => Some(s),
                     _ => None,
@@ -52,8 +52,9 @@ impl ChainStep {
                         scalar.is_none_or(|s| exact(s) || s.is_nan())
                     }
                     // A square or a square root of the value (pow's other exponents round
-                    // twice or call the library).
-                    FloatBinary::Pow => matches!(scalar, Some(e) if e == 2.0 || e == 0.5),
+                    // twice or call the library; a constant raised to the value is a power
+                    // the library computes too).
+                    FloatBinary::Pow => !swapped && matches!(scalar, Some(e) if e == 2.0 || e == 0.5),
                 }
             }
         })
