@@ -8,7 +8,11 @@
 //! - dense with at most four output channels and a window: dot products along the window
 //!   rows (`narrow`), where a GEMM panel would be mostly empty.
 //!
-//! Other grouped convolutions and non-float32 ones run on the reference kernel.
+//! A dense convolution whose filter or bias the graph computes packs it per dispatch into
+//! the pointwise or im2col GEMM (`runtime`). Other grouped convolutions and non-float32 ones
+//! run on the reference kernel.
+
+mod runtime;
 
 use crate::buffers::Buf;
 use crate::depthwise::{self, Depthwise, Input as DepthwiseInput};
@@ -25,6 +29,7 @@ use crate::stored::{Bytes, Sink};
 use std::cell::RefCell;
 use webnn_core::ops::*;
 use webnn_core::Result;
+use runtime::Runtime;
 use webnn_gemm::{gemm, gemm_rows, PackedB};
 
 /// One output row of image `b`: `(b, oy, out, lo, hi)` (`Conv::image_rows`).
@@ -78,9 +83,12 @@ enum Kind {
     /// Dense 3x3, stride 1, many channels: Winograd's F(2x2, 3x3), and the im2col GEMM for
     /// inputs with infinities or NaN (`winograd`).
     Winograd(Box<Winograd>, Box<Kind>),
+    /// Dense, with a filter the graph computes: packed per dispatch (`runtime`).
+    Runtime(Box<Runtime>),
 }
 
 /// The window geometry of a dense convolution.
+#[derive(Clone, Copy)]
 struct Window {
     kh: usize,
     kw: usize,
@@ -132,11 +140,9 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     if !p.is_f32(a.input) || !p.is_f32(a.filter) || !p.is_f32(y) {
         return None;
     }
-    let filter = p.const_f32(a.filter)?;
-    let bias = match o.bias {
-        Some(b) => Some(p.const_f32(b)?),
-        None => None,
-    };
+    let filter = p.const_f32(a.filter);
+    // Constant values, or the operand the graph computes.
+    let bias = o.bias.map(|b| p.const_f32(b).ok_or(b));
     let axes = o.input_layout.nchw_axes();
     let (xs, ys, fs) = (
         four(&p.shape(a.input)),
@@ -145,7 +151,6 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     );
     let [nb, c, h, w] = axes.map(|i| xs[i]);
     let [_, oc, oh, ow] = axes.map(|i| ys[i]);
-    let oihw = permute4(&filter, fs, o.filter_layout.oihw_axes());
     let [fo, fi, kh, kw] = o.filter_layout.oihw_axes().map(|i| fs[i]);
     // Any empty dimension (not their product, which wraps in wasm32's 32-bit usize).
     if [nb, c, h, w, oc, oh, ow, kh, kw].contains(&0) {
@@ -162,11 +167,27 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         dilation: [dh, dw],
         pad: [pt, pl],
     };
+    let (dense, taps) = (groups == 1 && fi == c && fo == oc, kh * kw);
+    let pointwise = kh == 1 && kw == 1 && sh == 1 && sw == 1 && pt + pb + pl + pr == 0 && oh == h && ow == w;
+    let (filter, bias) = match (filter, bias) {
+        (Some(filter), None) => (filter, None),
+        (Some(filter), Some(Ok(bias))) => (filter, Some(bias)),
+        // The graph computes the filter or the bias: dense ones are packed per dispatch.
+        (_, bias) if dense => {
+            let bias = bias.map(|b| b.map_err(|o| p.logical(o)));
+            let (filter_shape, oihw_axes) = (fs, o.filter_layout.oihw_axes());
+            let filter = p.logical(a.filter);
+            let pixels = nb * oh * ow;
+            let r = Runtime { filter, bias, filter_shape, oihw_axes, window, c, oc, pixels, pointwise, isa: p.isa };
+            return Some(finish(p, n, a, Kind::Runtime(Box::new(r)), [nb, c, h, w], [oh, ow, oc]));
+        }
+        _ => return None,
+    };
+    let oihw = permute4(&filter, fs, o.filter_layout.oihw_axes());
     // The narrow path skips taps in the padding; the padding's zeros times an infinite or
     // NaN weight are NaN, so such filters take the im2col GEMM, which multiplies them.
     let finite = filter.iter().all(|v| v.is_finite());
     let planar = [sh, sw, dh, dw] == [1; 4] && pt + pb + pl + pr == 0 && o.input_layout == InputLayout::Nchw;
-    let (dense, taps) = (groups == 1 && fi == c && fo == oc, kh * kw);
     // The tap-major layout [kh][kw][c][oc] (the stem kernel's, and the im2col GEMM's B).
     let by_tap = |o, ic, t| (t * c + ic) * oc + o;
     let or_zeros = |b: Option<Vec<f32>>| b.unwrap_or_else(|| vec![0.0; oc]);
@@ -221,13 +242,6 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         let k = taps * c;
         // B[(ky * kw + kx) * c + ic][oc]: the im2col row order, pixel-major like NHWC.
         let b = rearranged(&oihw, c, taps, by_tap);
-        let pointwise = kh == 1
-            && kw == 1
-            && sh == 1
-            && sw == 1
-            && pt + pb + pl + pr == 0
-            && oh == h
-            && ow == w;
         let axes = o.filter_layout.oihw_axes();
         let int8 = match pointwise {
             true => crate::qconv::plan(p, a.input, a.filter, |v| permute4(v, fs, axes), c, oc, bias.as_deref()),
@@ -271,6 +285,14 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
     } else {
         return None;
     };
+    Some(finish(p, n, a, kind, [nb, c, h, w], [oh, ow, oc]))
+}
+
+/// The step for `kind`: where it reads its input (NCHW inputs are transposed as the step
+/// reads them, unless stored NHWC or read by a kernel that takes them as they lie) and
+/// what it fuses after it.
+fn finish(p: &mut Planner, n: usize, a: &Conv2d, kind: Kind, [nb, c, h, w]: [usize; 4], [oh, ow, oc]: [usize; 3]) -> Step {
+    let (o, y) = (&a.options, p.orig.nodes[n].outputs[0]);
     let (input, mut transpose_in, stored_nhwc) = match o.input_layout {
         // The planes kernel reads the NCHW image (converted once where it is stored NHWC).
         InputLayout::Nchw if matches!(kind, Kind::Planes(_)) => (p.logical(a.input), false, true),
@@ -283,7 +305,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         (s.nchw, transpose_in) = (transpose_in, false);
     }
     let (post, out) = p.tail(n, y, true, stored_nhwc);
-    Some(Step::Conv(Box::new(Conv {
+    Step::Conv(Box::new(Conv {
         input,
         output: out.index(),
         transpose_in,
@@ -300,7 +322,7 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &Conv2d) -> Option<Step> {
         input_bytes: None,
         output_bytes: None,
         expand: None,
-    })))
+    }))
 }
 
 /// Slack after an im2col tile: copies of up to this many floats move a whole vector.
@@ -337,6 +359,7 @@ impl Conv {
             Kind::Planes(d) => format!("planes {}x{}/1 nchw", d.kh, d.kw),
             Kind::Stem(d) => format!("stem {}x{}/{}{}", d.kh, d.kw, d.stride[0], if d.nchw { " nchw" } else { "" }),
             Kind::Winograd(..) => "winograd 3x3/1".to_owned(),
+            Kind::Runtime(r) => format!("{} {}x{}/{}, filter computed", if r.pointwise { "pointwise" } else { "im2col" }, r.window.kh, r.window.kw, r.window.stride[0]),
         };
         let (read, written) = (if self.input_bytes.is_some() { " bytes" } else { "" }, if self.output_bytes.is_some() { " as bytes" } else { "" });
         let expand = self.expand.as_ref().map_or(String::new(), |e| format!("pointwise {}->{}{} then ", e.c, self.c, e.describe()));
@@ -347,8 +370,13 @@ impl Conv {
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
+        let runtime = match &self.kind {
+            Kind::Runtime(r) => r.reads().collect(),
+            _ => Vec::new(),
+        };
         std::iter::once(self.expand.as_ref().map_or(self.input, |e| e.input))
             .chain(self.post.residual)
+            .chain(runtime)
             .collect()
     }
 
@@ -388,8 +416,13 @@ impl Conv {
             let (post, simd) = (&post, ctx.simd);
             let sink = Sink::new(simd, &mut y, &mut y_bytes, pair);
             let image = self.h * self.w * self.c;
+            let built;
             let kind = match &self.kind {
                 Kind::Winograd(_, im2col) if !winograd::finite(simd, x) => im2col.as_ref(),
+                Kind::Runtime(r) => {
+                    built = r.kind(values)?;
+                    &built
+                }
                 kind => kind,
             };
             match kind {
@@ -533,6 +566,7 @@ impl Conv {
                         })
                     });
                 }
+                Kind::Runtime(_) => unreachable!("a runtime filter's kernel is built above"),
                 Kind::Depthwise(d) => {
                     let unit = unit_rows(self.n * self.oh, 1, self.ow * oc * d.kh * d.kw);
                     self.image_rows(ctx, &sink, post, residual, unit, &|b, oy, out, lo, hi| {
@@ -700,7 +734,7 @@ impl Conv {
                 q.reads_bytes(zero, scale)
             }
             Kind::Depthwise(_) => true,
-            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Planes(_) | Kind::Stem(_) | Kind::Winograd(..) => false,
+            Kind::Pointwise(_) | Kind::Im2col { .. } | Kind::Narrow(_) | Kind::Planes(_) | Kind::Stem(_) | Kind::Winograd(..) | Kind::Runtime(_) => false,
         }
     }
 

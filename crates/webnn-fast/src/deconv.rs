@@ -1,10 +1,11 @@
-//! convTranspose2d (groups = 1, float32, constant filter) in NHWC as a GEMM and a gather:
+//! convTranspose2d (groups = 1, float32) in NHWC as a GEMM and a gather:
 //! every input pixel's channels times the filter give that pixel's contribution to each
 //! window tap (`cols = X · W`, W packed once as [input channels, taps × output channels]);
 //! each output pixel then sums the contributions that land on it, found from its own
 //! position (the gather form of col2im, so output rows can be split across threads with no
 //! two writing one element). The bias starts each sum; a following residual add and clamp
-//! are fused as after a convolution, and the result stays NHWC for the next convolution.
+//! are fused as after a convolution, and the result stays NHWC for the next convolution. A
+//! filter or bias the graph computes is packed per dispatch (one pass over it).
 
 use crate::buffers::Buf;
 use crate::exec::{Ctx, Post, Step, Values};
@@ -38,10 +39,39 @@ pub(crate) struct Deconv {
     stride: [usize; 2],
     dilation: [usize; 2],
     pad: [usize; 2],
-    packed: PackedB,
-    bias: Vec<f32>,
+    weights: Weights,
+    bias: Bias,
     out_shape: Vec<usize>,
     post: Post,
+}
+
+/// The filter: packed at compile, or (the graph computes it) the slot packed per dispatch
+/// with its layout's strides.
+enum Weights {
+    Packed(PackedB),
+    Computed { filter: usize, strides: [usize; 4], isa: webnn_gemm::Isa },
+}
+
+/// The bias: `oc` values (zeros without one), or the slot of one the graph computes.
+enum Bias {
+    Values(Vec<f32>),
+    Computed(usize),
+}
+
+/// B[i][(ky * kw + kx) * oc + o]: a row per input channel, the taps' output channels, from
+/// a filter whose element (i, o, ky, kx) lies at `strides` in its layout.
+fn pack(isa: webnn_gemm::Isa, filter: &[f32], strides: [usize; 4], [c, oc, kh, kw]: [usize; 4]) -> PackedB {
+    let taps = kh * kw;
+    let mut b = vec![0.0f32; c * taps * oc];
+    for i in 0..c {
+        for oo in 0..oc {
+            for t in 0..taps {
+                let (ky, kx) = (t / kw, t % kw);
+                b[(i * taps + t) * oc + oo] = filter[i * strides[0] + oo * strides[1] + ky * strides[2] + kx * strides[3]];
+            }
+        }
+    }
+    PackedB::new(isa, c, taps * oc, &b, None)
 }
 
 /// The fast step for a convTranspose2d node, or `None` for the reference kernel.
@@ -51,10 +81,13 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &ConvTranspose2d) -> Option<Ste
     if !p.is_f32(a.input) || !p.is_f32(a.filter) || !p.is_f32(y) || o.groups != 1 {
         return None;
     }
-    let filter = p.const_f32(a.filter)?;
+    let filter = p.const_f32(a.filter);
     let bias = match o.bias {
-        Some(b) => Some(p.const_f32(b)?),
-        None => None,
+        Some(b) => match p.const_f32(b) {
+            Some(v) => Bias::Values(v),
+            None => Bias::Computed(p.logical(b)),
+        },
+        None => Bias::Values(Vec::new()),
     };
     let axes = o.input_layout.nchw_axes();
     let (xs, ys, fs) = (p.shape(a.input), p.shape(y), p.shape(a.filter));
@@ -75,18 +108,14 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &ConvTranspose2d) -> Option<Ste
         }
         o.filter_layout.iohw_axes().map(|d| s[d])
     };
-    // B[i][(ky * kw + kx) * oc + o]: a row per input channel, the taps' output channels.
-    let taps = kh * kw;
-    let mut b = vec![0.0f32; c * taps * oc];
-    for i in 0..c {
-        for oo in 0..oc {
-            for t in 0..taps {
-                let (ky, kx) = (t / kw, t % kw);
-                b[(i * taps + t) * oc + oo] = filter[i * strides[0] + oo * strides[1] + ky * strides[2] + kx * strides[3]];
-            }
-        }
-    }
-    let packed = PackedB::new(p.isa, c, taps * oc, &b, None);
+    let weights = match filter {
+        Some(f) => Weights::Packed(pack(p.isa, &f, strides, [c, oc, kh, kw])),
+        None => Weights::Computed { filter: p.logical(a.filter), strides, isa: p.isa },
+    };
+    let bias = match bias {
+        Bias::Values(v) if v.is_empty() => Bias::Values(vec![0.0; oc]),
+        bias => bias,
+    };
     let [pt, _, pl, _] = spatial_padding(&o.padding).map(|v| v as usize);
     let (input, transpose_in, stored_nhwc) = match o.input_layout {
         InputLayout::Nchw => (a.input.index(), !p.is_nhwc(a.input), true),
@@ -109,8 +138,8 @@ pub(crate) fn plan(p: &mut Planner, n: usize, a: &ConvTranspose2d) -> Option<Ste
         stride: spatial_pair(&o.strides).map(|v| v as usize),
         dilation: spatial_pair(&o.dilations).map(|v| v as usize),
         pad: [pt, pl],
-        packed,
-        bias: bias.unwrap_or_else(|| vec![0.0; oc]),
+        weights,
+        bias,
         out_shape: vec![nb, oh, ow, oc],
         post,
     })))
@@ -134,7 +163,15 @@ impl Deconv {
     }
 
     pub(crate) fn reads(&self) -> Vec<usize> {
-        std::iter::once(self.input).chain(self.post.residual).collect()
+        let filter = match self.weights {
+            Weights::Computed { filter, .. } => Some(filter),
+            Weights::Packed(_) => None,
+        };
+        let bias = match self.bias {
+            Bias::Computed(b) => Some(b),
+            Bias::Values(_) => None,
+        };
+        std::iter::once(self.input).chain(self.post.residual).chain(filter).chain(bias).collect()
     }
 
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
@@ -149,6 +186,25 @@ impl Deconv {
         };
         let mut y = values.alloc(self.n * self.oh * self.ow * oc);
         {
+            let computed;
+            let packed = match &self.weights {
+                Weights::Packed(p) => p,
+                Weights::Computed { filter, strides, isa } => {
+                    let f = values.f32(*filter)?;
+                    if f.len() != c * oc * taps {
+                        return Err(webnn_core::Error::operation_error("convTranspose2d: the filter's size differs from the plan's"));
+                    }
+                    computed = pack(*isa, f, *strides, [c, oc, self.kh, self.kw]);
+                    &computed
+                }
+            };
+            let bias = match &self.bias {
+                Bias::Values(v) => &v[..],
+                Bias::Computed(b) => values.f32(*b)?,
+            };
+            if bias.len() != oc {
+                return Err(webnn_core::Error::operation_error("convTranspose2d: the bias's size differs from the plan's"));
+            }
             let xin = values.f32(self.input)?;
             let x = if self.transpose_in {
                 crate::copy::nchw_to_nhwc(ctx, xin, &mut transposed, self.n, c, self.h * self.w);
@@ -175,12 +231,12 @@ impl Deconv {
                     cols.resize((last - first) * self.w * width, 0.0);
                     for (k, iy) in (first..last).enumerate() {
                         let pixels = (b * self.h + iy) * self.w;
-                        gemm_rows(pixels..pixels + self.w, x, c, &self.packed, &mut cols[k * self.w * width..][..self.w * width], width, Epilogue::NONE);
+                        gemm_rows(pixels..pixels + self.w, x, c, packed, &mut cols[k * self.w * width..][..self.w * width], width, Epilogue::NONE);
                     }
                     // SAFETY: each task writes its own output rows.
                     let out = unsafe { dst.range((b * self.oh + oys.start) * row_len, oys.len() * row_len) };
                     for (oy, row) in oys.clone().zip(out.chunks_exact_mut(row_len)) {
-                        self.gather_row(cols, first, oy, row);
+                        self.gather_row(cols, bias, first, oy, row);
                         if residual.is_none() {
                             // simd::clamp, not f32::clamp: LLVM turns the latter's two
                             // compare-and-assigns into pmax/pmin, which relaxed-SIMD wasm
@@ -209,12 +265,12 @@ impl Deconv {
         ((inputs - 1) * self.stride[0]).max(1)
     }
 
-    /// Output row `oy`: the bias plus every contribution landing on each pixel, from
-    /// `cols`, the contributions of the image's input rows from `first`.
-    fn gather_row(&self, cols: &[f32], first: usize, oy: usize, out: &mut [f32]) {
+    /// Output row `oy`: `bias` plus every contribution landing on each pixel, from `cols`,
+    /// the contributions of the image's input rows from `first`.
+    fn gather_row(&self, cols: &[f32], bias: &[f32], first: usize, oy: usize, out: &mut [f32]) {
         let (oc, taps) = (self.oc, self.kh * self.kw);
         for (ox, px) in out.chunks_exact_mut(oc).enumerate() {
-            px.copy_from_slice(&self.bias);
+            px.copy_from_slice(bias);
             for (iy, ky) in sources(oy, self.stride[0], self.dilation[0], self.pad[0], self.h, self.kh) {
                 for (ix, kx) in sources(ox, self.stride[1], self.dilation[1], self.pad[1], self.w, self.kw) {
                     let pixel = (iy - first) * self.w + ix;

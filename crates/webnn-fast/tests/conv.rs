@@ -31,6 +31,8 @@ struct Case {
     bias: bool,
     act: Act,
     residual: bool,
+    /// The filter and bias are inputs of the graph, not constants.
+    computed: bool,
 }
 
 fn base(c: u32, oc: u32, k: u32) -> Case {
@@ -48,6 +50,7 @@ fn base(c: u32, oc: u32, k: u32) -> Case {
         bias: true,
         act: Act::None,
         residual: false,
+        computed: false,
     }
 }
 
@@ -80,8 +83,10 @@ fn run_case(case: &Case, layout: InputLayout, filter_layout: Conv2dFilterLayout)
         Conv2dFilterLayout::Ohwi => [o, kh, kw, i],
         Conv2dFilterLayout::Ihwo => [i, kh, kw, o],
     };
-    let filter = g.constant(&f_shape);
-    let bias = case.bias.then(|| g.constant(&[o]));
+    let (filter, bias) = match case.computed {
+        true => (g.input("f", &f_shape), case.bias.then(|| g.input("b", &[o]))),
+        false => (g.constant(&f_shape), case.bias.then(|| g.constant(&[o]))),
+    };
     let options = Conv2dOptions {
         padding: Some(case.padding.to_vec()),
         strides: Some(case.strides.to_vec()),
@@ -525,4 +530,17 @@ fn winograd_for_many_channels() {
     let desc = webnn_core::OperandDescriptor::new(webnn_core::DataType::Float32, &[1, 16, 7, 8]);
     let inputs = vec![("x".to_owned(), webnn_core::HostTensor { desc, bytes: common::bytes(&values) })];
     assert_eq!(check(&graph, &inputs, 1e-4).1, 0);
+}
+
+/// Dense convolutions whose filter and bias the graph computes (here inputs) are packed per
+/// dispatch into the kernel a constant filter gets: pointwise, windows with strides,
+/// dilations and padding, every layout. Grouped ones stay on the reference.
+#[test]
+fn filters_the_graph_computes() {
+    all_layouts(&Case { computed: true, ..base(8, 12, 1) }, true);
+    all_layouts(&Case { computed: true, strides: [2, 2], residual: false, ..base(5, 7, 3) }, true);
+    all_layouts(&Case { computed: true, dilations: [2, 1], padding: [1, 0, 2, 1], act: Act::Relu, bias: false, ..base(3, 16, 3) }, true);
+    all_layouts(&Case { computed: true, n: 2, act: Act::Relu6, residual: true, ..base(6, 6, 3) }, true);
+    let grouped = Case { computed: true, groups: 2, ..base(4, 4, 3) };
+    assert_eq!(run_case(&grouped, InputLayout::Nchw, Conv2dFilterLayout::Oihw).1, 1);
 }

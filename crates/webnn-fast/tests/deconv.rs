@@ -1,6 +1,7 @@
 //! convTranspose2d on the fast backend against the reference: both input layouts, every
 //! filter layout, strides, dilations, asymmetric padding, output padding, bias, a fused relu
-//! and a residual add, after a convolution (NHWC-stored input) and on a graph input.
+//! and a residual add, after a convolution (NHWC-stored input) and on a graph input, with a
+//! constant filter and bias or ones the graph computes.
 
 mod common;
 
@@ -21,6 +22,8 @@ struct Case {
     after_conv: bool,
     /// Input and output channels, height, width.
     size: [u32; 4],
+    /// The filter and bias are inputs of the graph, not constants.
+    computed: bool,
 }
 
 fn base() -> Case {
@@ -36,6 +39,7 @@ fn base() -> Case {
         relu: false,
         after_conv: false,
         size: [5, 7, 6, 5],
+        computed: false,
     }
 }
 
@@ -57,8 +61,10 @@ fn run(case: Case) {
         ConvTranspose2dFilterLayout::Hwoi => [kh, kw, oc, c],
         ConvTranspose2dFilterLayout::Ohwi => [oc, kh, kw, c],
     };
-    let filter = g.constant(&filter_shape);
-    let bias = case.bias.then(|| g.constant(&[oc]));
+    let (filter, bias) = match case.computed {
+        true => (g.input("f", &filter_shape), case.bias.then(|| g.input("b", &[oc]))),
+        false => (g.constant(&filter_shape), case.bias.then(|| g.constant(&[oc]))),
+    };
     let options = ConvTranspose2dOptions {
         padding: Some(case.padding.to_vec()),
         strides: Some(case.strides.to_vec()),
@@ -93,6 +99,11 @@ fn conv_transpose_matches_the_reference() {
     // band before it also computed (`Deconv::band`).
     run(Case { size: [16, 64, 9, 128], ..base() });
     run(Case { size: [8, 64, 7, 160], k: [5, 3], strides: [1, 1], padding: [2, 1, 1, 1], output_padding: [0, 0], after_conv: true, ..base() });
+    // A filter and bias the graph computes, packed per dispatch.
+    run(Case { computed: true, ..base() });
+    run(Case { computed: true, k: [2, 3], strides: [3, 2], dilations: [1, 2], padding: [0, 2, 1, 0], output_padding: [2, 1], filter: ConvTranspose2dFilterLayout::Hwoi, ..base() });
+    run(Case { computed: true, filter: ConvTranspose2dFilterLayout::Ohwi, layout: InputLayout::Nhwc, relu: true, ..base() });
+    run(Case { computed: true, bias: false, after_conv: true, size: [16, 64, 9, 128], ..base() });
 }
 
 /// A residual add after a transposed convolution is fused into its step.
