@@ -264,6 +264,7 @@ impl<'g> Planner<'g> {
             Op::Expand(a) => views::plan_expand(self, n, a),
             Op::Split(a) => views::plan_split(self, n, a),
             Op::Gather(a) => views::plan_gather(self, n, a),
+            Op::Triangular(a) => views::plan_triangular(self, n, a),
             Op::Equal(_)
             | Op::NotEqual(_)
             | Op::Greater(_)
@@ -345,7 +346,6 @@ impl<'g> Planner<'g> {
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
             | Op::Reverse(_)
-            | Op::Triangular(_)
             | Op::QuantizeLinear(_)
             | Op::DequantizeLinear(_) => None,
         }

@@ -1,7 +1,8 @@
 //! slice, expand and split as strided copies (`copy::Permute` from an offset, a broadcast
-//! axis read with stride 0), and gather as block copies: float32 with static shapes, the
-//! elements the reference's index maps pick, without those maps (8 bytes per output element)
-//! or its float64 copies.
+//! axis read with stride 0), gather as block copies, and triangular as each matrix row's kept
+//! run copied and the rest zeroed: static shapes, the elements the reference's index maps
+//! pick, without those maps (8 bytes per output element) or its float64 copies. Triangular
+//! takes any element type; the others float32.
 
 use crate::copy::Permute;
 use crate::exec::{Ctx, Step, Values};
@@ -156,3 +157,99 @@ impl GatherStep {
         Ok(())
     }
 }
+
+/// triangular: the last two axes are matrices; each row keeps the run of columns on the
+/// kept side of the `diagonal`-th diagonal (upper: `j - i >= diagonal`, lower: `<=`) and
+/// the rest become zeros.
+pub(crate) struct TriangularStep {
+    input: usize,
+    out: usize,
+    rows: usize,
+    cols: usize,
+    upper: bool,
+    diagonal: i64,
+    out_shape: Vec<usize>,
+}
+
+pub(crate) fn plan_triangular(p: &mut Planner, n: usize, a: &Triangular) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    let shape = p.shape(a.input);
+    let packed = matches!(p.orig.desc(a.input).data_type, webnn_core::DataType::Int4 | webnn_core::DataType::Uint4);
+    if packed || !p.orig.desc(a.input).is_static() || shape.len() < 2 {
+        return None;
+    }
+    let (rows, cols) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    let input = p.logical(a.input);
+    let (upper, diagonal) = (a.options.upper, a.options.diagonal as i64);
+    Some(Step::Triangular(Box::new(TriangularStep { input, out: y.index(), rows, cols, upper, diagonal, out_shape: shape })))
+}
+
+impl TriangularStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("triangular ({}, diagonal {}) of {:?}", if self.upper { "upper" } else { "lower" }, self.diagonal, self.out_shape)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    /// Row `i`'s kept columns.
+    fn kept(&self, i: usize) -> std::ops::Range<usize> {
+        let (i, cols) = (i as i64, self.cols as i64);
+        let (lo, hi) = match self.upper {
+            true => ((i + self.diagonal).clamp(0, cols), cols),
+            false => (0, (i + self.diagonal + 1).clamp(0, cols)),
+        };
+        lo as usize..hi.max(lo) as usize
+    }
+
+    /// `y`'s rows from `x`'s: each row's kept run copied, the rest zeros (`T::default()`).
+    fn rows<T: Copy + Default + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]) {
+        let cols = self.cols.max(1);
+        let rows = y.len() / cols;
+        let per = (crate::exec::TASK / cols).max(1);
+        let dst = crate::pool::SharedMut::new(y);
+        ctx.pool.run(rows.div_ceil(per), &|t| {
+            let range = t * per..((t + 1) * per).min(rows);
+            // SAFETY: each task writes its own rows.
+            let out = unsafe { dst.range(range.start * cols, range.len() * cols) };
+            for (r, row) in range.zip(out.chunks_exact_mut(cols)) {
+                let keep = self.kept(r % self.rows.max(1));
+                row.fill(T::default());
+                row[keep.clone()].copy_from_slice(&x[r * cols..][keep]);
+            }
+        });
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let len: usize = self.out_shape.iter().product();
+        if values.get(self.input)?.data.len() != len {
+            return Err(Error::operation_error("triangular: the input's size differs from the plan's"));
+        }
+        if let Data::F32(_) = values.get(self.input)?.data {
+            let mut y = values.alloc(len);
+            self.rows(ctx, values.f32(self.input)?, &mut y);
+            values.put(self.out, self.out_shape.clone(), y);
+            return Ok(());
+        }
+        let data = {
+            let x = &values.get(self.input)?.data;
+            macro_rules! each {
+                ($($variant:ident),*) => {
+                    match x {
+                        $(Data::$variant(v) => {
+                            let mut y = vec![Default::default(); v.len()];
+                            self.rows(ctx, v, &mut y);
+                            Data::$variant(y)
+                        })*
+                        other => return Err(Error::operation_error(format!("triangular: {} values", other.data_type()))),
+                    }
+                };
+            }
+            each!(F16, I8, U8, I32, U32, I64, U64)
+        };
+        values.put_tensor(self.out, webnn_cpu::Tensor::new(self.out_shape.clone(), data));
+        Ok(())
+    }
+}
+

@@ -143,3 +143,29 @@ fn casts_match_the_reference() {
         }
     }
 }
+
+/// triangular over matrices of several shapes (wide, tall, batched), upper and lower, with
+/// diagonals inside and beyond the matrix, on float32, float16 and integer values.
+#[test]
+fn triangular_matches_the_reference() {
+    let types = [DataType::Float32, DataType::Float16, DataType::Int32, DataType::Uint8, DataType::Int64];
+    for t in types {
+        for shape in [[1u32, 4, 7], [2, 6, 3], [3, 1, 5]] {
+            for upper in [true, false] {
+                for diagonal in [0, 2, -1, -9, 9] {
+                    let mut g = G::new(26);
+                    let x = g.input("x", &shape);
+                    let x = match t {
+                        DataType::Float32 => x,
+                        t => g.b.cast(x, t, OpOptions::default()).unwrap(),
+                    };
+                    let y = g.b.triangular(x, TriangularOptions { upper, diagonal, ..Default::default() }).unwrap();
+                    let graph = g.build(&[("y", y)]);
+                    let (_, reference) = check_any(&graph, &g.inputs);
+                    assert_eq!(reference, ALL_FAST, "{t} {shape:?} upper {upper} diagonal {diagonal}");
+                }
+            }
+        }
+    }
+}
+
