@@ -59,6 +59,7 @@ mod reduce;
 mod reduce_lanes;
 mod resample;
 mod rows;
+mod scan;
 mod simd;
 mod stem;
 mod stored;

@@ -265,6 +265,7 @@ impl<'g> Planner<'g> {
             Op::Split(a) => views::plan_split(self, n, a),
             Op::Gather(a) => views::plan_gather(self, n, a),
             Op::Triangular(a) => views::plan_triangular(self, n, a),
+            Op::CumulativeSum(a) => crate::scan::plan(self, n, a),
             Op::Equal(_)
             | Op::NotEqual(_)
             | Op::Greater(_)
@@ -336,7 +337,6 @@ impl<'g> Planner<'g> {
             | Op::Softplus(_)
             | Op::Softsign(_)
             | Op::Tanh(_)
-            | Op::CumulativeSum(_)
             | Op::Gru(_)
             | Op::GruCell(_)
             | Op::Lstm(_)

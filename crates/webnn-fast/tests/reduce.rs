@@ -1,4 +1,4 @@
-//! Reductions on the fast backend: bit for bit the reference's, every fold, trailing and
+//! Reductions and cumulative sums on the fast backend: bit for bit the reference's, every fold, trailing and
 //! middle blocks of axes, axes that are no block (copied into one first), no axes, with and
 //! without kept dimensions, NaN and infinities.
 
@@ -72,3 +72,25 @@ fn reductions_over_a_block_of_axes_match_the_reference() {
         }
     }
 }
+
+/// cumulativeSum along each axis, exclusive or not, reversed or not, with NaN and
+/// infinities: the reference's f64 running sums, bit for bit.
+#[test]
+fn cumulative_sums_match_the_reference() {
+    for axis in 0..3u32 {
+        for exclusive in [false, true] {
+            for reversed in [false, true] {
+                let mut g = G::new(7);
+                let x = g.input("x", &[3, 33, 5]);
+                let options = CumulativeSumOptions { exclusive, reversed, ..Default::default() };
+                let y = g.b.cumulative_sum(x, axis, options).unwrap();
+                let graph = g.build(&[("y", y)]);
+                let mut v = common::floats(&g.inputs[0].1.bytes);
+                (v[40], v[111]) = (f32::NAN, f32::INFINITY);
+                g.inputs[0].1.bytes = common::bytes(&v);
+                assert_eq!(check(&graph, &g.inputs, 0.0), (1, 0), "axis {axis} exclusive {exclusive} reversed {reversed}");
+            }
+        }
+    }
+}
+
