@@ -266,6 +266,7 @@ impl<'g> Planner<'g> {
             Op::Gather(a) => views::plan_gather(self, n, a),
             Op::Triangular(a) => views::plan_triangular(self, n, a),
             Op::CumulativeSum(a) => crate::scan::plan(self, n, a),
+            Op::Reverse(a) => views::plan_reverse(self, n, a),
             Op::Equal(_)
             | Op::NotEqual(_)
             | Op::Greater(_)
@@ -345,7 +346,6 @@ impl<'g> Planner<'g> {
             | Op::GatherNd(_)
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
-            | Op::Reverse(_)
             | Op::QuantizeLinear(_)
             | Op::DequantizeLinear(_) => None,
         }

@@ -1,8 +1,9 @@
 //! slice, expand and split as strided copies (`copy::Permute` from an offset, a broadcast
 //! axis read with stride 0), gather as block copies, and triangular as each matrix row's kept
-//! run copied and the rest zeroed: static shapes, the elements the reference's index maps
-//! pick, without those maps (8 bytes per output element) or its float64 copies. Triangular
-//! takes any element type; the others float32.
+//! run copied and the rest zeroed, reverse as rows read from their mirrored rows: static
+//! shapes, the elements the reference's index maps pick, without those maps (8 bytes per
+//! output element) or its float64 copies. Triangular and reverse take any element type; the
+//! others float32.
 
 use crate::copy::Permute;
 use crate::exec::{Ctx, Step, Values};
@@ -249,6 +250,101 @@ impl TriangularStep {
             each!(F16, I8, U8, I32, U32, I64, U64)
         };
         values.put_tensor(self.out, webnn_cpu::Tensor::new(self.out_shape.clone(), data));
+        Ok(())
+    }
+}
+
+/// reverse: rows along the last axis, each read from the row its leading coordinates map
+/// to (reversed along the reversed axes), backwards where the last axis is reversed.
+pub(crate) struct ReverseStep {
+    input: usize,
+    out: usize,
+    shape: Vec<usize>,
+    reversed: Vec<bool>,
+}
+
+pub(crate) fn plan_reverse(p: &mut Planner, n: usize, a: &Reverse) -> Option<Step> {
+    let y = p.orig.nodes[n].outputs[0];
+    let packed = matches!(p.orig.desc(a.input).data_type, webnn_core::DataType::Int4 | webnn_core::DataType::Uint4);
+    if packed || !p.orig.desc(a.input).is_static() {
+        return None;
+    }
+    let shape = p.shape(a.input);
+    let mut reversed = vec![a.options.axes.is_none(); shape.len()];
+    for &x in a.options.axes.iter().flatten() {
+        *reversed.get_mut(x as usize)? = true;
+    }
+    let input = p.logical(a.input);
+    Some(Step::Reverse(Box::new(ReverseStep { input, out: y.index(), shape, reversed })))
+}
+
+impl ReverseStep {
+    pub(crate) fn describe(&self) -> String {
+        format!("reverse {:?} of {:?}", self.reversed, self.shape)
+    }
+
+    pub(crate) fn reads(&self) -> Vec<usize> {
+        vec![self.input]
+    }
+
+    /// `y`'s rows from `x`'s.
+    fn rows<T: Copy + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]) {
+        let rank = self.shape.len();
+        let last = self.shape.last().copied().unwrap_or(1).max(1);
+        let backwards = self.reversed.last().copied().unwrap_or(false);
+        let st = strides(&self.shape);
+        let rows = y.len() / last;
+        let per = (crate::exec::TASK / last).max(1);
+        let dst = crate::pool::SharedMut::new(y);
+        ctx.pool.run(rows.div_ceil(per), &|t| {
+            let range = t * per..((t + 1) * per).min(rows);
+            // SAFETY: each task writes its own rows.
+            let out = unsafe { dst.range(range.start * last, range.len() * last) };
+            for (r, row) in range.zip(out.chunks_exact_mut(last)) {
+                // The source row's offset from the output row's leading coordinates.
+                let (mut rest, mut at) = (r, 0);
+                for d in (0..rank.saturating_sub(1)).rev() {
+                    let (n, i) = (self.shape[d], rest % self.shape[d]);
+                    at += if self.reversed[d] { n - 1 - i } else { i } * st[d];
+                    rest /= n;
+                }
+                let src = &x[at..at + last];
+                match backwards {
+                    true => row.iter_mut().zip(src.iter().rev()).for_each(|(o, &v)| *o = v),
+                    false => row.copy_from_slice(src),
+                }
+            }
+        });
+    }
+
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        let len: usize = self.shape.iter().product();
+        if values.get(self.input)?.data.len() != len {
+            return Err(Error::operation_error("reverse: the input's size differs from the plan's"));
+        }
+        if let Data::F32(_) = values.get(self.input)?.data {
+            let mut y = values.alloc(len);
+            self.rows(ctx, values.f32(self.input)?, &mut y);
+            values.put(self.out, self.shape.clone(), y);
+            return Ok(());
+        }
+        let data = {
+            let x = &values.get(self.input)?.data;
+            macro_rules! each {
+                ($($variant:ident),*) => {
+                    match x {
+                        $(Data::$variant(v) => {
+                            let mut y = v.clone();
+                            self.rows(ctx, v, &mut y);
+                            Data::$variant(y)
+                        })*
+                        other => return Err(Error::operation_error(format!("reverse: {} values", other.data_type()))),
+                    }
+                };
+            }
+            each!(F16, I8, U8, I32, U32, I64, U64)
+        };
+        values.put_tensor(self.out, webnn_cpu::Tensor::new(self.shape.clone(), data));
         Ok(())
     }
 }

@@ -169,3 +169,25 @@ fn triangular_matches_the_reference() {
     }
 }
 
+/// reverse along every subset of three axes (none listed: all of them), on float32, float16
+/// and integer values.
+#[test]
+fn reverse_matches_the_reference() {
+    let types = [DataType::Float32, DataType::Float16, DataType::Int64, DataType::Uint8];
+    let axes: [Option<Vec<u32>>; 6] = [None, Some(vec![]), Some(vec![2]), Some(vec![0]), Some(vec![1, 2]), Some(vec![0, 2])];
+    for t in types {
+        for ax in &axes {
+            let mut g = G::new(27);
+            let x = g.input("x", &[3, 4, 5]);
+            let x = match t {
+                DataType::Float32 => x,
+                t => g.b.cast(x, t, OpOptions::default()).unwrap(),
+            };
+            let y = g.b.reverse(x, ReverseOptions { axes: ax.clone(), ..Default::default() }).unwrap();
+            let graph = g.build(&[("y", y)]);
+            let (_, reference) = check_any(&graph, &g.inputs);
+            assert_eq!(reference, ALL_FAST, "{t} {ax:?}");
+        }
+    }
+}
+
