@@ -186,6 +186,10 @@ pub(crate) fn plan_triangular(p: &mut Planner, n: usize, a: &Triangular) -> Opti
 }
 
 impl TriangularStep {
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        run_rows(self, ctx, values, (self.input, self.out), &self.out_shape, "triangular")
+    }
+
     pub(crate) fn describe(&self) -> String {
         format!("triangular ({}, diagonal {}) of {:?}", if self.upper { "upper" } else { "lower" }, self.diagonal, self.out_shape)
     }
@@ -203,7 +207,9 @@ impl TriangularStep {
         };
         lo as usize..hi.max(lo) as usize
     }
+}
 
+impl Rows for TriangularStep {
     /// `y`'s rows from `x`'s: each row's kept run copied, the rest zeros (`T::default()`).
     fn rows<T: Copy + Default + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]) {
         let cols = self.cols.max(1);
@@ -220,37 +226,6 @@ impl TriangularStep {
                 row[keep.clone()].copy_from_slice(&x[r * cols..][keep]);
             }
         });
-    }
-
-    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
-        let len: usize = self.out_shape.iter().product();
-        if values.get(self.input)?.data.len() != len {
-            return Err(Error::operation_error("triangular: the input's size differs from the plan's"));
-        }
-        if let Data::F32(_) = values.get(self.input)?.data {
-            let mut y = values.alloc(len);
-            self.rows(ctx, values.f32(self.input)?, &mut y);
-            values.put(self.out, self.out_shape.clone(), y);
-            return Ok(());
-        }
-        let data = {
-            let x = &values.get(self.input)?.data;
-            macro_rules! each {
-                ($($variant:ident),*) => {
-                    match x {
-                        $(Data::$variant(v) => {
-                            let mut y = vec![Default::default(); v.len()];
-                            self.rows(ctx, v, &mut y);
-                            Data::$variant(y)
-                        })*
-                        other => return Err(Error::operation_error(format!("triangular: {} values", other.data_type()))),
-                    }
-                };
-            }
-            each!(F16, I8, U8, I32, U32, I64, U64)
-        };
-        values.put_tensor(self.out, webnn_cpu::Tensor::new(self.out_shape.clone(), data));
-        Ok(())
     }
 }
 
@@ -279,6 +254,10 @@ pub(crate) fn plan_reverse(p: &mut Planner, n: usize, a: &Reverse) -> Option<Ste
 }
 
 impl ReverseStep {
+    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
+        run_rows(self, ctx, values, (self.input, self.out), &self.shape, "reverse")
+    }
+
     pub(crate) fn describe(&self) -> String {
         format!("reverse {:?} of {:?}", self.reversed, self.shape)
     }
@@ -286,9 +265,11 @@ impl ReverseStep {
     pub(crate) fn reads(&self) -> Vec<usize> {
         vec![self.input]
     }
+}
 
+impl Rows for ReverseStep {
     /// `y`'s rows from `x`'s.
-    fn rows<T: Copy + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]) {
+    fn rows<T: Copy + Default + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]) {
         let rank = self.shape.len();
         let last = self.shape.last().copied().unwrap_or(1).max(1);
         let backwards = self.reversed.last().copied().unwrap_or(false);
@@ -316,36 +297,43 @@ impl ReverseStep {
             }
         });
     }
+}
 
-    pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
-        let len: usize = self.shape.iter().product();
-        if values.get(self.input)?.data.len() != len {
-            return Err(Error::operation_error("reverse: the input's size differs from the plan's"));
-        }
-        if let Data::F32(_) = values.get(self.input)?.data {
-            let mut y = values.alloc(len);
-            self.rows(ctx, values.f32(self.input)?, &mut y);
-            values.put(self.out, self.shape.clone(), y);
-            return Ok(());
-        }
-        let data = {
-            let x = &values.get(self.input)?.data;
-            macro_rules! each {
-                ($($variant:ident),*) => {
-                    match x {
-                        $(Data::$variant(v) => {
-                            let mut y = v.clone();
-                            self.rows(ctx, v, &mut y);
-                            Data::$variant(y)
-                        })*
-                        other => return Err(Error::operation_error(format!("reverse: {} values", other.data_type()))),
-                    }
-                };
-            }
-            each!(F16, I8, U8, I32, U32, I64, U64)
-        };
-        values.put_tensor(self.out, webnn_cpu::Tensor::new(self.shape.clone(), data));
-        Ok(())
+/// A step that writes its output from its input of the same element type, generic over it.
+trait Rows {
+    fn rows<T: Copy + Default + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]);
+}
+
+/// `step` from slot `input` into slot `out` of shape `shape`: float32 into a spare buffer,
+/// the other element types (int4/uint4 aside: the plans refuse them) into new vectors.
+fn run_rows<S: Rows>(step: &S, ctx: &Ctx, values: &mut Values, (input, out): (usize, usize), shape: &[usize], what: &str) -> Result<()> {
+    let len: usize = shape.iter().product();
+    if values.get(input)?.data.len() != len {
+        return Err(Error::operation_error(format!("{what}: the input's size differs from the plan's")));
     }
+    if let Data::F32(_) = values.get(input)?.data {
+        let mut y = values.alloc(len);
+        step.rows(ctx, values.f32(input)?, &mut y);
+        values.put(out, shape.to_vec(), y);
+        return Ok(());
+    }
+    let data = {
+        let x = &values.get(input)?.data;
+        macro_rules! each {
+            ($($variant:ident),*) => {
+                match x {
+                    $(Data::$variant(v) => {
+                        let mut y = vec![Default::default(); v.len()];
+                        step.rows(ctx, v, &mut y);
+                        Data::$variant(y)
+                    })*
+                    other => return Err(Error::operation_error(format!("{what}: {} values", other.data_type()))),
+                }
+            };
+        }
+        each!(F16, I8, U8, I32, U32, I64, U64)
+    };
+    values.put_tensor(out, webnn_cpu::Tensor::new(shape.to_vec(), data));
+    Ok(())
 }
 
