@@ -33,11 +33,11 @@ pub(crate) struct GemmStep {
     post: Post,
 }
 
-/// `beta * C` broadcast to the output: C's values (constant) or slot, and the element of C
-/// each output element adds.
+/// `beta * C` broadcast to the output: C's values (constant) or slot, and C's strides along
+/// the output's rows and columns (0 where it broadcasts).
 struct CTerm {
     values: Result<Vec<f32>, usize>,
-    map: Vec<usize>,
+    strides: [usize; 2],
     beta: f64,
 }
 
@@ -92,7 +92,8 @@ pub(crate) fn plan_gemm(p: &mut Planner, n: usize, g: &Gemm) -> Option<Step> {
                 Some(row) => (Some(row.iter().map(|v| o.beta as f32 * v).collect::<Vec<f32>>()), None),
                 None => {
                     let values = cv.ok_or_else(|| p.logical(c));
-                    (None, Some(CTerm { values, map: broadcast_map(&cs, &[m, nn]), beta: o.beta }))
+                    let s = crate::copy::broadcast_strides(&cs, &[m, nn]);
+                    (None, Some(CTerm { values, strides: [s[0], s[1]], beta: o.beta }))
                 }
             }
         }
@@ -225,12 +226,15 @@ impl GemmStep {
                     Ok(v) => v,
                     Err(slot) => values.f32(*slot)?,
                 };
-                if c.map.iter().any(|&i| i >= cv.len()) {
+                let [rs, cs] = c.strides;
+                if cv.len() <= (m - 1) * rs + (n - 1) * cs {
                     return Err(webnn_core::Error::operation_error("gemm: C's size differs from the plan's"));
                 }
                 // In f64, as the reference adds it: one rounding.
-                for (v, &i) in y.iter_mut().zip(&c.map) {
-                    *v = (*v as f64 + c.beta * cv[i] as f64) as f32;
+                for (i, row) in y.chunks_exact_mut(n).enumerate() {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        *v = (*v as f64 + c.beta * cv[i * rs + j * cs] as f64) as f32;
+                    }
                 }
             }
         }
