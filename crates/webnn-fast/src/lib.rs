@@ -44,6 +44,7 @@ mod depthwise;
 mod exec;
 mod expand;
 mod fold;
+mod gathers;
 mod lanes;
 mod matmul;
 mod narrow;

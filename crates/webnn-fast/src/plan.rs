@@ -267,6 +267,8 @@ impl<'g> Planner<'g> {
             Op::Triangular(a) => views::plan_triangular(self, n, a),
             Op::CumulativeSum(a) => crate::scan::plan(self, n, a),
             Op::Reverse(a) => views::plan_reverse(self, n, a),
+            Op::GatherNd(a) => crate::gathers::plan_nd(self, n, a),
+            Op::GatherElements(a) => crate::gathers::plan_elements(self, n, a),
             Op::Equal(_)
             | Op::NotEqual(_)
             | Op::Greater(_)
@@ -342,8 +344,6 @@ impl<'g> Planner<'g> {
             | Op::GruCell(_)
             | Op::Lstm(_)
             | Op::LstmCell(_)
-            | Op::GatherElements(_)
-            | Op::GatherNd(_)
             | Op::ScatterElements(_)
             | Op::ScatterNd(_)
             | Op::QuantizeLinear(_)

@@ -191,3 +191,53 @@ fn reverse_matches_the_reference() {
     }
 }
 
+/// An index constant of `t` (int32 or int64) and `shape` holding `values`.
+fn index_constant(g: &mut G, t: DataType, shape: &[u32], values: &[i64]) -> webnn_core::Operand {
+    let bytes: Vec<u8> = match t {
+        DataType::Int64 => values.iter().flat_map(|i| i.to_le_bytes()).collect(),
+        _ => values.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect(),
+    };
+    g.b.constant(OperandDescriptor::new(t, shape), bytes).unwrap()
+}
+
+/// gatherND with tuples of one, two and three coordinates (slices of rows, of elements, and
+/// single elements), gatherElements along each axis: negative indices and ones out of
+/// range (clamped, as the reference does), int32 and int64 indices, float32 and integer
+/// values.
+#[test]
+fn gather_nd_and_elements_match_the_reference() {
+    for t in [DataType::Int32, DataType::Int64] {
+        for values in [DataType::Float32, DataType::Int32] {
+            let cases: [(&[u32], &[i64]); 3] = [(&[4, 1], &[0, -1, 2, 9]), (&[3, 2], &[1, 0, -2, 3, 0, -9]), (&[2, 3], &[1, 2, 3, 0, -1, 4])];
+            for (shape, idx) in cases {
+                let mut g = G::new(28);
+                let x = g.input("x", &[3, 4, 5]);
+                let x = match values {
+                    DataType::Float32 => x,
+                    v => g.b.cast(x, v, OpOptions::default()).unwrap(),
+                };
+                let indices = index_constant(&mut g, t, shape, idx);
+                let y = g.b.gather_nd(x, indices, OpOptions::default()).unwrap();
+                let graph = g.build(&[("y", y)]);
+                assert_eq!(check_any(&graph, &g.inputs).1, ALL_FAST, "gatherND {t} {values} {shape:?}");
+            }
+            for axis in 0..3u32 {
+                let mut g = G::new(29);
+                let x = g.input("x", &[3, 4, 5]);
+                let x = match values {
+                    DataType::Float32 => x,
+                    v => g.b.cast(x, v, OpOptions::default()).unwrap(),
+                };
+                let mut shape = [3u32, 4, 5];
+                shape[axis as usize] = 2;
+                let n: u32 = shape.iter().product();
+                let idx: Vec<i64> = (0..n as i64).map(|k| [0, -1, 2, 7, -8, 1][(k % 6) as usize]).collect();
+                let indices = index_constant(&mut g, t, &shape, &idx);
+                let y = g.b.gather_elements(x, indices, GatherOptions { axis, ..Default::default() }).unwrap();
+                let graph = g.build(&[("y", y)]);
+                assert_eq!(check_any(&graph, &g.inputs).1, ALL_FAST, "gatherElements {t} {values} axis {axis}");
+            }
+        }
+    }
+}
+
