@@ -279,6 +279,22 @@ pub(crate) struct Ctx<'a> {
 /// enough that a task's work outweighs claiming it, fixed by nothing but the size.
 pub(crate) const TASK: usize = 16_384;
 
+/// `f(r, row)` for each row `r` of `y` (`len` elements each), in tasks of whole rows of
+/// about `TASK` elements across the pool: fixed by the shape alone.
+pub(crate) fn each_row<T: Send>(ctx: &Ctx, y: &mut [T], len: usize, f: impl Fn(usize, &mut [T]) + Sync) {
+    let len = len.max(1);
+    let (rows, per) = (y.len() / len, (TASK / len).max(1));
+    let dst = SharedMut::new(y);
+    ctx.pool.run(rows.div_ceil(per), &|t| {
+        let range = t * per..((t + 1) * per).min(rows);
+        // SAFETY: each task writes its own rows.
+        let out = unsafe { dst.range(range.start * len, range.len() * len) };
+        for (r, row) in range.zip(out.chunks_exact_mut(len)) {
+            f(r, row);
+        }
+    });
+}
+
 /// Rows per work unit when splitting `rows` (in tiles of `align`) whose rows cost `row_cost`
 /// multiply-adds each: at most about 48 units, none under ~16k multiply-adds. The split
 /// depends only on the shape, never on the thread count, so every thread count computes

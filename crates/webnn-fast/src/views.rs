@@ -6,7 +6,7 @@
 //! others float32.
 
 use crate::copy::Permute;
-use crate::exec::{Ctx, Step, Values};
+use crate::exec::{each_row, Ctx, Step, Values};
 use crate::plan::Planner;
 use webnn_core::ops::*;
 use webnn_core::{Error, Operand, Result};
@@ -175,7 +175,8 @@ pub(crate) struct TriangularStep {
 pub(crate) fn plan_triangular(p: &mut Planner, n: usize, a: &Triangular) -> Option<Step> {
     let y = p.orig.nodes[n].outputs[0];
     let shape = p.shape(a.input);
-    let packed = matches!(p.orig.desc(a.input).data_type, webnn_core::DataType::Int4 | webnn_core::DataType::Uint4);
+    // int4/uint4 (two to a byte) stay on the reference.
+    let packed = p.orig.desc(a.input).data_type.bits() < 8;
     if packed || !p.orig.desc(a.input).is_static() || shape.len() < 2 {
         return None;
     }
@@ -187,7 +188,7 @@ pub(crate) fn plan_triangular(p: &mut Planner, n: usize, a: &Triangular) -> Opti
 
 impl TriangularStep {
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
-        run_rows(self, ctx, values, (self.input, self.out), &self.out_shape, "triangular")
+        run_rows(self, ctx, values, (self.input, self.out), &self.out_shape, &self.out_shape, "triangular")
     }
 
     pub(crate) fn describe(&self) -> String {
@@ -213,18 +214,10 @@ impl Rows for TriangularStep {
     /// `y`'s rows from `x`'s: each row's kept run copied, the rest zeros (`T::default()`).
     fn rows<T: Copy + Default + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]) {
         let cols = self.cols.max(1);
-        let rows = y.len() / cols;
-        let per = (crate::exec::TASK / cols).max(1);
-        let dst = crate::pool::SharedMut::new(y);
-        ctx.pool.run(rows.div_ceil(per), &|t| {
-            let range = t * per..((t + 1) * per).min(rows);
-            // SAFETY: each task writes its own rows.
-            let out = unsafe { dst.range(range.start * cols, range.len() * cols) };
-            for (r, row) in range.zip(out.chunks_exact_mut(cols)) {
-                let keep = self.kept(r % self.rows.max(1));
-                row.fill(T::default());
-                row[keep.clone()].copy_from_slice(&x[r * cols..][keep]);
-            }
+        each_row(ctx, y, cols, |r, row| {
+            let keep = self.kept(r % self.rows.max(1));
+            row.fill(T::default());
+            row[keep.clone()].copy_from_slice(&x[r * cols..][keep]);
         });
     }
 }
@@ -240,7 +233,8 @@ pub(crate) struct ReverseStep {
 
 pub(crate) fn plan_reverse(p: &mut Planner, n: usize, a: &Reverse) -> Option<Step> {
     let y = p.orig.nodes[n].outputs[0];
-    let packed = matches!(p.orig.desc(a.input).data_type, webnn_core::DataType::Int4 | webnn_core::DataType::Uint4);
+    // int4/uint4 (two to a byte) stay on the reference.
+    let packed = p.orig.desc(a.input).data_type.bits() < 8;
     if packed || !p.orig.desc(a.input).is_static() {
         return None;
     }
@@ -255,7 +249,7 @@ pub(crate) fn plan_reverse(p: &mut Planner, n: usize, a: &Reverse) -> Option<Ste
 
 impl ReverseStep {
     pub(crate) fn run(&self, ctx: &Ctx, values: &mut Values) -> Result<()> {
-        run_rows(self, ctx, values, (self.input, self.out), &self.shape, "reverse")
+        run_rows(self, ctx, values, (self.input, self.out), &self.shape, &self.shape, "reverse")
     }
 
     pub(crate) fn describe(&self) -> String {
@@ -274,41 +268,43 @@ impl Rows for ReverseStep {
         let last = self.shape.last().copied().unwrap_or(1).max(1);
         let backwards = self.reversed.last().copied().unwrap_or(false);
         let st = strides(&self.shape);
-        let rows = y.len() / last;
-        let per = (crate::exec::TASK / last).max(1);
-        let dst = crate::pool::SharedMut::new(y);
-        ctx.pool.run(rows.div_ceil(per), &|t| {
-            let range = t * per..((t + 1) * per).min(rows);
-            // SAFETY: each task writes its own rows.
-            let out = unsafe { dst.range(range.start * last, range.len() * last) };
-            for (r, row) in range.zip(out.chunks_exact_mut(last)) {
-                // The source row's offset from the output row's leading coordinates.
-                let (mut rest, mut at) = (r, 0);
-                for d in (0..rank.saturating_sub(1)).rev() {
-                    let (n, i) = (self.shape[d], rest % self.shape[d]);
-                    at += if self.reversed[d] { n - 1 - i } else { i } * st[d];
-                    rest /= n;
-                }
-                let src = &x[at..at + last];
-                match backwards {
-                    true => row.iter_mut().zip(src.iter().rev()).for_each(|(o, &v)| *o = v),
-                    false => row.copy_from_slice(src),
-                }
+        each_row(ctx, y, last, |r, row| {
+            // The source row's offset from the output row's leading coordinates.
+            let (mut rest, mut at) = (r, 0);
+            for d in (0..rank.saturating_sub(1)).rev() {
+                let (n, i) = (self.shape[d], rest % self.shape[d]);
+                at += if self.reversed[d] { n - 1 - i } else { i } * st[d];
+                rest /= n;
+            }
+            let src = &x[at..at + last];
+            match backwards {
+                true => row.iter_mut().zip(src.iter().rev()).for_each(|(o, &v)| *o = v),
+                false => row.copy_from_slice(src),
             }
         });
     }
 }
 
-/// A step that writes its output from its input of the same element type, generic over it.
-trait Rows {
+/// A step that writes its output from its input of the same element type (moving values,
+/// computing none), generic over the type.
+pub(crate) trait Rows {
     fn rows<T: Copy + Default + Send + Sync>(&self, ctx: &Ctx, x: &[T], y: &mut [T]);
 }
 
-/// `step` from slot `input` into slot `out` of shape `shape`: float32 into a spare buffer,
-/// the other element types (int4/uint4 aside: the plans refuse them) into new vectors.
-fn run_rows<S: Rows>(step: &S, ctx: &Ctx, values: &mut Values, (input, out): (usize, usize), shape: &[usize], what: &str) -> Result<()> {
+/// `step` from slot `input` (of shape `in_shape`) into slot `out` of shape `shape`: float32
+/// into a spare buffer, the other element types (int4/uint4 aside: the plans refuse them)
+/// into new vectors.
+pub(crate) fn run_rows<S: Rows>(
+    step: &S,
+    ctx: &Ctx,
+    values: &mut Values,
+    (input, out): (usize, usize),
+    in_shape: &[usize],
+    shape: &[usize],
+    what: &str,
+) -> Result<()> {
     let len: usize = shape.iter().product();
-    if values.get(input)?.data.len() != len {
+    if values.get(input)?.data.len() != in_shape.iter().product::<usize>() {
         return Err(Error::operation_error(format!("{what}: the input's size differs from the plan's")));
     }
     if let Data::F32(_) = values.get(input)?.data {
@@ -323,7 +319,7 @@ fn run_rows<S: Rows>(step: &S, ctx: &Ctx, values: &mut Values, (input, out): (us
             ($($variant:ident),*) => {
                 match x {
                     $(Data::$variant(v) => {
-                        let mut y = vec![Default::default(); v.len()];
+                        let mut y = vec![Default::default(); len];
                         step.rows(ctx, v, &mut y);
                         Data::$variant(y)
                     })*

@@ -235,6 +235,17 @@ fn a_pair_after_an_integer_conv() {
     );
 }
 
+/// `got`'s first output has `want`'s bits, on every ISA, at 1 and 3 threads.
+fn same_bits(want: &Graph, got: &Graph, inputs: &[(String, HostTensor)], label: &str) {
+    for isa in webnn_gemm::Isa::available() {
+        for threads in [1, 3] {
+            let backend = FastBackend::with_isa(threads, isa);
+            let (w, o) = (run(&backend, want, inputs).remove(0), run(&backend, got, inputs).remove(0));
+            assert!(w.iter().zip(&o).all(|(w, o)| w.to_bits() == o.to_bits()), "{label} on {isa}, {threads} threads");
+        }
+    }
+}
+
 /// A QDQ pointwise conv's filter: int8 weights with a scale per output channel.
 fn int8_filter(g: &mut G, oc: usize, c: usize, seed: u64) -> Operand {
     let mut rng = webnn_models::Rng::new(seed);
@@ -284,14 +295,7 @@ fn activations_stored_as_bytes() {
         let first = described[0].ends_with("as bytes") && described[1].contains("depthwise 3x3") && described[1].contains("bytes");
         assert_eq!(first, avx512, "{label}: {described:?}");
         assert!(!steps(&plain, &g).iter().any(|d| d.contains("bytes")), "{label}");
-        for isa in webnn_gemm::Isa::available() {
-            for threads in [1, 3] {
-                let backend = FastBackend::with_isa(threads, isa);
-                let want = run(&backend, &plain, &g.inputs).remove(0);
-                let got = run(&backend, &stored, &g.inputs).remove(0);
-                assert!(want.iter().zip(&got).all(|(w, o)| w.to_bits() == o.to_bits()), "{label} on {isa}, {threads} threads");
-            }
-        }
+        same_bits(&plain, &stored, &g.inputs, &label);
         // Where the pointwise conv runs in integers, it reads bytes and runs inside the
         // depthwise conv that alone reads its result (`expand.rs`): the same bits as the
         // unfused steps of the graph whose intermediate values are all outputs.
@@ -363,14 +367,7 @@ fn integer_expansions_fuse_into_depthwise() {
         let described = steps(&fused, &g);
         assert_eq!(described.iter().any(|d| d.contains("int8 (VNNI)") && d.contains("then depthwise")), integer, "{label}: {described:?}");
         assert!(!steps(&apart, &g).iter().any(|d| d.contains("then depthwise")), "{label}");
-        for isa in webnn_gemm::Isa::available() {
-            for threads in [1, 3] {
-                let backend = FastBackend::with_isa(threads, isa);
-                let want = run(&backend, &apart, &g.inputs).remove(0);
-                let got = run(&backend, &fused, &g.inputs).remove(0);
-                assert!(want.iter().zip(&got).all(|(w, o)| w.to_bits() == o.to_bits()), "{label} on {isa}, {threads} threads");
-            }
-        }
+        same_bits(&apart, &fused, &g.inputs, &label);
         // Not against the reference bit for bit: the integer sums round differently from
         // its float32 ones, so a value near a tie may take the next integer
         // (`pointwise_convs_in_integers` bounds the sums).

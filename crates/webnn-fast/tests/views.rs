@@ -200,6 +200,38 @@ fn index_constant(g: &mut G, t: DataType, shape: &[u32], values: &[i64]) -> webn
     g.b.constant(OperandDescriptor::new(t, shape), bytes).unwrap()
 }
 
+/// An index input of `t` (int32 or int64) and `shape`, fed `values`: indices the graph
+/// computes, resolved per dispatch.
+fn index_input(g: &mut G, t: DataType, shape: &[u32], values: &[i64]) -> webnn_core::Operand {
+    let bytes: Vec<u8> = match t {
+        DataType::Int64 => values.iter().flat_map(|i| i.to_le_bytes()).collect(),
+        _ => values.iter().flat_map(|&i| (i as i32).to_le_bytes()).collect(),
+    };
+    let desc = OperandDescriptor::new(t, shape);
+    g.inputs.push(("i".into(), webnn_core::HostTensor { desc: desc.clone(), bytes }));
+    g.b.input("i", desc).unwrap()
+}
+
+/// gatherND and gatherElements with indices the graph computes (an input), not constants.
+#[test]
+fn gathers_with_computed_indices_match_the_reference() {
+    for t in [DataType::Int32, DataType::Int64] {
+        let mut g = G::new(30);
+        let x = g.input("x", &[3, 4, 5]);
+        let indices = index_input(&mut g, t, &[3, 2], &[1, 0, -2, 3, 0, -9]);
+        let y = g.b.gather_nd(x, indices, OpOptions::default()).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check_any(&graph, &g.inputs).1, ALL_FAST, "gatherND {t}");
+        let mut g = G::new(31);
+        let x = g.input("x", &[3, 4, 5]);
+        let idx: Vec<i64> = (0..30).map(|k| [0, -1, 3, 9, -8, 2][k % 6]).collect();
+        let indices = index_input(&mut g, t, &[3, 2, 5], &idx);
+        let y = g.b.gather_elements(x, indices, GatherOptions { axis: 1, ..Default::default() }).unwrap();
+        let graph = g.build(&[("y", y)]);
+        assert_eq!(check_any(&graph, &g.inputs).1, ALL_FAST, "gatherElements {t}");
+    }
+}
+
 /// gatherND with tuples of one, two and three coordinates (slices of rows, of elements, and
 /// single elements), gatherElements along each axis: negative indices and ones out of
 /// range (clamped, as the reference does), int32 and int64 indices, float32 and integer
