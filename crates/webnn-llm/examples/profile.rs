@@ -56,21 +56,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Some(steps) = g.profile(&inputs)? else {
         return Err("the adapter has no timestamp queries".into());
     };
-    let mut by: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    // Per op and kernel: dispatches, GPU time, and the workgroups each dispatch launched.
+    let mut by: BTreeMap<String, (usize, f64, Vec<u64>)> = BTreeMap::new();
     for s in &steps {
         let kind = s.kernel.split(' ').next().unwrap_or("").split(['{', '(']).next().unwrap_or("").to_owned();
         let e = by.entry(format!("{} {kind}", s.op.name())).or_default();
         e.0 += 1;
         e.1 += s.nanos;
+        e.2.push(s.workgroups);
     }
     let total: f64 = steps.iter().map(|s| s.nanos).sum();
     let mut rows: Vec<_> = by.into_iter().collect();
     rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
     println!("one step of {seq} token(s) at context {context}: {} dispatches, {:.1} ms of GPU time", steps.len(), total / 1e6);
-    println!("| op kernel | dispatches | ms | share |");
-    println!("|---|---|---|---|");
-    for (k, (n, ns)) in rows.iter().take(14) {
-        println!("| {k} | {n} | {:.2} | {:.0}% |", ns / 1e6, 100.0 * ns / total);
+    println!("| op kernel | dispatches | ms | share | workgroups per dispatch (fewest-most) |");
+    println!("|---|---|---|---|---|");
+    for (k, (n, ns, groups)) in rows.iter().take(14) {
+        let (lo, hi) = (groups.iter().min().unwrap_or(&0), groups.iter().max().unwrap_or(&0));
+        println!("| {k} | {n} | {:.2} | {:.0}% | {lo}-{hi} |", ns / 1e6, 100.0 * ns / total);
     }
     Ok(())
 }

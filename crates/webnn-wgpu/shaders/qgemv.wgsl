@@ -5,8 +5,9 @@
 // The weight is never expanded: per block, sum(x * q) and sum(x) give
 //   scale * (sum(x * q) - zero * sum(x)) + offset * sum(x).
 // Weights are read a u32 word (8 int4/uint4 or 4 int8/uint8 values) at a time; blocks hold
-// whole words (the lowering checks). A row of the frame is four rows of x against one weight
-// row (output column); its LANES invocations split the blocks.
+// whole words (the lowering checks). A row of the frame is one row of x against one or four
+// weight rows (output columns), or four rows of x against four weight rows; its LANES
+// invocations split the blocks.
 // Uses the Matmul block (matmul_params.wgsl); this kernel has no C, so c_m holds the block
 // size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point,
 // e = offset (the scale again without HAS_OFFSET).
@@ -22,17 +23,19 @@ override W_SIGNED: bool = false;
 // 1 / sqrt(sum(x²) / k + eps) at the end (M.beta holds eps: this kernel has no C).
 override NORM: bool = false;
 
-// Rows of x per frame row: the weight words are read once for four rows of x (prefill).
+// Rows of x per frame row with several rows (prompts): the weight words are read once for
+// four rows of x.
 const XR: u32 = 4u;
 // With one row of x, output columns per frame row: 1, or 4 to read x once for four weight
-// rows (CPU adapters, where x's loads cost as much as the arithmetic).
+// rows (CPU adapters, where x's loads cost as much as the arithmetic; and rotary pairs).
+// Several rows of x always run four rows against four weight rows (`run_block`).
 override COLS: u32 = 1u;
 
 fn row_count() -> u32 {
     if (M.m == 1u) {
         return (M.n + COLS - 1u) / COLS;
     }
-    return ((M.m + XR - 1u) / XR) * M.n;
+    return ((M.m + XR - 1u) / XR) * ((M.n + 3u) / 4u);
 }
 
 // One block's contribution for x row m, from sum(x * q) and sum(x).
@@ -130,33 +133,42 @@ fn x_normed(i: u32) -> XWord {
     return XWord(WordValues(x.lo * w.lo, x.hi * w.hi), dot(x.lo, x.lo) + dot(x.hi, x.hi));
 }
 
-// One word's share of a block for the row of x starting at `r`, whose values for the word
-// start at `r + i`: sum(x * q), x summed into four lanes, and (NORM) the squares of x.
-struct WordPart {
-    xq: f32,
-    xs: vec4<f32>,
-    squares: f32,
+// Row r's (its first element's index) values of x for the word whose elements start at i,
+// paired as word_values pairs the weights; with NORM times the norm weight's, and the sum of
+// their squares before (0 without NORM).
+fn x_row(r: u32, i: u32) -> XWord {
+    if (W_BITS == 4u) {
+        let xe = x4(r + i, 2u);
+        let xo = x4(r + i + 1u, 2u);
+        if (!NORM) {
+            return XWord(WordValues(xe, xo), 0.0);
+        }
+        return XWord(WordValues(xe * nw4(i, 2u), xo * nw4(i + 1u, 2u)), dot(xe, xe) + dot(xo, xo));
+    }
+    let xv = x4(r + i, 1u);
+    if (!NORM) {
+        return XWord(WordValues(xv, vec4<f32>(0.0)), 0.0);
+    }
+    return XWord(WordValues(xv * nw4(i, 1u), vec4<f32>(0.0)), dot(xv, xv));
 }
 
-fn word_part(v: WordValues, r: u32, i: u32) -> WordPart {
-    if (W_BITS == 4u) {
-        var xe = x4(r + i, 2u);
-        var xo = x4(r + i + 1u, 2u);
-        var squares = 0.0;
-        if (NORM) {
-            squares = dot(xe, xe) + dot(xo, xo);
-            xe *= nw4(i, 2u);
-            xo *= nw4(i + 1u, 2u);
-        }
-        return WordPart(dot(xe, v.lo) + dot(xo, v.hi), xe + xo, squares);
+// sum(x * q) over a word: x's values against the word's, paired alike.
+fn word_dot(x: WordValues, v: WordValues) -> f32 {
+    return dot(x.lo, v.lo) + dot(x.hi, v.hi);
+}
+
+// `block_part` for four rows of x (components) against one weight row: its block's
+// parameters loaded once.
+fn block_part4(s: u32, xq: vec4<f32>, xs: vec4<f32>) -> vec4<f32> {
+    var q = xq;
+    if (HAS_ZERO) {
+        q -= f32(load_d(s)) * xs;
     }
-    var xv = x4(r + i, 1u);
-    var squares = 0.0;
-    if (NORM) {
-        squares = dot(xv, xv);
-        xv *= nw4(i, 1u);
+    var part = load_c(s) * q;
+    if (HAS_OFFSET) {
+        part += load_e(s) * xs;
     }
-    return WordPart(dot(xv, v.lo), xv, squares);
+    return part;
 }
 
 // A block's running sums for the single row of x: sum(x * q), x in four lanes, and (NORM)
@@ -305,95 +317,118 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
     }
 }
 
-fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
-    let n = row % M.n;
-    // Uniform control flow: M.m is the same for the whole dispatch.
-    if (M.m == 1u) {
-        if (COLS == 4u) {
-            run_single4(row * 4u, slot, lane, live);
-        } else {
-            run_single(n, slot, lane, live);
-        }
-        return;
-    }
-    let m0 = (row / M.n) * XR;
-    // Rows past the last one read the last row again; their sums are never stored. That
-    // keeps the loads free of branches.
+// Four rows of x from m0 against the four weight rows from n (several rows of x: prompts).
+// Each word of the weight rows is decoded once for the four rows of x,
+// and each row's values of x are loaded once for the four weight rows. Rows past the last
+// read the last row again and columns past the last the last column, never stored.
+fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
+    let groups = (M.n + 3u) / 4u;
+    let n = (frame_row % groups) * 4u;
+    let cols = min(vec4<u32>(n, n + 1u, n + 2u, n + 3u), vec4<u32>(M.n - 1u));
+    let m0 = (frame_row / groups) * XR;
     let last = M.m - 1u;
-    let r0 = min(m0, last) * M.a_m;
-    let r1 = min(m0 + 1u, last) * M.a_m;
-    let r2 = min(m0 + 2u, last) * M.a_m;
-    let r3 = min(m0 + 3u, last) * M.a_m;
-    // Named accumulators (indexed arrays may be placed in memory).
-    var acc0 = 0.0;
-    var acc1 = 0.0;
-    var acc2 = 0.0;
-    var acc3 = 0.0;
+    let r = min(vec4<u32>(m0, m0 + 1u, m0 + 2u, m0 + 3u), vec4<u32>(last)) * M.a_m;
+    // Per weight row (a to d), the sums of the four rows of x (components); and (NORM) the
+    // squares of x per row.
+    var acc_a = vec4<f32>(0.0);
+    var acc_b = vec4<f32>(0.0);
+    var acc_c = vec4<f32>(0.0);
+    var acc_d = vec4<f32>(0.0);
     var sq = vec4<f32>(0.0);
     if (live) {
         let per_word = 32u / W_BITS;
         let block = M.c_m;
         let blocks = M.c_n;
+        let one = vec4<f32>(1.0);
         for (var bk = lane; bk < blocks; bk += LANES) {
             let at = bk * block;
-            let word0 = (n * M.k + at) / per_word;
-            var q0 = 0.0;
-            var q1 = 0.0;
-            var q2 = 0.0;
-            var q3 = 0.0;
-            var s0 = vec4<f32>(0.0);
-            var s1 = vec4<f32>(0.0);
-            var s2 = vec4<f32>(0.0);
-            var s3 = vec4<f32>(0.0);
-            // A word's values are decoded once and used for all four rows.
+            let word0 = (cols * M.k + at) / per_word;
+            var qa = vec4<f32>(0.0);
+            var qb = vec4<f32>(0.0);
+            var qc = vec4<f32>(0.0);
+            var qd = vec4<f32>(0.0);
+            var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
-                let v = word_values(b[word0 + w]);
+                // Fixed names: an indexed vector may live in memory.
+                let va = word_values(b[word0.x + w]);
+                let vb = word_values(b[word0.y + w]);
+                let vc = word_values(b[word0.z + w]);
+                let vd = word_values(b[word0.w + w]);
                 let i = at + w * per_word;
-                var p = word_part(v, r0, i);
-                q0 += p.xq;
-                s0 += p.xs;
-                sq.x += p.squares;
-                p = word_part(v, r1, i);
-                q1 += p.xq;
-                s1 += p.xs;
-                sq.y += p.squares;
-                p = word_part(v, r2, i);
-                q2 += p.xq;
-                s2 += p.xs;
-                sq.z += p.squares;
-                p = word_part(v, r3, i);
-                q3 += p.xq;
-                s3 += p.xs;
-                sq.w += p.squares;
+                let x0 = x_row(r.x, i);
+                let x1 = x_row(r.y, i);
+                let x2 = x_row(r.z, i);
+                let x3 = x_row(r.w, i);
+                qa += vec4<f32>(word_dot(x0.v, va), word_dot(x1.v, va), word_dot(x2.v, va), word_dot(x3.v, va));
+                qb += vec4<f32>(word_dot(x0.v, vb), word_dot(x1.v, vb), word_dot(x2.v, vb), word_dot(x3.v, vb));
+                qc += vec4<f32>(word_dot(x0.v, vc), word_dot(x1.v, vc), word_dot(x2.v, vc), word_dot(x3.v, vc));
+                qd += vec4<f32>(word_dot(x0.v, vd), word_dot(x1.v, vd), word_dot(x2.v, vd), word_dot(x3.v, vd));
+                xs += vec4<f32>(dot(x0.v.lo + x0.v.hi, one), dot(x1.v.lo + x1.v.hi, one),
+                                dot(x2.v.lo + x2.v.hi, one), dot(x3.v.lo + x3.v.hi, one));
+                sq += vec4<f32>(x0.squares, x1.squares, x2.squares, x3.squares);
             }
-            let s = n * blocks + bk;
-            let one = vec4<f32>(1.0);
-            acc0 += block_part(s, q0, dot(s0, one));
-            acc1 += block_part(s, q1, dot(s1, one));
-            acc2 += block_part(s, q2, dot(s2, one));
-            acc3 += block_part(s, q3, dot(s3, one));
+            let s = cols * blocks + bk;
+            acc_a += block_part4(s.x, qa, xs);
+            acc_b += block_part4(s.y, qb, xs);
+            acc_c += block_part4(s.z, qc, xs);
+            acc_d += block_part4(s.w, qd, xs);
         }
     }
-    acc0 = lanes_reduce(OP_REDUCE_SUM, acc0, slot, lane);
-    acc1 = lanes_reduce(OP_REDUCE_SUM, acc1, slot, lane);
-    acc2 = lanes_reduce(OP_REDUCE_SUM, acc2, slot, lane);
-    acc3 = lanes_reduce(OP_REDUCE_SUM, acc3, slot, lane);
+    acc_a = lanes_reduce4(acc_a, slot, lane);
+    acc_b = lanes_reduce4(acc_b, slot, lane);
+    acc_c = lanes_reduce4(acc_c, slot, lane);
+    acc_d = lanes_reduce4(acc_d, slot, lane);
     if (NORM) {
-        acc0 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.x, slot, lane));
-        acc1 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.y, slot, lane));
-        acc2 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.z, slot, lane));
-        acc3 *= inv_rms(lanes_reduce(OP_REDUCE_SUM, sq.w, slot, lane));
+        let q = lanes_reduce4(sq, slot, lane);
+        let scale = vec4<f32>(inv_rms(q.x), inv_rms(q.y), inv_rms(q.z), inv_rms(q.w));
+        acc_a *= scale;
+        acc_b *= scale;
+        acc_c *= scale;
+        acc_d *= scale;
     }
     if (live && lane == 0u) {
-        finish_product(0u, m0, n, acc0);
-        if (m0 + 1u < M.m) {
-            finish_product(0u, m0 + 1u, n, acc1);
-        }
-        if (m0 + 2u < M.m) {
-            finish_product(0u, m0 + 2u, n, acc2);
-        }
-        if (m0 + 3u < M.m) {
-            finish_product(0u, m0 + 3u, n, acc3);
-        }
+        store_block_row(min(m0, last), m0, n, vec4<f32>(acc_a.x, acc_b.x, acc_c.x, acc_d.x));
+        store_block_row(min(m0 + 1u, last), m0 + 1u, n, vec4<f32>(acc_a.y, acc_b.y, acc_c.y, acc_d.y));
+        store_block_row(min(m0 + 2u, last), m0 + 2u, n, vec4<f32>(acc_a.z, acc_b.z, acc_c.z, acc_d.z));
+        store_block_row(min(m0 + 3u, last), m0 + 3u, n, vec4<f32>(acc_a.w, acc_b.w, acc_c.w, acc_d.w));
     }
+}
+
+// The lanes' sums of four values.
+fn lanes_reduce4(v: vec4<f32>, slot: u32, lane: u32) -> vec4<f32> {
+    return vec4<f32>(lanes_reduce(OP_REDUCE_SUM, v.x, slot, lane), lanes_reduce(OP_REDUCE_SUM, v.y, slot, lane),
+                     lanes_reduce(OP_REDUCE_SUM, v.z, slot, lane), lanes_reduce(OP_REDUCE_SUM, v.w, slot, lane));
+}
+
+// Outputs (m, n) to (m, n + 3) of `run_block` after the rotary embedding of their pairs
+// (`rope_pair`, generated: identity otherwise), read at row `read`: m, or the last row for
+// rows past it, which are not stored.
+fn store_block_row(read: u32, m: u32, n: u32, v: vec4<f32>) {
+    if (m >= M.m) {
+        return;
+    }
+    let y = vec4<f32>(rope_pair(read, n, v.xy), rope_pair(read, n + 2u, v.zw));
+    finish_product(0u, m, n, y.x);
+    if (n + 1u < M.n) {
+        finish_product(0u, m, n + 1u, y.y);
+    }
+    if (n + 2u < M.n) {
+        finish_product(0u, m, n + 2u, y.z);
+    }
+    if (n + 3u < M.n) {
+        finish_product(0u, m, n + 3u, y.w);
+    }
+}
+
+fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
+    // Uniform control flow: M.m is the same for the whole dispatch.
+    if (M.m == 1u) {
+        if (COLS == 4u) {
+            run_single4(row * 4u, slot, lane, live);
+        } else {
+            run_single(row, slot, lane, live);
+        }
+        return;
+    }
+    run_block(row, slot, lane, live);
 }

@@ -109,7 +109,8 @@ fn fused_attention_over_head_major_caches() {
     let a = webnn_core::fusion::attentions(&g);
     assert!(a.len() == 1 && a[0].layout == webnn_core::fusion::CacheLayout::HeadMajor);
     assert!(kernel_at(&g, SMOLLM, 1, 40).starts_with("Attention "));
-    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("AttentionTiled"));
+    assert!(kernel_on(&g, SMOLLM, 6, 40, true).starts_with("AttentionTiled"));
+    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("Attention "));
     assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"));
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for backend in [backend.clone().tuned_for_gpu(), backend] {
@@ -158,7 +159,13 @@ fn cache_shape(cache: &OperandDescriptor, sh: Shape, total: u32) -> Vec<u32> {
     }
 }
 
+/// The attention kernel at these sizes, as lowered for a GPU.
 fn kernel_at(g: &Graph, sh: Shape, seq: u32, total: u32) -> String {
+    kernel_on(g, sh, seq, total, false)
+}
+
+/// The attention kernel at these sizes, as lowered for a GPU or a CPU adapter.
+fn kernel_on(g: &Graph, sh: Shape, seq: u32, total: u32, cpu_adapter: bool) -> String {
     let mut dims = webnn_core::DimBindings::default();
     for (name, o) in &g.inputs {
         let shape = match name.as_str() {
@@ -168,7 +175,9 @@ fn kernel_at(g: &Graph, sh: Shape, seq: u32, total: u32) -> String {
         };
         dims.bind(name, g.desc(*o), &shape).unwrap();
     }
-    let lowered = webnn_wgpu::lower_graph(&g.resolved(&dims)).unwrap();
+    let resolved = g.resolved(&dims);
+    let patterns = webnn_wgpu::patterns::Patterns::find(&resolved);
+    let lowered = webnn_wgpu::exec::lower_graph_with(&resolved, &patterns, cpu_adapter).unwrap();
     lowered
         .iter()
         .find_map(|l| match l {
@@ -183,7 +192,9 @@ fn fused_attention_matches_the_ops_one_by_one() {
     let g = graph(SMOLLM);
     assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
     assert!(kernel_at(&g, SMOLLM, 1, 40).starts_with("Attention "), "decode: a workgroup per query and quad");
-    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("AttentionTiled"), "18 query rows per head: tiles");
+    assert!(kernel_on(&g, SMOLLM, 6, 40, true).starts_with("AttentionTiled"), "18 query rows per head: tiles");
+    // A GPU gets the per-query kernel for prompts too short to fill it with tiles (GPU_TILES).
+    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("Attention "), "6 queries on a GPU: a workgroup each");
     assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"), "a decode step over 300 keys: split");
     // As tuned for a GPU (decode steps split along the keys in blocks of 256) and for a CPU
     // adapter (blocks of 512, q read through a uniform binding).
@@ -200,7 +211,8 @@ fn fused_attention_over_float16_caches() {
     let g = graph_of(SMOLLM, DataType::Float16);
     assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
     assert!(kernel_at(&g, SMOLLM, 1, 40).starts_with("Attention "));
-    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("AttentionTiled"));
+    assert!(kernel_on(&g, SMOLLM, 6, 40, true).starts_with("AttentionTiled"));
+    assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("Attention "));
     assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"));
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for backend in [backend.clone().tuned_for_gpu(), backend] {

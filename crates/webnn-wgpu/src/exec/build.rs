@@ -77,9 +77,9 @@ pub(super) fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         Uniform::Matmul(m) => match key.kernel {
             KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
             // With one row of x, COLS weight rows per frame row; otherwise four rows of x
-            // (qgemv.wgsl's XR).
+            // (qgemv.wgsl's XR) against four weight rows.
             KernelId::QGemv { cols, .. } if m.m == 1 => rows(m.n.div_ceil(cols)),
-            KernelId::QGemv { .. } => rows(m.m.div_ceil(4).saturating_mul(m.n)),
+            KernelId::QGemv { .. } => rows(m.m.div_ceil(4).saturating_mul(m.n.div_ceil(4))),
             _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(tile_rows(key)), m.batches]),
         },
         Uniform::Conv(c) => tiles([c.n.div_ceil(TILE), c.m.div_ceil(tile_rows(key)), c.groups]),

@@ -14,6 +14,8 @@ pub struct StepTime {
     /// The kernel's key, as text.
     pub kernel: String,
     pub nanos: f64,
+    /// Workgroups launched: how much of a GPU the kernel can fill.
+    pub workgroups: u64,
 }
 
 /// Queries per query set (WebGPU's limit).
@@ -118,6 +120,7 @@ impl WgpuGraph {
                     family: s.op.family(),
                     kernel: s.kernel.clone(),
                     nanos: t[1].saturating_sub(t[0]) as f64 * period,
+                    workgroups: s.groups.iter().map(|&g| u64::from(g)).product(),
                 })
                 .collect(),
         ))

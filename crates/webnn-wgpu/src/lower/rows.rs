@@ -209,6 +209,9 @@ pub fn rms_norm(cx: &Cx, r: &webnn_core::fusion::RmsNorm) -> Result<Lowering> {
 
 /// Query rows per tile of attention_tiled.wgsl (its TR).
 const TILED_ROWS: u32 = 16;
+/// The fewest tiles a GPU runs the tiled prompt attention with: 4 per multiprocessor of a
+/// 132-SM GPU. A choice by that reasoning, not a measured crossover.
+const GPU_TILES: u64 = 528;
 
 /// An `Attention` match (`webnn_core::fusion`): a workgroup per (kv head, quad of its group's
 /// query heads, query), or tiles of 16 query rows of one kv head for prompts, over `total`
@@ -246,11 +249,17 @@ pub fn attention(
     r.outer_strides[..4].copy_from_slice(&[qh, qs, oh, os]);
     // Prompts: tiles of query rows share each staged key and value (attention_tiled.wgsl's
     // TR rows, head dims up to its HD); decode steps: a workgroup per query position and
-    // quad of query heads, which share each key and value loaded.
+    // quad of query heads, which share each key and value loaded. On a GPU the tiles of a
+    // short prompt are too few workgroups to fill it (SmolLM2's 64-token chunks: 36 tiles,
+    // 417 us per layer on an H100), where the per-query kernel gives 192 and the keys,
+    // loaded once per query, stay in its cache: prompts with fewer than GPU_TILES tiles run
+    // it there.
     let query = layout.query.map_or(a.query, |(t, _)| t);
     let inputs = vec![query, a.keys, a.values, a.mask];
     let cache = cx.dtype(a.keys);
-    if per_head >= TILED_ROWS && hd <= 64 {
+    let tiles = u64::from(kv_heads) * u64::from(per_head.div_ceil(TILED_ROWS));
+    let enough = cpu_adapter || tiles >= GPU_TILES;
+    if per_head >= TILED_ROWS && hd <= 64 && enough {
         r.rows = u32_of(kv_heads as u64 * per_head.div_ceil(TILED_ROWS) as u64)?;
         return cx.one(KernelId::AttentionTiled { cache }, inputs, Uniform::Rows(r));
     }
