@@ -91,6 +91,10 @@ pub struct GraphStats {
     /// Steps of the plan on the backend's own kernels and on the reference interpreter's
     /// (the fast CPU): how much of a graph runs at kernel speed.
     pub kernel_steps: Option<(usize, usize)>,
+    /// Host nanoseconds the last dispatch on tensors took to check its bindings, pick its
+    /// sizes and record its kernels, up to the submit (WebGPU, natively): what a decode
+    /// step costs the host before the device takes over.
+    pub encode_nanos: Option<u64>,
 }
 
 /// A compiled graph.

@@ -2,7 +2,8 @@
 //! then the next step) and with the tokens kept on the device (`Session::generate`: each
 //! step's argMax output is the next step's input, tokens read back `--lag` steps late), in
 //! one process: tokens per second, the host time each dispatch takes to check, encode and
-//! submit, and what a step creates (tensors, bind groups). Both must give the same tokens.
+//! submit (and of it, the backend's checking and encoding before the submit: on a CPU
+//! adapter the submit may run the kernels), and what a step creates (tensors, bind groups). Both must give the same tokens.
 //!
 //!     cargo run --release -p webnn-llm --example decode_loop -- [--tokens N] [--lag N] [--gpu-kernels] [--cpu]
 //!
@@ -25,6 +26,7 @@ struct Run {
     tokens: Vec<u32>,
     seconds: f64,
     host_us: f64,
+    encode_us: f64,
     tensors_per_step: f64,
     bind_groups_per_step: Option<f64>,
 }
@@ -65,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pollster::block_on(session.feed_greedy(&prompt))?
         };
         let (tensors, host, dispatches) = (session.tensors_created, session.dispatch_time, session.dispatches);
+        let encode = session.encode_time;
         let groups = session.graph.stats().bind_groups;
         let start = Instant::now();
         let mut tokens = vec![first];
@@ -81,6 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tokens,
             seconds,
             host_us: (session.dispatch_time - host).as_secs_f64() * 1e6 / n,
+            encode_us: (session.encode_time - encode).as_secs_f64() * 1e6 / n,
             tensors_per_step: (session.tensors_created - tensors) as f64 / n,
             bind_groups_per_step: session.graph.stats().bind_groups.zip(groups).map(|(a, b)| (a - b) as f64 / n),
         })
@@ -89,13 +93,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let resident = measure(true)?;
     let kernels = session.graph.dispatch_count().map_or("-".into(), |k| k.to_string());
     println!("{} tokens after a {}-token prompt (decode steps timed, the prompt not), {kernels} kernels per decode step:", steps, prompt.len());
-    println!("| loop | tokens/s | host us per dispatch | tensors created per step | bind groups made per step |");
-    println!("|---|---|---|---|---|");
+    println!("| loop | tokens/s | host us per dispatch | of which encoding | tensors created per step | bind groups made per step |");
+    println!("|---|---|---|---|---|---|");
     for (name, r) in [("host reads each token", &waiting), (&*format!("tokens on the device, read {lag} steps late"), &resident)] {
         println!(
-            "| {name} | {:.2} | {:.0} | {:.2} | {} |",
+            "| {name} | {:.2} | {:.0} | {:.0} | {:.2} | {} |",
             (r.tokens.len() - 1) as f64 / r.seconds,
             r.host_us,
+            r.encode_us,
             r.tensors_per_step,
             r.bind_groups_per_step.map_or("-".into(), |g| format!("{g:.2}"))
         );

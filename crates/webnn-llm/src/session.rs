@@ -27,6 +27,9 @@ pub struct Session {
     pub tensors_created: u64,
     pub dispatch_time: Duration,
     pub dispatches: u64,
+    /// Of `dispatch_time`, the backend's own host work before it submits: checking,
+    /// picking the sizes and recording the kernels (WebGPU, natively; zero elsewhere).
+    pub encode_time: Duration,
 }
 
 fn bytes_i32(v: impl IntoIterator<Item = i32>) -> Vec<u8> {
@@ -57,6 +60,7 @@ impl Session {
             past: 0,
             tensors_created,
             dispatch_time: Duration::ZERO,
+            encode_time: Duration::ZERO,
             dispatches: 0,
         })
     }
@@ -122,6 +126,7 @@ impl Session {
         let start = Instant::now();
         self.ctx.dispatch(&self.graph, &inputs, &outputs)?;
         self.dispatch_time += start.elapsed();
+        self.encode_time += Duration::from_nanos(self.graph.stats().encode_nanos.unwrap_or(0));
         self.dispatches += 1;
         self.past = total;
         Ok(logits)

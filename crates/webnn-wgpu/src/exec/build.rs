@@ -244,6 +244,7 @@ impl WgpuGraph {
             shapes_built: 1,
             copy_buffers: Vec::new(),
             bind_groups_made: 0,
+            encode_nanos: None,
             recorded: 0,
         };
         g.shaped = g.make_shaped(cache, graph, &lowered, sizes, options)?;

@@ -141,6 +141,8 @@ pub struct WgpuGraph {
     copy_buffers: Vec<Option<WgpuTensor>>,
     /// Bind groups made for tensors so far (`GraphStats::bind_groups`).
     bind_groups_made: u64,
+    /// Host time of the last `submit_tensors` up to its submit (`GraphStats::encode_nanos`).
+    encode_nanos: Option<u64>,
     /// Kernel dispatches the last dispatch on tensors recorded (the in-place scatters'
     /// copies skipped); 0 before the first.
     recorded: usize,
@@ -553,6 +555,7 @@ impl Executable for WgpuGraph {
             copied_bytes: Some(self.copied_bytes()),
             bind_groups: Some(self.bind_groups_made),
             kernel_steps: None,
+            encode_nanos: self.encode_nanos,
         }
     }
 }

@@ -223,6 +223,9 @@ impl WgpuGraph {
         inputs: &[(&str, &WgpuTensor)],
         outputs: &[(&str, &WgpuTensor)],
     ) -> Result<Pin<Box<dyn Future<Output = Result<()>>>>> {
+        // std's clock panics on wasm32.
+        #[cfg(not(target_arch = "wasm32"))]
+        let start = std::time::Instant::now();
         // The tensors' shapes pick the sizes (dynamic dimensions) and are checked there.
         let shapes: Vec<(&str, Vec<u32>)> = inputs
             .iter()
@@ -294,8 +297,13 @@ impl WgpuGraph {
                 encoder.copy_buffer_to_buffer(from, 0, &t.buffer, 0, bytes);
             }
         }
+        let commands = encoder.finish();
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.encode_nanos = u64::try_from(start.elapsed().as_nanos()).ok();
+        }
         let scope = self.gpu.scope();
-        self.gpu.queue.submit([encoder.finish()]);
+        self.gpu.queue.submit([commands]);
         drop(at);
         self.copy_buffers = own;
         Ok(self.gpu.end(scope, "dispatch"))
