@@ -268,13 +268,13 @@ impl WgpuGraph {
             .iter()
             .flat_map(|(_, _, _, w)| w.iter().map(|w| &w.uniform))
             .collect();
+        let mut bytes = vec![0u8; blocks.len() * stride as usize];
+        for (k, u) in blocks.iter().enumerate() {
+            let b = u.bytes();
+            let at = k * stride as usize;
+            bytes[at..at + b.len()].copy_from_slice(b);
+        }
         let uniforms = (!blocks.is_empty()).then(|| {
-            let mut bytes = vec![0u8; blocks.len() * stride as usize];
-            for (k, u) in blocks.iter().enumerate() {
-                let b = u.bytes();
-                let at = k * stride as usize;
-                bytes[at..at + b.len()].copy_from_slice(b);
-            }
             let b = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("params"),
                 size: bytes.len() as u64,
@@ -340,6 +340,7 @@ impl WgpuGraph {
             outputs,
             input_bytes,
             _uniforms: uniforms,
+            blocks: bytes,
         })
     }
 
@@ -438,6 +439,7 @@ impl WgpuGraph {
         if let Some(u) = &self.shaped._uniforms {
             self.gpu.queue.write_buffer(u, 0, &bytes);
         }
+        self.shaped.blocks = bytes;
         self.shaped.outputs = self.output_reads(graph, sizes)?;
         self.shaped.input_bytes = graph.inputs.iter().map(|(_, o)| sizes[o.index()]).collect();
         Ok(true)

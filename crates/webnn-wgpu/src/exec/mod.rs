@@ -90,6 +90,9 @@ pub(crate) struct Shaped {
     /// Bytes of each input at these sizes.
     input_bytes: Vec<u64>,
     _uniforms: Option<wgpu::Buffer>,
+    /// The uniform buffer's contents, kept so that a size change rewrites only the blocks
+    /// that changed, in one write (`retune`).
+    blocks: Vec<u8>,
 }
 
 /// The graph's dynamic dimensions: what a new set of sizes is lowered from.

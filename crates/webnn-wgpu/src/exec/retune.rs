@@ -91,35 +91,46 @@ impl WgpuGraph {
             Dim::Static(n) => Dim::Static(*n),
             Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
         };
+        // In place: the resolved shapes keep their ranks.
+        let refix = |to: &mut [Dim], from: &[Dim]| {
+            for (t, f) in to.iter_mut().zip(from) {
+                *t = fix(f);
+            }
+        };
         for &i in &changed {
             for &o in &d.retune.operands[i] {
                 let desc = &mut current.operands[o].desc;
-                desc.shape = d.graph.operands[o].desc.shape.iter().map(fix).collect();
+                refix(&mut desc.shape, &d.graph.operands[o].desc.shape);
                 bytes[o] = operand_bytes(&self.gpu, desc)?;
             }
         }
         for &k in &nodes {
-            let fixed: Vec<Dim> = payload_dims(&d.graph.nodes[k].op).iter().map(fix).collect();
+            let from = payload_dims(&d.graph.nodes[k].op);
             match &mut current.nodes[k].op {
-                Op::Reshape(a) => a.new_shape = fixed,
-                Op::Expand(a) => a.new_shape = fixed,
-                Op::Slice(a) => a.sizes = fixed,
+                Op::Reshape(a) => refix(&mut a.new_shape, from),
+                Op::Expand(a) => refix(&mut a.new_shape, from),
+                Op::Slice(a) => refix(&mut a.sizes, from),
                 _ => {}
             }
         }
         // Each node's new calls against its steps: the same kernels, one window each.
         let cpu_adapter = d.options.cpu_adapter;
+        let mut steps_of: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for (s, step) in self.shaped.steps.iter().enumerate() {
+            if let Ok(i) = nodes.binary_search(&step.node) {
+                steps_of[i].push(s);
+            }
+        }
         let mut blocks = Vec::new();
-        for &k in &nodes {
+        for (&k, steps) in nodes.iter().zip(&steps_of) {
             let mut lowered = [lower_node(&current, k, &d.patterns, &d.retune.fusion, cpu_adapter)?];
             keep_kernels(&mut lowered, std::slice::from_ref(&d.keys[k]));
-            let steps: Vec<usize> = (0..self.shaped.steps.len()).filter(|&s| self.shaped.steps[s].node == k).collect();
             let calls = match (&lowered[0], d.alias[k]) {
                 (Lowering::Alias(_), Some(_)) => continue,
                 (Lowering::Kernels(calls), None) if calls.len() == steps.len() => calls,
                 _ => return Ok(false),
             };
-            for (call, &s) in calls.iter().zip(&steps) {
+            for (call, &s) in calls.iter().zip(steps) {
                 let step = &self.shaped.steps[s];
                 let mut bound = std::iter::once(call.output).chain(call.inputs.iter().copied());
                 let one = bound.all(|o| bytes[o.index()] <= self.max_binding);
@@ -129,12 +140,21 @@ impl WgpuGraph {
                 blocks.push((s, call.key, call.uniform));
             }
         }
-        let stride = block_stride(&self.gpu);
+        // The blocks that changed, patched into the kept contents and written as one span
+        // (a decode step changes a few dozen, of SmolLM2's 309 steps).
+        let stride = block_stride(&self.gpu) as usize;
+        let mut span: Option<(usize, usize)> = None;
         for (s, key, uniform) in blocks {
-            if let Some(u) = &self.shaped._uniforms {
-                self.gpu.queue.write_buffer(u, s as u64 * stride, uniform.bytes());
+            let b = uniform.bytes();
+            let at = s * stride;
+            if let Some(old) = self.shaped.blocks.get_mut(at..at + b.len()).filter(|old| *old != b) {
+                old.copy_from_slice(b);
+                span = Some(span.map_or((at, at + b.len()), |(lo, hi)| (lo.min(at), hi.max(at + b.len()))));
             }
             self.shaped.steps[s].groups = grid(key, &uniform);
+        }
+        if let (Some(u), Some((lo, hi))) = (&self.shaped._uniforms, span) {
+            self.gpu.queue.write_buffer(u, lo as u64, &self.shaped.blocks[lo..hi]);
         }
         self.shaped.outputs = self.output_reads(&current, &bytes)?;
         self.shaped.input_bytes = current.inputs.iter().map(|(_, o)| bytes[o.index()]).collect();

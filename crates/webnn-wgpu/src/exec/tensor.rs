@@ -360,12 +360,38 @@ impl WgpuGraph {
     /// scatter's copy, skipped), or the most recent of its tensor bind groups, made here when
     /// these tensors are new to it (reused when they come again).
     fn bind_tensors(&mut self, at: &[(Loc, &WgpuTensor)]) -> Vec<StepBinding> {
-        let tensor = |loc: &Loc| at.iter().find(|(l, _)| l == loc).map(|(_, t)| *t);
+        // The tensors by location, looked up per bound buffer of every step (a decoder binds
+        // some 64 tensors to some 300 steps at each dispatch): the inputs' and outputs' by
+        // index.
+        let mut by_input: Vec<Option<&WgpuTensor>> = Vec::new();
+        let mut by_output: Vec<Option<&WgpuTensor>> = Vec::new();
+        let mut others = Vec::new();
+        for &(loc, t) in at {
+            let (table, k) = match loc {
+                Loc::Input(k) => (&mut by_input, k),
+                Loc::Output(k) => (&mut by_output, k),
+                _ => {
+                    others.push((loc, t));
+                    continue;
+                }
+            };
+            if table.len() <= k {
+                table.resize(k + 1, None);
+            }
+            table[k] = Some(t);
+        }
+        let tensor = |loc: &Loc| match loc {
+            Loc::Input(k) => by_input.get(*k).copied().flatten(),
+            Loc::Output(k) => by_output.get(*k).copied().flatten(),
+            _ => others.iter().find(|(l, _)| l == loc).map(|(_, t)| *t),
+        };
         let mut plan = Vec::with_capacity(self.shaped.steps.len());
         let uniform = self.shaped._uniforms.clone();
+        let mut ids: Vec<u64> = Vec::new();
         for k in 0..self.shaped.steps.len() {
             let step = &self.shaped.steps[k];
-            let ids: Vec<u64> = step.bound.iter().map(|l| tensor(l).map_or(0, |t| t.id)).collect();
+            ids.clear();
+            ids.extend(step.bound.iter().map(|l| tensor(l).map_or(0, |t| t.id)));
             let in_place = step.pre_copy && ids[0] != 0 && ids.get(1) == Some(&ids[0]);
             if in_place {
                 plan.push(StepBinding::Skip);
@@ -375,9 +401,13 @@ impl WgpuGraph {
                 plan.push(StepBinding::Own);
                 continue;
             }
-            if let Some(i) = step.tensor_groups.iter().position(|(key, _)| *key == ids) {
-                let hit = self.shaped.steps[k].tensor_groups.remove(i);
-                self.shaped.steps[k].tensor_groups.push(hit);
+            // Most recent last: a decoder's steps find theirs there.
+            if let Some(i) = step.tensor_groups.iter().rposition(|(key, _)| *key == ids) {
+                let groups = &mut self.shaped.steps[k].tensor_groups;
+                if i + 1 != groups.len() {
+                    let hit = groups.remove(i);
+                    groups.push(hit);
+                }
                 plan.push(StepBinding::Tensors);
                 continue;
             }
@@ -407,7 +437,7 @@ impl WgpuGraph {
             );
             self.bind_groups_made += 1;
             let groups = &mut self.shaped.steps[k].tensor_groups;
-            groups.push((ids, group));
+            groups.push((ids.clone(), group));
             if groups.len() > TENSOR_GROUPS_KEPT {
                 groups.remove(0);
             }
