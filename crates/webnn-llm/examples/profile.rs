@@ -1,4 +1,5 @@
-//! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries), or with
+//! GPU time per kernel family of one SmolLM2 decode step on wgpu (timestamp queries), with
+//! the workgroups each dispatch launched (how much of a GPU it can fill), or with
 //! `--cpu` the time per step kind on the fast cpu backend: where a token's time goes.
 //! `--seq N` profiles a prompt chunk of N tokens instead; `--shapes` (cpu) groups steps by
 //! their whole description, shapes included.

@@ -318,9 +318,9 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
 }
 
 // Four rows of x from m0 against the four weight rows from n (several rows of x: prompts).
-// Each word of the weight rows is decoded once for the four rows of x,
-// and each row's values of x are loaded once for the four weight rows. Rows past the last
-// read the last row again and columns past the last the last column, never stored.
+// Each word of the weight rows is decoded once for the four rows of x, and each row's values
+// of x are loaded once for the four weight rows. Rows past the last read the last row again
+// and columns past the last the last column, never stored: the loads need no branches.
 fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
     let groups = (M.n + 3u) / 4u;
     let n = (frame_row % groups) * 4u;
