@@ -38,17 +38,10 @@ fn row_count() -> u32 {
     return ((M.m + XR - 1u) / XR) * ((M.n + 3u) / 4u);
 }
 
-// One block's contribution for x row m, from sum(x * q) and sum(x).
+// One block's contribution for x row m, from sum(x * q) and sum(x) (`block_part4`'s first
+// lane; compilers drop the others).
 fn block_part(s: u32, xq: f32, xs: f32) -> f32 {
-    var q = xq;
-    if (HAS_ZERO) {
-        q -= f32(load_d(s)) * xs;
-    }
-    var part = load_c(s) * q;
-    if (HAS_OFFSET) {
-        part += load_e(s) * xs;
-    }
-    return part;
+    return block_part4(s, vec4<f32>(xq), vec4<f32>(xs)).x;
 }
 
 // The four bytes of a word as floats, signed when W_SIGNED (8-bit weights).
@@ -157,8 +150,8 @@ fn word_dot(x: WordValues, v: WordValues) -> f32 {
     return dot(x.lo, v.lo) + dot(x.hi, v.hi);
 }
 
-// `block_part` for four rows of x (components) against one weight row: its block's
-// parameters loaded once.
+// One block's contribution for four rows of x (components) against one weight row, from
+// sum(x * q) and sum(x): its block's parameters loaded once.
 fn block_part4(s: u32, xq: vec4<f32>, xs: vec4<f32>) -> vec4<f32> {
     var q = xq;
     if (HAS_ZERO) {
