@@ -11,6 +11,10 @@
 // Uses the Matmul block (matmul_params.wgsl); this kernel has no C, so c_m holds the block
 // size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point,
 // e = offset (the scale again without HAS_OFFSET).
+// With PAIR (generated, src/kernel/source.rs) a second weight set of the same shape and
+// formats (pair_word, load_pair_c/d/e: a gated MLP's gate projection, b being its up
+// projection) is computed beside the first from the same loads of x, and output j is
+// y_j * silu(gate_j): one kernel for the MLP's first half.
 override HAS_OFFSET: bool = false;
 // Whether the zero points are read (false: all zero).
 override HAS_ZERO: bool = true;
@@ -31,11 +35,23 @@ const XR: u32 = 4u;
 // Several rows of x always run four rows against four weight rows (`run_block`).
 override COLS: u32 = 1u;
 
+// Output columns per frame row with several rows of x: four weight rows, which with PAIR
+// are two of each set.
+fn block_cols() -> u32 {
+    if (PAIR) {
+        return 2u;
+    }
+    return 4u;
+}
+
 fn row_count() -> u32 {
+    if (M.m == 1u && PAIR) {
+        return M.n;
+    }
     if (M.m == 1u) {
         return (M.n + COLS - 1u) / COLS;
     }
-    return ((M.m + XR - 1u) / XR) * ((M.n + 3u) / 4u);
+    return ((M.m + XR - 1u) / XR) * ((M.n + block_cols() - 1u) / block_cols());
 }
 
 // One block's contribution for x row m, from sum(x * q) and sum(x) (`block_part4`'s first
@@ -164,6 +180,24 @@ fn block_part4(s: u32, xq: vec4<f32>, xs: vec4<f32>) -> vec4<f32> {
     return part;
 }
 
+// block_part4 for the pair's weight set (PAIR).
+fn pair_part4(s: u32, xq: vec4<f32>, xs: vec4<f32>) -> vec4<f32> {
+    var q = xq;
+    if (HAS_ZERO) {
+        q -= f32(load_pair_d(s)) * xs;
+    }
+    var part = load_pair_c(s) * q;
+    if (HAS_OFFSET) {
+        part += load_pair_e(s) * xs;
+    }
+    return part;
+}
+
+// The output of a pair's two products: the first times the SiLU of the second (the gate).
+fn gated(v: f32, gate: f32) -> f32 {
+    return v * (gate * sigmoid_f(gate));
+}
+
 // A block's running sums for the single row of x: sum(x * q), x in four lanes, and (NORM)
 // the squares of x.
 struct SinglePart {
@@ -222,6 +256,69 @@ fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     }
     if (live && lane == 0u) {
         finish_product(0u, 0u, n, acc);
+    }
+}
+
+// A block's running sums for the single row of x against a row of each weight set (PAIR):
+// sum(x * q) per set, x in four lanes, and (NORM) the squares of x.
+struct PairPart {
+    xq: vec2<f32>,
+    xs: vec4<f32>,
+    squares: f32,
+}
+
+// `part` after the words `q` (x: the weight's, y: the pair's) whose elements start at i.
+fn pair_word_part(part: PairPart, i: u32, q: vec2<u32>) -> PairPart {
+    let xn = x_normed(i);
+    let x = xn.v;
+    let xq = vec2<f32>(word_dot(x, word_values(q.x)), word_dot(x, word_values(q.y)));
+    return PairPart(part.xq + xq, part.xs + (x.lo + x.hi), part.squares + xn.squares);
+}
+
+// One row of x against weight row n of both sets (PAIR; decode steps): x loaded, and
+// normalised, once for the two.
+fn run_pair(n: u32, slot: u32, lane: u32, live: bool) {
+    var acc = vec2<f32>(0.0);
+    var squares = 0.0;
+    if (live) {
+        let per_word = 32u / W_BITS;
+        let block = M.c_m;
+        let blocks = M.c_n;
+        for (var bk = lane; bk < blocks; bk += LANES) {
+            let at = bk * block;
+            let word0 = (n * M.k + at) / per_word;
+            var part = PairPart(vec2<f32>(0.0), vec4<f32>(0.0), squares);
+            let words = block / per_word;
+            var w = 0u;
+            // As run_single: four words of each set loaded before any is used.
+            if (words % 4u == 0u) {
+                for (; w < words; w += 4u) {
+                    let q0 = vec2<u32>(b[word0 + w], pair_word(word0 + w));
+                    let q1 = vec2<u32>(b[word0 + w + 1u], pair_word(word0 + w + 1u));
+                    let q2 = vec2<u32>(b[word0 + w + 2u], pair_word(word0 + w + 2u));
+                    let q3 = vec2<u32>(b[word0 + w + 3u], pair_word(word0 + w + 3u));
+                    part = pair_word_part(part, at + w * per_word, q0);
+                    part = pair_word_part(part, at + (w + 1u) * per_word, q1);
+                    part = pair_word_part(part, at + (w + 2u) * per_word, q2);
+                    part = pair_word_part(part, at + (w + 3u) * per_word, q3);
+                }
+            }
+            for (; w < words; w++) {
+                part = pair_word_part(part, at + w * per_word, vec2<u32>(b[word0 + w], pair_word(word0 + w)));
+            }
+            squares = part.squares;
+            let sx = vec4<f32>(dot(part.xs, vec4<f32>(1.0)));
+            let s = n * blocks + bk;
+            acc += vec2<f32>(block_part4(s, vec4<f32>(part.xq.x), sx).x, pair_part4(s, vec4<f32>(part.xq.y), sx).x);
+        }
+    }
+    acc.x = lanes_reduce(OP_REDUCE_SUM, acc.x, slot, lane);
+    acc.y = lanes_reduce(OP_REDUCE_SUM, acc.y, slot, lane);
+    if (NORM) {
+        acc *= inv_rms(lanes_reduce(OP_REDUCE_SUM, squares, slot, lane));
+    }
+    if (live && lane == 0u) {
+        finish_product(0u, 0u, n, gated(acc.x, acc.y));
     }
 }
 
@@ -310,14 +407,36 @@ fn run_single4(n0: u32, slot: u32, lane: u32, live: bool) {
     }
 }
 
-// Four rows of x from m0 against the four weight rows from n (several rows of x: prompts).
+// Word i of weight row `c` (0 to 3) of a frame row: the pair's for rows 1 and 3 with PAIR
+// (c is a constant at every call).
+fn block_word(c: u32, i: u32) -> u32 {
+    if (PAIR && (c & 1u) == 1u) {
+        return pair_word(i);
+    }
+    return b[i];
+}
+
+// block_part4 of weight row `c` of a frame row (as block_word).
+fn block_row_part4(c: u32, s: u32, xq: vec4<f32>, xs: vec4<f32>) -> vec4<f32> {
+    if (PAIR && (c & 1u) == 1u) {
+        return pair_part4(s, xq, xs);
+    }
+    return block_part4(s, xq, xs);
+}
+
+// Four rows of x from m0 against the four weight rows from n (several rows of x: prompts);
+// with PAIR, weight rows n and n + 1 of each set (n, the pair's n, n + 1, the pair's n + 1).
 // Each word of the weight rows is decoded once for the four rows of x, and each row's values
 // of x are loaded once for the four weight rows. Rows past the last read the last row again
 // and columns past the last the last column, never stored: the loads need no branches.
 fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
-    let groups = (M.n + 3u) / 4u;
-    let n = (frame_row % groups) * 4u;
-    let cols = min(vec4<u32>(n, n + 1u, n + 2u, n + 3u), vec4<u32>(M.n - 1u));
+    let groups = (M.n + block_cols() - 1u) / block_cols();
+    let n = (frame_row % groups) * block_cols();
+    var rows = vec4<u32>(n, n + 1u, n + 2u, n + 3u);
+    if (PAIR) {
+        rows = vec4<u32>(n, n, n + 1u, n + 1u);
+    }
+    let cols = min(rows, vec4<u32>(M.n - 1u));
     let m0 = (frame_row / groups) * XR;
     let last = M.m - 1u;
     let r = min(vec4<u32>(m0, m0 + 1u, m0 + 2u, m0 + 3u), vec4<u32>(last)) * M.a_m;
@@ -343,10 +462,10 @@ fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
             var xs = vec4<f32>(0.0);
             for (var w = 0u; w < block / per_word; w++) {
                 // Fixed names: an indexed vector may live in memory.
-                let va = word_values(b[word0.x + w]);
-                let vb = word_values(b[word0.y + w]);
-                let vc = word_values(b[word0.z + w]);
-                let vd = word_values(b[word0.w + w]);
+                let va = word_values(block_word(0u, word0.x + w));
+                let vb = word_values(block_word(1u, word0.y + w));
+                let vc = word_values(block_word(2u, word0.z + w));
+                let vd = word_values(block_word(3u, word0.w + w));
                 let i = at + w * per_word;
                 let x0 = x_row(r.x, i);
                 let x1 = x_row(r.y, i);
@@ -361,10 +480,10 @@ fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
                 sq += vec4<f32>(x0.squares, x1.squares, x2.squares, x3.squares);
             }
             let s = cols * blocks + bk;
-            acc_a += block_part4(s.x, qa, xs);
-            acc_b += block_part4(s.y, qb, xs);
-            acc_c += block_part4(s.z, qc, xs);
-            acc_d += block_part4(s.w, qd, xs);
+            acc_a += block_row_part4(0u, s.x, qa, xs);
+            acc_b += block_row_part4(1u, s.y, qb, xs);
+            acc_c += block_row_part4(2u, s.z, qc, xs);
+            acc_d += block_row_part4(3u, s.w, qd, xs);
         }
     }
     acc_a = lanes_reduce4(acc_a, slot, lane);
@@ -379,7 +498,12 @@ fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
         acc_c *= scale;
         acc_d *= scale;
     }
-    if (live && lane == 0u) {
+    if (live && lane == 0u && PAIR) {
+        store_pair_row(m0, n, vec4<f32>(acc_a.x, acc_b.x, acc_c.x, acc_d.x));
+        store_pair_row(m0 + 1u, n, vec4<f32>(acc_a.y, acc_b.y, acc_c.y, acc_d.y));
+        store_pair_row(m0 + 2u, n, vec4<f32>(acc_a.z, acc_b.z, acc_c.z, acc_d.z));
+        store_pair_row(m0 + 3u, n, vec4<f32>(acc_a.w, acc_b.w, acc_c.w, acc_d.w));
+    } else if (live && lane == 0u) {
         store_block_row(min(m0, last), m0, n, vec4<f32>(acc_a.x, acc_b.x, acc_c.x, acc_d.x));
         store_block_row(min(m0 + 1u, last), m0 + 1u, n, vec4<f32>(acc_a.y, acc_b.y, acc_c.y, acc_d.y));
         store_block_row(min(m0 + 2u, last), m0 + 2u, n, vec4<f32>(acc_a.z, acc_b.z, acc_c.z, acc_d.z));
@@ -413,8 +537,24 @@ fn store_block_row(read: u32, m: u32, n: u32, v: vec4<f32>) {
     }
 }
 
+// Outputs (m, n) and (m, n + 1) of `run_block` with PAIR from the frame row's four sums
+// (n, the pair's n, n + 1, the pair's n + 1).
+fn store_pair_row(m: u32, n: u32, v: vec4<f32>) {
+    if (m >= M.m) {
+        return;
+    }
+    finish_product(0u, m, n, gated(v.x, v.y));
+    if (n + 1u < M.n) {
+        finish_product(0u, m, n + 1u, gated(v.z, v.w));
+    }
+}
+
 fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     // Uniform control flow: M.m is the same for the whole dispatch.
+    if (M.m == 1u && PAIR) {
+        run_pair(row, slot, lane, live);
+        return;
+    }
     if (M.m == 1u) {
         if (COLS == 4u) {
             run_single4(row * 4u, slot, lane, live);

@@ -52,6 +52,21 @@ pub struct Patterns {
     pub norm_in_readers: Vec<bool>,
     /// Per node running a quantized product moved there: how it stores (`Store`).
     pub store: Vec<Option<Store>>,
+    /// Per quantized product whose SiLU gate (`Tail::SiluGate`) is another quantized
+    /// product of the same x, weight formats and sizes: that gate product, whose rows this
+    /// kernel computes beside its own from the same loads of x (GPUs: `find_for`). The
+    /// gate's node then runs nothing, and this product no epilogue operand.
+    pub pair: Vec<Option<QuantizedLinear>>,
+}
+
+/// What a quantized product's kernel takes over from its neighbours (`Patterns`' per-node
+/// fields).
+#[derive(Clone, Copy, Default)]
+pub struct Takeover<'p> {
+    pub tail: Option<(Tail, Operand)>,
+    pub norm: Option<&'p RmsNorm>,
+    pub store: Option<&'p Store>,
+    pub pair: Option<&'p QuantizedLinear>,
 }
 
 impl Patterns {
@@ -67,7 +82,13 @@ impl Patterns {
             norm: vec![None; n],
             norm_in_readers: vec![false; n],
             store: vec![None; n],
+            pair: vec![None; n],
         }
+    }
+
+    /// What node `k`'s quantized product takes over.
+    pub fn takeover(&self, k: usize) -> Takeover<'_> {
+        Takeover { tail: self.tail[k], norm: self.norm[k].as_ref(), store: self.store[k].as_ref(), pair: self.pair[k].as_ref() }
     }
 
     /// Per node: the operands its fused kernel reads (the match's inputs), which the buffer
@@ -75,8 +96,8 @@ impl Patterns {
     pub fn reads(&self) -> Vec<Vec<Operand>> {
         self.at
             .iter()
-            .zip(self.tail.iter().zip(self.norm.iter().zip(&self.store)))
-            .map(|(f, (tail, (norm, store)))| match f {
+            .zip(self.tail.iter().zip(self.norm.iter().zip(self.store.iter().zip(&self.pair))))
+            .map(|(f, (tail, (norm, (store, pair))))| match f {
                 None => Vec::new(),
                 Some(Fused::Quantized(q)) => {
                     let t = tail.map(|(_, r)| r);
@@ -85,8 +106,10 @@ impl Patterns {
                     let (cos, sin) = (rope.map(|r| r.cos), rope.map(|r| r.sin));
                     let scatter = store.as_ref().and_then(|s| s.scatter);
                     let (cache, indices) = (scatter.map(|s| s.0), scatter.map(|s| s.1));
+                    let pair = pair.iter().flat_map(|g| [Some(g.weight), Some(g.scale), Some(g.zero_point), g.offset]);
                     [Some(q.input), Some(q.weight), Some(q.scale), Some(q.zero_point), q.offset, t, x, w, cos, sin, cache, indices]
                         .into_iter()
+                        .chain(pair)
                         .flatten()
                         .collect()
                 }
@@ -101,15 +124,17 @@ impl Patterns {
             .collect()
     }
 
-    /// Every match the kernels take, on a device binding up to 8 storage buffers per kernel
+    /// Every match the kernels take, on a GPU binding up to 8 storage buffers per kernel
     /// (WebGPU's default limit).
     pub fn find(graph: &Graph) -> Patterns {
-        Patterns::find_for(graph, 8)
+        Patterns::find_for(graph, 8, false)
     }
 
     /// Every match the kernels take, on a device binding up to `max_storage` storage buffers
     /// per kernel: a product takes over its neighbours' steps only as far as its inputs fit.
-    pub fn find_for(graph: &Graph, max_storage: u32) -> Patterns {
+    /// Pairs (`pair`) only where `cpu_adapter` is false: they run on the gemv's row frame,
+    /// which a CPU adapter's prompts leave for the tiled kernel.
+    pub fn find_for(graph: &Graph, max_storage: u32, cpu_adapter: bool) -> Patterns {
         let mut p = Patterns::none(graph);
         let mut add = |node: usize, absorbed: &[usize], f: Fused| {
             for &k in absorbed {
@@ -158,8 +183,53 @@ impl Patterns {
         }
         p.find_tails(graph);
         p.find_norms(graph);
+        if !cpu_adapter {
+            p.find_pairs(graph, max_storage);
+        }
         p.find_stores(graph, max_storage);
         p
+    }
+
+    /// Gated MLPs whose gate and up projections can run as one kernel (`pair`): the up
+    /// product's epilogue multiplies by the SiLU of a gate that is itself a quantized
+    /// product of the same x (normalised alike), with the same sizes, weight type and
+    /// parameter formats, read by nothing but the absorbed gate, and the kernel's inputs fit
+    /// in `max_storage` bindings.
+    fn find_pairs(&mut self, graph: &Graph, max_storage: u32) {
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); graph.operands.len()];
+        for (k, node) in graph.nodes.iter().enumerate() {
+            for o in node.op.operands() {
+                readers[o.index()].push(k);
+            }
+        }
+        let zeros = |q: &QuantizedLinear| graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
+        for p in 0..graph.nodes.len() {
+            let (Some((Tail::SiluGate, gate)), Some(Fused::Quantized(up))) = (self.tail[p], &self.at[p]) else { continue };
+            let Source::Node { node: g, .. } = graph.info(gate).source else { continue };
+            let Some(Fused::Quantized(gq)) = &self.at[g] else { continue };
+            let formats = |q: &QuantizedLinear| {
+                let d = |o: Operand| graph.desc(o).data_type;
+                (q.input, q.n, q.k, q.block, d(q.weight), d(q.scale), q.offset.map(d), zeros(q))
+            };
+            let only_gate = readers[gate.index()].iter().all(|&r| self.absorbed[r])
+                && !graph.outputs.iter().any(|(_, o)| *o == gate);
+            // The output, x, the two weights, scales and offsets, [both zero points], [the
+            // norm weight].
+            let bindings = 8 + 2 * u32::from(!zeros(up)) + u32::from(self.norm[p].is_some());
+            let fits = formats(up) == formats(gq)
+                && self.norm[g] == self.norm[p]
+                && self.tail[g].is_none()
+                && only_gate
+                && bindings <= max_storage;
+            if !fits {
+                continue;
+            }
+            self.pair[p] = Some(gq.clone());
+            self.tail[p] = None;
+            self.at[g] = None;
+            self.absorbed[g] = true;
+            self.norm[g] = None;
+        }
     }
 
     /// Products whose output goes, alone, through a rotary embedding (`reshape` to

@@ -6,7 +6,8 @@
 //! - the RMSNorm of x, when every reader of the norm is such a product (decode-sized gemvs
 //!   on GPUs: the norm then runs no kernel);
 //! - the rotary embedding of its output and the write of its rows into a cache (`Store`:
-//!   a transformer's q, k and v projections).
+//!   a transformer's q, k and v projections);
+//! - on GPUs, the gate product of a gated MLP computed beside the up product (`pair`).
 
 use webnn_core::ops::{MLNumber, OpOptions, ReduceOptions, SliceOptions};
 use webnn_core::{Backend, DataType, Dim, Graph, GraphBuilder, HostTensor, OperandDescriptor};
@@ -153,6 +154,82 @@ fn gemvs_normalise_their_input_on_gpus() {
     }
 }
 
+/// `silu(gate) * up` with gate = x·Wgᵀ and up = x·Wuᵀ of weight type `weight`.
+fn gated_mlp(b: &mut GraphBuilder, x: webnn_core::Operand, weight: DataType, zero_points: bool, rng: &mut Rng) -> (webnn_core::Operand, webnn_core::Operand) {
+    let none = OpOptions::default;
+    let layer = QuantizedLinear { weight, n: N, k: K, block: 32, offset: !zero_points, zero_points };
+    let gate = layer.build(b, x, rng).unwrap();
+    let up = layer.build(b, x, rng).unwrap();
+    let sig = b.sigmoid(gate, none()).unwrap();
+    let silu = b.mul(gate, sig, none()).unwrap();
+    (b.mul(silu, up, none()).unwrap(), gate)
+}
+
+/// Three gated MLPs: of rmsnorm(x) with Q4_1-like weights; of x with int8 weights and zero
+/// points; of x with its gate also a graph output (no pair: the gate must be stored).
+fn mlp_graph(rng: &mut Rng) -> Graph {
+    let mut b = GraphBuilder::new();
+    let rows = Dim::Dynamic { name: "m".into(), max_size: 40 };
+    let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, K.into()])).unwrap();
+    let h = rms_norm(&mut b, x, rng);
+    let (normed, _) = gated_mlp(&mut b, h, DataType::Uint4, false, rng);
+    let (zeros, _) = gated_mlp(&mut b, x, DataType::Int8, true, rng);
+    let (read, gate) = gated_mlp(&mut b, x, DataType::Int4, false, rng);
+    b.build(&[("normed", normed), ("zeros", zeros), ("read", read), ("gate", gate)]).unwrap()
+}
+
+fn mlp_kernels(g: &Graph, m: u32, max_storage: u32, cpu_adapter: bool) -> Vec<String> {
+    let mut dims = webnn_core::DimBindings::default();
+    dims.bind("x", g.desc(g.inputs[0].1), &[m, K]).unwrap();
+    let r = g.resolved(&dims);
+    let patterns = webnn_wgpu::patterns::Patterns::find_for(&r, max_storage, cpu_adapter);
+    webnn_wgpu::exec::lower_graph_with(&r, &patterns, cpu_adapter)
+        .unwrap()
+        .iter()
+        .flat_map(|l| match l {
+            Lowering::Kernels(c) => c.iter().map(|c| c.key.label()).collect(),
+            Lowering::Alias(_) => Vec::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn gate_and_up_projections_run_as_one_kernel_on_gpus() {
+    let mut rng = Rng::new(23);
+    let g = mlp_graph(&mut rng);
+    let count = |labels: &[String], s: &str| labels.iter().filter(|k| k.contains(s)).count();
+    // On a GPU binding 16 storage buffers: the first two MLPs are one paired product each
+    // (the first normalising x at one row); the third keeps its gate product and multiplies
+    // in the epilogue.
+    for m in [1, 9] {
+        let labels = mlp_kernels(&g, m, 16, false);
+        let products = count(&labels, "QGemv");
+        assert_eq!((products, count(&labels, "pair: true"), count(&labels, "SiluGate")), (4, 2, 1), "m {m}: {labels:#?}");
+    }
+    assert_eq!(count(&mlp_kernels(&g, 1, 16, false), "norm: true"), 1);
+    // At 8: the normalising pair would bind nine buffers, the one with zero points ten.
+    let labels = mlp_kernels(&g, 1, 8, false);
+    assert_eq!(count(&labels, "pair: true"), 0, "{labels:#?}");
+    // A CPU adapter pairs nothing.
+    assert_eq!(count(&mlp_kernels(&g, 1, 16, true), "pair: true"), 0);
+    let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
+    for backend in [backend.clone().tuned_for_gpu(), backend] {
+        let mut gpu = backend.compile_graph(&g).unwrap();
+        let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+        for m in [1u32, 2, 5, 40, 1, 9] {
+            let x = HostTensor { desc: OperandDescriptor::new(F, &[m, K]), bytes: floats(&mut rng, (m * K) as usize) };
+            let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
+            let want = cpu.dispatch(&[("x", &x)]).unwrap();
+            for ((name, a), (_, b)) in got.iter().zip(&want) {
+                for (i, (a, b)) in values(a).iter().zip(values(b)).enumerate() {
+                    let tolerance = 1e-4 * b.abs().max(1.0) * K as f32;
+                    assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
+                }
+            }
+        }
+    }
+}
+
 /// Rotary embedding of `x` `[rows, heads * hd]` on adjacent pairs, as SmolLM2's graph
 /// writes it, with `cos`/`sin` `[rows, 1, hd / 2, 1]`.
 fn rope(b: &mut GraphBuilder, x: webnn_core::Operand, heads: u32, hd: u32, rows: &Dim, cos: webnn_core::Operand, sin: webnn_core::Operand) -> webnn_core::Operand {
@@ -207,7 +284,7 @@ fn kernels_at(g: &Graph, m: u32, max_storage: u32) -> Vec<String> {
     let mut dims = webnn_core::DimBindings::default();
     dims.bind("x", g.desc(g.inputs[0].1), &[m, K]).unwrap();
     let r = g.resolved(&dims);
-    let patterns = webnn_wgpu::patterns::Patterns::find_for(&r, max_storage);
+    let patterns = webnn_wgpu::patterns::Patterns::find_for(&r, max_storage, false);
     webnn_wgpu::exec::lower_graph_with(&r, &patterns, false)
         .unwrap()
         .iter()

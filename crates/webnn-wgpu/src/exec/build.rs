@@ -76,10 +76,15 @@ pub(super) fn grid(key: KernelKey, uniform: &Uniform) -> [u32; 3] {
         Uniform::Pool(p) => rows(p.rows),
         Uniform::Matmul(m) => match key.kernel {
             KernelId::Gemv { .. } => rows(m.batches.saturating_mul(m.m).saturating_mul(m.n)),
-            // With one row of x, COLS weight rows per frame row; otherwise four rows of x
-            // (qgemv.wgsl's XR) against four weight rows.
+            // With one row of x, COLS weight rows per frame row (one of each set with a
+            // pair); otherwise four rows of x (qgemv.wgsl's XR) against four weight rows, two
+            // of each set with a pair (`block_cols`).
+            KernelId::QGemv { pair: true, .. } if m.m == 1 => rows(m.n),
             KernelId::QGemv { cols, .. } if m.m == 1 => rows(m.n.div_ceil(cols)),
-            KernelId::QGemv { .. } => rows(m.m.div_ceil(4).saturating_mul(m.n.div_ceil(4))),
+            KernelId::QGemv { pair, .. } => {
+                let cols = if pair { 2 } else { 4 };
+                rows(m.m.div_ceil(4).saturating_mul(m.n.div_ceil(cols)))
+            }
             _ => tiles([m.n.div_ceil(TILE), m.m.div_ceil(tile_rows(key)), m.batches]),
         },
         Uniform::Conv(c) => tiles([c.n.div_ceil(TILE), c.m.div_ceil(tile_rows(key)), c.groups]),

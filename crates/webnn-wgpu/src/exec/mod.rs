@@ -282,10 +282,7 @@ pub(crate) fn lower_node(graph: &Graph, k: usize, patterns: &Patterns, fusion: &
         return Ok(Lowering::Alias(patterns.alias[k].unwrap_or(node.op.operands()[0])));
     }
     let l = match &patterns.at[k] {
-        Some(Fused::Quantized(q)) => {
-            let (norm, store) = (patterns.norm[k].as_ref(), patterns.store[k].as_ref());
-            crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.tail[k], norm, store, cpu_adapter)
-        }
+        Some(Fused::Quantized(q)) => crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.takeover(k), cpu_adapter),
         // Its readers normalise x themselves where they run as gemvs.
         Some(Fused::RmsNorm(r)) if patterns.norm_in_readers[k] && crate::lower::norm_in_gemv(graph, r, cpu_adapter) => {
             Ok(Lowering::Kernels(Vec::new()))
@@ -323,7 +320,7 @@ impl WgpuGraph {
         let bound = graph.resolved(&DimBindings::default());
         // The fused patterns, found once at the bounds and kept for every size.
         let patterns = match options.fuse {
-            true => Patterns::find_for(&bound, options.max_storage),
+            true => Patterns::find_for(&bound, options.max_storage, options.cpu_adapter),
             false => Patterns::none(&bound),
         };
         let lowered = lower_graph_with(&bound, &patterns, options.cpu_adapter)?;

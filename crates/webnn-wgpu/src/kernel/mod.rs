@@ -195,6 +195,11 @@ pub enum KernelId {
         /// int32 indices input): `ProductIo`.
         rope: bool,
         scatter: bool,
+        /// A second weight set (its scale, zero points and offset) whose rows this kernel
+        /// computes beside its own, storing `v * silu(pair)`: a gated MLP's gate and up
+        /// projections as one kernel (`crate::patterns::Patterns::pair`). Never with `tail`,
+        /// `rope` or `scatter`; one column per frame row with one row of x.
+        pair: bool,
     },
     /// The same product for prompts (many rows of x) on the tiled gemm frame; `rows` as
     /// `Matmul`'s.
@@ -213,7 +218,8 @@ pub enum KernelId {
 /// The inputs a quantized product's module binds beyond x, the weight, its scale and
 /// offset, each for a step it takes over from its neighbours: zero points (d) that may be
 /// nonzero, an epilogue op's operand (f, `Tail`), the RMSNorm weight (g), rotary
-/// embedding's cos and sin, and the indices of a row scatter (int32).
+/// embedding's cos and sin, the indices of a row scatter (int32), and a second weight set
+/// (`pair`: a gate's weight, scale, [zero points] and offset).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProductIo {
     pub zero_point: bool,
@@ -221,6 +227,7 @@ pub struct ProductIo {
     pub norm: bool,
     pub rope: bool,
     pub scatter: bool,
+    pub pair: bool,
 }
 
 /// What a product's epilogue does with one more operand `r` of the output's shape (input f)
@@ -236,16 +243,19 @@ pub enum Tail {
 }
 
 impl ProductIo {
-    /// Every combination.
+    /// Every combination the lowering makes: a pair takes the place of the epilogue
+    /// operand, and its product stores neither rotated nor scattered rows.
     pub fn all() -> Vec<ProductIo> {
-        (0..32u32)
+        (0..64u32)
             .map(|b| ProductIo {
                 zero_point: b & 1 != 0,
                 tail: b & 2 != 0,
                 norm: b & 4 != 0,
                 rope: b & 8 != 0,
                 scatter: b & 16 != 0,
+                pair: b & 32 != 0,
             })
+            .filter(|io| !io.pair || !(io.tail || io.rope || io.scatter))
             .collect()
     }
 }
@@ -362,9 +372,9 @@ impl KernelKey {
             (Matmul { c, clamp, .. }, Matmul { c: c2, clamp: k2, .. })
             | (Gemv { c, clamp, .. }, Gemv { c: c2, clamp: k2, .. }) => (c, clamp) == (c2, k2),
             // A uniform x is bound at its one size.
-            (QGemv { weight, offset, clamp, x, zero_point, tail, norm, rope, scatter, .. }, b @ QGemv { .. }) => {
-                let QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, norm: n, rope: r, scatter: sc, .. } = b else { return None };
-                (weight, offset, clamp, x, zero_point, tail, norm, rope, scatter) == (w, o, k, x2, z, t, n, r, sc)
+            (QGemv { weight, offset, clamp, x, zero_point, tail, norm, rope, scatter, pair, .. }, b @ QGemv { .. }) => {
+                let QGemv { weight: w, offset: o, clamp: k, x: x2, zero_point: z, tail: t, norm: n, rope: r, scatter: sc, pair: p, .. } = b else { return None };
+                (weight, offset, clamp, x, zero_point, tail, norm, rope, scatter, pair) == (w, o, k, x2, z, t, n, r, sc, p)
             }
             (QGemm { weight, offset, clamp, zero_point, tail, rope, scatter, .. }, b @ QGemm { .. }) => {
                 let QGemm { weight: w, offset: o, clamp: k, zero_point: z, tail: t, rope: r, scatter: sc, .. } = b else { return None };
@@ -644,17 +654,18 @@ impl KernelKey {
                         let offset = c;
                         for io in ProductIo::all() {
                             for tail in Tail::all().into_iter().filter(|t| (*t != Tail::None) == io.tail) {
-                                let (zero_point, norm, rope, scatter) = (io.zero_point, io.norm, io.rope, io.scatter);
+                                let (zero_point, norm, rope, scatter, pair) = (io.zero_point, io.norm, io.rope, io.scatter, io.pair);
                                 let outs: &[DataType] = if scatter { &[DataType::Float32, DataType::Float16] } else { &[DataType::Float32] };
                                 for &out in outs {
                                     // Rotary pairs need four columns per invocation group.
                                     for (lanes, cols) in [(1, 4), (64, if rope { 4 } else { 1 })] {
                                         for (params, x) in bindings {
-                                            let k = QGemv { weight: q, offset, clamp, lanes, params, cols, x, zero_point, tail, norm, rope, scatter };
+                                            let k = QGemv { weight: q, offset, clamp, lanes, params, cols, x, zero_point, tail, norm, rope, scatter, pair };
                                             keys.push(key(k, t, out));
                                         }
                                     }
-                                    for rows in [2, 8].into_iter().filter(|_| !norm) {
+                                    // Pairs run on the row frame only.
+                                    for rows in [2, 8].into_iter().filter(|_| !norm && !pair) {
                                         keys.push(key(QGemm { weight: q, offset, clamp, rows, zero_point, tail, rope, scatter }, t, out));
                                     }
                                 }

@@ -176,12 +176,12 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, params, x, zero_point, tail, norm, rope, scatter, .. } => {
-                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm, rope, scatter };
+            K::QGemv { weight, params, x, zero_point, tail, norm, rope, scatter, pair, .. } => {
+                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm, rope, scatter, pair };
                 Body::QGemv(weight, params, x, io)
             }
             K::QGemm { weight, zero_point, tail, rope, scatter, .. } => {
-                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm: false, rope, scatter };
+                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm: false, rope, scatter, pair: false };
                 Body::QGemm(weight, io)
             }
         }
@@ -369,7 +369,8 @@ impl ModuleKey {
             Body::QGemv(.., io) | Body::QGemm(_, io) => Some(io),
             _ => None,
         };
-        let tail = io.is_some_and(|io| io.tail);
+        // The epilogue op and the pair's SiLU call math.wgsl's sigmoid.
+        let tail = io.is_some_and(|io| io.tail || io.pair);
         let float_ops = matches!(op_file, Some(f) if f == src::UNARY_FLOAT || f == src::BINARY_FLOAT || f == src::REDUCE_FLOAT)
             || body == Body::SiluMul
             || tail;
@@ -472,14 +473,22 @@ fn a_loader(a: ABinding, storage: String) -> String {
 }
 
 /// The inputs of a quantized product's module, named by role (`ProductIo`): x (a), the
-/// weight (b), its scale (c), [zero points (d)], offset (e), [epilogue operand (f)], [norm
-/// weight (g)], [cos, sin], [row indices]; bound in this order.
+/// weight (b), its scale (c), [zero points (d)], offset (e), [the pair's weight, scale, zero
+/// points and offset], [epilogue operand (f)], [norm weight (g)], [cos, sin], [row indices];
+/// bound in this order.
 fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static str, DataType)> {
     let mut v = vec![("a", x), ("b", weight), ("c", x)];
     if io.zero_point {
         v.push(("d", weight));
     }
     v.push(("e", x));
+    if io.pair {
+        v.extend([("pair_q", weight), ("pair_c", x)]);
+        if io.zero_point {
+            v.push(("pair_d", weight));
+        }
+        v.push(("pair_e", x));
+    }
     // Names no kernel uses for a local (a binding named like a loader's parameter `i`
     // would be shadowed inside its own loader).
     let optional = [(io.tail, "f"), (io.norm, "g"), (io.rope, "rope_cos"), (io.rope, "rope_sin")];
@@ -501,11 +510,24 @@ fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static 
 /// - `out_row(z, m)`: the output row of product row m, or the row that input row_indices
 ///   names in an
 ///   output of `batch_shape[0].w` rows (a cache's scatterND: negative indices count from
-///   the end, the rest clamp, as the scatter kernel resolves them).
+///   the end, the rest clamp, as the scatter kernel resolves them);
+/// - `PAIR`, `pair_word(i)`, `load_pair_c(s)`, `load_pair_d(s)`, `load_pair_e(s)`: the
+///   second weight set (word i of its weight, block s's scale, zero point and offset), or
+///   zeros where the module has none.
 fn product_fns(io: ProductIo) -> String {
     let mut f = String::new();
     if !io.zero_point {
         f += "fn load_d(i: u32) -> f32 {\n    return 0.0;\n}\n";
+    }
+    f += match io.pair {
+        false => "const PAIR: bool = false;\n\
+                  fn pair_word(i: u32) -> u32 {\n    return 0u;\n}\n\
+                  fn load_pair_c(i: u32) -> f32 {\n    return 0.0;\n}\n\
+                  fn load_pair_e(i: u32) -> f32 {\n    return 0.0;\n}\n",
+        true => "const PAIR: bool = true;\nfn pair_word(i: u32) -> u32 {\n    return pair_q[i];\n}\n",
+    };
+    if !(io.pair && io.zero_point) {
+        f += "fn load_pair_d(i: u32) -> f32 {\n    return 0.0;\n}\n";
     }
     f += match io.tail {
         false => "fn tail(i: u32, v: f32) -> f32 {\n    return v;\n}\n",

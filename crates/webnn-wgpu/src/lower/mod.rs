@@ -162,12 +162,10 @@ pub fn lower_quantized(
     node: &Node,
     clamp: Option<[f32; 2]>,
     q: &webnn_core::fusion::QuantizedLinear,
-    tail: Option<(crate::kernel::Tail, Operand)>,
-    norm: Option<&webnn_core::fusion::RmsNorm>,
-    store: Option<&crate::patterns::Store>,
+    takeover: crate::patterns::Takeover,
     cpu_adapter: bool,
 ) -> Result<Lowering> {
-    products::quantized_linear(&Cx { graph, node, clamp }, q, tail, norm, store, cpu_adapter)
+    products::quantized_linear(&Cx { graph, node, clamp }, q, takeover, cpu_adapter)
 }
 
 /// Whether the quantized products reading RMSNorm `r` normalise x themselves at these sizes

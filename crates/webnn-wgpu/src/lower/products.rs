@@ -2,6 +2,7 @@
 
 use super::{dims8, elements, strides32, u32_of, Cx, Lowering};
 use crate::kernel::{a_binding, gemm_rows, lanes_for, ABinding, KernelId, ParamBinding, Tail, DEPTHWISE_PATCH, DEPTHWISE_TILE, TILE};
+use crate::patterns::Takeover;
 use crate::params::{ConvParams, DepthwiseParams, MatmulParams, Params, Uniform};
 use bytemuck::Zeroable;
 use webnn_core::ops::*;
@@ -353,15 +354,11 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 ///   (`norm_prologue`), reading the norm's input and weight;
 /// - `store`: the rotary embedding of its output pairs, and the cache rows its rows are
 ///   scattered into; the product then runs at that later node (`cx.node`), writing its
-///   output (first copying the scatter's input there, which an in-place update skips).
-pub fn quantized_linear(
-    cx: &Cx,
-    q: &webnn_core::fusion::QuantizedLinear,
-    tail: Option<(Tail, Operand)>,
-    norm: Option<&webnn_core::fusion::RmsNorm>,
-    store: Option<&crate::patterns::Store>,
-    cpu_adapter: bool,
-) -> Result<Lowering> {
+///   output (first copying the scatter's input there, which an in-place update skips);
+/// - `pair`: a gate product of the same x and formats computed beside this one, the output
+///   being this product times the gate's SiLU (on the gemv's row frame at every size).
+pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, takeover: Takeover, cpu_adapter: bool) -> Result<Lowering> {
+    let Takeover { tail, norm, store, pair } = takeover;
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
     let norm = norm.filter(|_| norm_prologue(u64::from(m), cpu_adapter));
@@ -399,14 +396,15 @@ pub fn quantized_linear(
     // 64x576 product is 9 workgroups, 238 us on an H100 for 2 us of arithmetic), so every
     // row count runs the gemv kernel there: four rows of x against four weight rows per
     // frame row, 576 workgroups for that product.
-    let tiled = cpu_adapter && (m > QGEMV_ROWS || (rope_on && m > 1));
+    // A pair runs only on the row frame (`Patterns::find_for` pairs none for CPU adapters).
+    let tiled = cpu_adapter && (m > QGEMV_ROWS || (rope_on && m > 1)) && pair.is_none();
     let kernel = if tiled {
         let rows = gemm_rows(m);
         check_tiles(m, q.n, [8 * rows, TILE], 1)?;
         KernelId::QGemm { weight, offset, clamp, rows, zero_point, tail: tail_op, rope: rope_on, scatter: scatter_on }
     } else {
         let (lanes, params, cols) = if cpu_adapter {
-            (1, ParamBinding::Storage, 4)
+            (1, ParamBinding::Storage, if pair.is_some() { 1 } else { 4 })
         } else {
             (lanes_for((q.k / q.block).div_ceil(2)), ParamBinding::Uniform, if rope_on { 4 } else { 1 })
         };
@@ -416,7 +414,8 @@ pub fn quantized_linear(
             _ => ABinding::Storage,
         };
         let norm = norm.is_some();
-        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point, tail: tail_op, norm, rope: rope_on, scatter: scatter_on }
+        let pair = pair.is_some();
+        KernelId::QGemv { weight, offset, clamp, lanes, params, cols, x, zero_point, tail: tail_op, norm, rope: rope_on, scatter: scatter_on, pair }
     };
     // The norm's epsilon where it runs here (the gemv has no C, so beta is free).
     if let Some(r) = norm {
@@ -428,6 +427,11 @@ pub fn quantized_linear(
     let mut inputs = vec![x, q.weight, q.scale];
     inputs.extend(Some(q.zero_point).filter(|_| zero_point));
     inputs.push(q.offset.unwrap_or(q.scale));
+    if let Some(g) = pair {
+        inputs.extend([g.weight, g.scale]);
+        inputs.extend(Some(g.zero_point).filter(|_| zero_point));
+        inputs.push(g.offset.unwrap_or(g.scale));
+    }
     inputs.extend(tail.map(|(_, r)| r));
     inputs.extend(norm.map(|r| r.weight));
     inputs.extend(rope.into_iter().flat_map(|r| [r.cos, r.sin]));
