@@ -135,30 +135,39 @@ fn x_normed(i: u32) -> XWord {
     if (!NORM) {
         return XWord(x, 0.0);
     }
-    var w = WordValues(nw4(i, 1u), vec4<f32>(0.0));
-    if (W_BITS == 4u) {
-        w = WordValues(nw4(i, 2u), nw4(i + 1u, 2u));
-    }
+    let w = norm_word(i);
     return XWord(WordValues(x.lo * w.lo, x.hi * w.hi), dot(x.lo, x.lo) + dot(x.hi, x.hi));
 }
 
+// The norm weight's values for the word whose elements start at i, paired as word_values
+// pairs the weights (NORM; ones otherwise): loaded once per word for every row of x.
+fn norm_word(i: u32) -> WordValues {
+    if (!NORM) {
+        return WordValues(vec4<f32>(1.0), vec4<f32>(1.0));
+    }
+    if (W_BITS == 4u) {
+        return WordValues(nw4(i, 2u), nw4(i + 1u, 2u));
+    }
+    return WordValues(nw4(i, 1u), vec4<f32>(0.0));
+}
+
 // Row r's (its first element's index) values of x for the word whose elements start at i,
-// paired as word_values pairs the weights; with NORM times the norm weight's, and the sum of
-// their squares before (0 without NORM).
-fn x_row(r: u32, i: u32) -> XWord {
+// paired as word_values pairs the weights; with NORM times the norm weight's (`nw`, from
+// norm_word), and the sum of their squares before (0 without NORM).
+fn x_row(r: u32, i: u32, nw: WordValues) -> XWord {
     if (W_BITS == 4u) {
         let xe = x4(r + i, 2u);
         let xo = x4(r + i + 1u, 2u);
         if (!NORM) {
             return XWord(WordValues(xe, xo), 0.0);
         }
-        return XWord(WordValues(xe * nw4(i, 2u), xo * nw4(i + 1u, 2u)), dot(xe, xe) + dot(xo, xo));
+        return XWord(WordValues(xe * nw.lo, xo * nw.hi), dot(xe, xe) + dot(xo, xo));
     }
     let xv = x4(r + i, 1u);
     if (!NORM) {
         return XWord(WordValues(xv, vec4<f32>(0.0)), 0.0);
     }
-    return XWord(WordValues(xv * nw4(i, 1u), vec4<f32>(0.0)), dot(xv, xv));
+    return XWord(WordValues(xv * nw.lo, vec4<f32>(0.0)), dot(xv, xv));
 }
 
 // sum(x * q) over a word: x's values against the word's, paired alike.
@@ -467,10 +476,11 @@ fn run_block(frame_row: u32, slot: u32, lane: u32, live: bool) {
                 let vc = word_values(block_word(2u, word0.z + w));
                 let vd = word_values(block_word(3u, word0.w + w));
                 let i = at + w * per_word;
-                let x0 = x_row(r.x, i);
-                let x1 = x_row(r.y, i);
-                let x2 = x_row(r.z, i);
-                let x3 = x_row(r.w, i);
+                let nw = norm_word(i);
+                let x0 = x_row(r.x, i, nw);
+                let x1 = x_row(r.y, i, nw);
+                let x2 = x_row(r.z, i, nw);
+                let x3 = x_row(r.w, i, nw);
                 qa += vec4<f32>(word_dot(x0.v, va), word_dot(x1.v, va), word_dot(x2.v, va), word_dot(x3.v, va));
                 qb += vec4<f32>(word_dot(x0.v, vb), word_dot(x1.v, vb), word_dot(x2.v, vb), word_dot(x3.v, vb));
                 qc += vec4<f32>(word_dot(x0.v, vc), word_dot(x1.v, vc), word_dot(x2.v, vc), word_dot(x3.v, vc));

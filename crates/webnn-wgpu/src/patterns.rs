@@ -45,10 +45,14 @@ pub struct Patterns {
     /// (a residual add absorbed into the product it adds).
     pub alias: Vec<Option<Operand>>,
     /// Per quantized product: the RMSNorm whose output is its input, when every reader of
-    /// that output is such a product. A product run as a gemv (decode steps, on GPUs)
-    /// normalises x itself, and the norm's node runs no kernel (`norm_in_readers`).
+    /// that output is such a product (GPUs: `find_for`). The product normalises x itself
+    /// (its gemv frame rows load each row of x whole across their lanes, so the sum of
+    /// squares comes with the loads), and the norm's node runs no kernel (`norm_in_readers`).
+    /// Not on CPU adapters: every storage load there is a lane-by-lane branch, so the norm
+    /// weight's loads would cost more than the norm's dispatch; and their prompts run the
+    /// tiled kernel, which does not normalise.
     pub norm: Vec<Option<RmsNorm>>,
-    /// Per RMSNorm node: its readers may normalise x themselves (`norm`).
+    /// Per RMSNorm node: its readers normalise x themselves (`norm`).
     pub norm_in_readers: Vec<bool>,
     /// Per node running a quantized product moved there: how it stores (`Store`).
     pub store: Vec<Option<Store>>,
@@ -132,8 +136,9 @@ impl Patterns {
 
     /// Every match the kernels take, on a device binding up to `max_storage` storage buffers
     /// per kernel: a product takes over its neighbours' steps only as far as its inputs fit.
-    /// Pairs (`pair`) only where `cpu_adapter` is false: they run on the gemv's row frame,
-    /// which a CPU adapter's prompts leave for the tiled kernel.
+    /// Norms in the products (`norm`) and pairs (`pair`) only where `cpu_adapter` is false:
+    /// they run on the gemv's row frame, which a CPU adapter's prompts leave for the tiled
+    /// kernel.
     pub fn find_for(graph: &Graph, max_storage: u32, cpu_adapter: bool) -> Patterns {
         let mut p = Patterns::none(graph);
         let mut add = |node: usize, absorbed: &[usize], f: Fused| {
@@ -182,8 +187,8 @@ impl Patterns {
             p.scratch[n] = true;
         }
         p.find_tails(graph);
-        p.find_norms(graph);
         if !cpu_adapter {
+            p.find_norms(graph);
             p.find_pairs(graph, max_storage);
         }
         p.find_stores(graph, max_storage);

@@ -121,21 +121,15 @@ fn norm_graph(rng: &mut Rng) -> Graph {
 fn gemvs_normalise_their_input_on_gpus() {
     let mut rng = Rng::new(13);
     let g = norm_graph(&mut rng);
-    // At one row, as lowered for a GPU: the first norm runs no kernel, its three products
-    // normalise x; the second norm (also read by an add) is a kernel.
-    let mut dims = webnn_core::DimBindings::default();
-    dims.bind("x", g.desc(g.inputs[0].1), &[1, K]).unwrap();
-    let lowered = webnn_wgpu::lower_graph(&g.resolved(&dims)).unwrap();
-    let labels: Vec<String> = lowered
-        .iter()
-        .filter_map(|l| match l {
-            Lowering::Kernels(c) if !c.is_empty() => Some(c[0].key.label()),
-            _ => None,
-        })
-        .collect();
-    let normalising = labels.iter().filter(|k| k.contains("norm: true")).count();
-    let norms = labels.iter().filter(|k| k.starts_with("Normalize")).count();
-    assert_eq!((normalising, norms, labels.len()), (3, 1, 6), "{labels:#?}");
+    // At one row (a decode step) and at nine (a prompt), as lowered for a GPU: the first
+    // norm runs no kernel, its three products normalise x; the second norm (also read by an
+    // add) is a kernel. On a CPU adapter both norms are kernels.
+    for (m, cpu_adapter, want) in [(1, false, (3, 1, 6)), (9, false, (3, 1, 6)), (1, true, (0, 2, 7)), (9, true, (0, 2, 7))] {
+        let labels = kernels_at(&g, m, 8, cpu_adapter);
+        let normalising = labels.iter().filter(|k| k.contains("norm: true")).count();
+        let norms = labels.iter().filter(|k| k.starts_with("Normalize")).count();
+        assert_eq!((normalising, norms, labels.len()), want, "m {m}, cpu adapter {cpu_adapter}: {labels:#?}");
+    }
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for backend in [backend.clone().tuned_for_gpu(), backend] {
         let mut gpu = backend.compile_graph(&g).unwrap();
@@ -150,6 +144,11 @@ fn gemvs_normalise_their_input_on_gpus() {
                     assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
                 }
             }
+        }
+        // On a GPU every size lowers alike (the products normalise x at every row count):
+        // one set of steps. A CPU adapter's tiled prompts and one-row gemvs differ.
+        if !backend.options().cpu_adapter {
+            assert_eq!(gpu.shapes_built(), 1);
         }
     }
 }
@@ -178,7 +177,9 @@ fn mlp_graph(rng: &mut Rng) -> Graph {
     b.build(&[("normed", normed), ("zeros", zeros), ("read", read), ("gate", gate)]).unwrap()
 }
 
-fn mlp_kernels(g: &Graph, m: u32, max_storage: u32, cpu_adapter: bool) -> Vec<String> {
+/// The kernels of `g` (input x of `m` rows) as lowered for a device binding `max_storage`
+/// storage buffers.
+fn kernels_at(g: &Graph, m: u32, max_storage: u32, cpu_adapter: bool) -> Vec<String> {
     let mut dims = webnn_core::DimBindings::default();
     dims.bind("x", g.desc(g.inputs[0].1), &[m, K]).unwrap();
     let r = g.resolved(&dims);
@@ -202,16 +203,16 @@ fn gate_and_up_projections_run_as_one_kernel_on_gpus() {
     // (the first normalising x at one row); the third keeps its gate product and multiplies
     // in the epilogue.
     for m in [1, 9] {
-        let labels = mlp_kernels(&g, m, 16, false);
+        let labels = kernels_at(&g, m, 16, false);
         let products = count(&labels, "QGemv");
         assert_eq!((products, count(&labels, "pair: true"), count(&labels, "SiluGate")), (4, 2, 1), "m {m}: {labels:#?}");
     }
-    assert_eq!(count(&mlp_kernels(&g, 1, 16, false), "norm: true"), 1);
+    assert_eq!(count(&kernels_at(&g, 1, 16, false), "norm: true"), 1);
     // At 8: the normalising pair would bind nine buffers, the one with zero points ten.
-    let labels = mlp_kernels(&g, 1, 8, false);
+    let labels = kernels_at(&g, 1, 8, false);
     assert_eq!(count(&labels, "pair: true"), 0, "{labels:#?}");
     // A CPU adapter pairs nothing.
-    assert_eq!(count(&mlp_kernels(&g, 1, 16, true), "pair: true"), 0);
+    assert_eq!(count(&kernels_at(&g, 1, 16, true), "pair: true"), 0);
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for backend in [backend.clone().tuned_for_gpu(), backend] {
         let mut gpu = backend.compile_graph(&g).unwrap();
@@ -280,28 +281,13 @@ fn projections(rng: &mut Rng) -> Graph {
     b.build(&[("q", q), ("k", k), ("v", v)]).unwrap()
 }
 
-fn kernels_at(g: &Graph, m: u32, max_storage: u32) -> Vec<String> {
-    let mut dims = webnn_core::DimBindings::default();
-    dims.bind("x", g.desc(g.inputs[0].1), &[m, K]).unwrap();
-    let r = g.resolved(&dims);
-    let patterns = webnn_wgpu::patterns::Patterns::find_for(&r, max_storage, false);
-    webnn_wgpu::exec::lower_graph_with(&r, &patterns, false)
-        .unwrap()
-        .iter()
-        .flat_map(|l| match l {
-            Lowering::Kernels(c) => c.iter().map(|c| c.key.label()).collect(),
-            Lowering::Alias(_) => Vec::new(),
-        })
-        .collect()
-}
-
 #[test]
 fn projections_rotate_and_store_their_rows() {
     let mut rng = Rng::new(17);
     let g = projections(&mut rng);
     // One row on a GPU binding 16 storage buffers: three products (normalising x, q and k
     // rotating, k and v storing rows after their caches' copies), nothing else.
-    let labels = kernels_at(&g, 1, 16);
+    let labels = kernels_at(&g, 1, 16, false);
     let products: Vec<&String> = labels.iter().filter(|k| k.starts_with("QGemv")).collect();
     assert_eq!(labels.len(), 5, "{labels:#?}");
     assert!(products.iter().all(|k| k.contains("norm: true")), "{labels:#?}");
@@ -309,7 +295,7 @@ fn projections_rotate_and_store_their_rows() {
     assert_eq!(products.iter().filter(|k| k.contains("scatter: true")).count(), 2, "{labels:#?}");
     // Binding at most 8: k keeps its own scatter (the norm, its rotation and its row
     // indices would be a ninth buffer).
-    let labels = kernels_at(&g, 1, 8);
+    let labels = kernels_at(&g, 1, 8, false);
     assert!(labels.iter().any(|k| k.starts_with("ScatterNd")), "{labels:#?}");
     let mut rng = Rng::new(19);
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");

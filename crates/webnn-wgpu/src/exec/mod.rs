@@ -283,10 +283,8 @@ pub(crate) fn lower_node(graph: &Graph, k: usize, patterns: &Patterns, fusion: &
     }
     let l = match &patterns.at[k] {
         Some(Fused::Quantized(q)) => crate::lower::lower_quantized(graph, node, fusion.clamp[k], q, patterns.takeover(k), cpu_adapter),
-        // Its readers normalise x themselves where they run as gemvs.
-        Some(Fused::RmsNorm(r)) if patterns.norm_in_readers[k] && crate::lower::norm_in_gemv(graph, r, cpu_adapter) => {
-            Ok(Lowering::Kernels(Vec::new()))
-        }
+        // Its readers normalise x themselves (GPUs).
+        Some(Fused::RmsNorm(_)) if patterns.norm_in_readers[k] => Ok(Lowering::Kernels(Vec::new())),
         Some(Fused::RmsNorm(r)) => crate::lower::lower_rms_norm(graph, node, r),
         Some(Fused::Rope(r)) => crate::lower::lower_rope(graph, node, r),
         Some(Fused::SiluGate(s)) => crate::lower::lower_silu_gate(graph, node, s),

@@ -168,14 +168,6 @@ pub fn lower_quantized(
     products::quantized_linear(&Cx { graph, node, clamp }, q, takeover, cpu_adapter)
 }
 
-/// Whether the quantized products reading RMSNorm `r` normalise x themselves at these sizes
-/// (`Patterns::norm`): as gemvs (few rows), on a GPU.
-pub fn norm_in_gemv(graph: &Graph, r: &webnn_core::fusion::RmsNorm, cpu_adapter: bool) -> bool {
-    let shape = graph.desc(r.input).static_shape().unwrap_or_default();
-    let rows = elements(&shape[..shape.len().saturating_sub(1)]);
-    products::norm_prologue(rows, cpu_adapter)
-}
-
 /// The final matmul `node` of an `Attention` match (or the transpose of its output that
 /// `layout` names), as the attention kernel.
 pub fn lower_attention(

@@ -14,13 +14,6 @@ const GEMV_ROWS: u32 = 4;
 /// adapters (GPUs run it at every row count).
 const QGEMV_ROWS: u32 = 8;
 
-/// Whether a quantized product of `rows` rows of x normalises x itself (`Patterns::norm`):
-/// as a one-row gemv (a decode step), on a GPU. On a CPU adapter (lavapipe, SwiftShader) every storage load is a
-/// lane-by-lane branch, so the norm weight's loads would cost more than the norm's dispatch.
-pub fn norm_prologue(rows: u64, cpu_adapter: bool) -> bool {
-    !cpu_adapter && rows == 1
-}
-
 /// The tiled kernels number their output tiles (of all products) in a u32.
 fn check_tiles(rows: u32, cols: u32, tile: [u32; 2], products: u32) -> Result<()> {
     let n = rows.div_ceil(tile[0]) as u64 * cols.div_ceil(tile[1]) as u64 * products as u64;
@@ -350,8 +343,8 @@ pub fn conv_transpose2d(cx: &Cx, args: &ConvTranspose2d) -> Result<Lowering> {
 /// neighbours (`crate::patterns`):
 /// - `tail`: the epilogue op and its operand (a residual added, a SiLU gate multiplied)
 ///   where the one reader of the product was absorbed;
-/// - `norm`: the RMSNorm whose output is x, which a one-row gemv on a GPU applies itself
-///   (`norm_prologue`), reading the norm's input and weight;
+/// - `norm`: the RMSNorm whose output is x, which the gemv applies itself (GPUs only,
+///   `Patterns::norm`), reading the norm's input and weight;
 /// - `store`: the rotary embedding of its output pairs, and the cache rows its rows are
 ///   scattered into; the product then runs at that later node (`cx.node`), writing its
 ///   output (first copying the scatter's input there, which an in-place update skips);
@@ -361,7 +354,6 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, takeov
     let Takeover { tail, norm, store, pair } = takeover;
     let sx = cx.shape(q.input)?;
     let m = u32_of(elements(&sx[..sx.len() - 1]))?;
-    let norm = norm.filter(|_| norm_prologue(u64::from(m), cpu_adapter));
     let rope = store.and_then(|s| s.rope.as_ref());
     let scatter = store.and_then(|s| s.scatter);
     let mut p = MatmulParams::zeroed();
