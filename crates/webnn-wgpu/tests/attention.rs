@@ -1,7 +1,8 @@
 //! The fused attention (`webnn_core::fusion::Attention`) against the cpu backend running the
 //! same graph op by op: decode-sized steps on attention.wgsl (a workgroup per query position
 //! and quad of a kv head's query heads, keys in 256-key chunks with online softmax, or split
-//! into 256-key blocks over long caches and merged by attention_merge.wgsl) and prompt-sized
+//! into blocks of 128 keys (a GPU's, head dims up to 126), 256 (a GPU's, larger head dims) or
+//! 512 (a CPU adapter's) over long caches and merged by attention_merge.wgsl) and prompt-sized
 //! ones on attention_tiled.wgsl (16-row tiles, 16-key blocks, online softmax), with partial
 //! quads, chunks, tiles and blocks, head dims of 32 to 256, a causal mask and fully masked
 //! rows and blocks; token-major and head-major caches.
@@ -196,7 +197,10 @@ fn fused_attention_matches_the_ops_one_by_one() {
     // A GPU gets the per-query kernel for prompts too short to fill it with tiles (GPU_TILES).
     assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("Attention "), "6 queries on a GPU: a workgroup each");
     assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"), "a decode step over 300 keys: split");
-    // As tuned for a GPU (decode steps split along the keys in blocks of 256) and for a CPU
+    assert!(kernel_at(&g, SMOLLM, 1, 200).starts_with("AttentionSplit"), "200 keys on a GPU: two blocks of 128");
+    assert!(kernel_at(&g, SMOLLM, 1, 130).starts_with("Attention "), "130 keys: two blocks' partials would not fit");
+    assert!(kernel_on(&g, SMOLLM, 1, 300, true).starts_with("Attention "), "300 keys on a CPU adapter: one block of 512");
+    // As tuned for a GPU (decode steps split along the keys in blocks of 128) and for a CPU
     // adapter (blocks of 512, q read through a uniform binding).
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
     for backend in [backend.clone().tuned_for_gpu(), backend] {
@@ -241,9 +245,9 @@ fn fused_attention_over_other_groupings_and_head_dims() {
 }
 
 /// (seq, total): one row and several on the row kernel, one to three 256-key chunks or
-/// split blocks over 257 to 600 keys; partial tiles (18, 30 rows per head) and blocks (total
+/// split blocks over 200 to 600 keys; partial tiles (18, 30 rows per head) and blocks (total
 /// not a multiple of 16), one key, and the bounds on the tiled one.
-const CASES: [(u32, u32); 11] = [(1, 40), (2, 7), (1, 300), (2, 300), (1, 257), (1, 600), (6, 40), (10, 1), (10, 300), (24, 600), (16, 16)];
+const CASES: [(u32, u32); 12] = [(1, 40), (2, 7), (1, 300), (2, 300), (1, 257), (1, 600), (1, 200), (6, 40), (10, 1), (10, 300), (24, 600), (16, 16)];
 
 fn check_against_cpu(g: &Graph, sh: Shape, backend: &webnn_wgpu::WgpuBackend, cases: &[(u32, u32)]) {
     let mut gpu = backend.compile_graph(g).unwrap();

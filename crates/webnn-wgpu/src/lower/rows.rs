@@ -272,9 +272,9 @@ pub fn attention(
     // they fit there: query rows * total floats. On a CPU adapter, blocks of 512 keys: a
     // few workgroups per kv head even out the cores' shares (lavapipe, SmolLM2's 3 kv
     // heads on 2 cores at 1,024 keys: 4.7-4.8 ms per layer unsplit, 3.9-4.6 split), where
-    // blocks of 256 gained nothing over their merge.
+    // blocks of 256 gained nothing over their merge. On a GPU, `gpu_split_keys`.
     let rows = u64::from(kv_heads) * u64::from(per_head);
-    let split_keys = if cpu_adapter { CPU_SPLIT_KEYS } else { SPLIT_KEYS };
+    let split_keys = if cpu_adapter { CPU_SPLIT_KEYS } else { gpu_split_keys(hd) };
     let blocks = total.div_ceil(split_keys);
     let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
     let q = a_binding(cpu_adapter, cx.dtype(a.query), elements(&q));
@@ -298,7 +298,19 @@ pub fn attention(
     Ok(Lowering::Kernels(vec![split, merged]))
 }
 
-/// Keys per workgroup of a split decode step (attention.wgsl with SPLIT).
-const SPLIT_KEYS: u32 = 256;
-/// The same on CPU adapters.
+/// Keys per workgroup of a split decode step on a GPU (attention.wgsl with SPLIT): 128, the
+/// fewest whose block partials (head_dim + 2 floats per block) still fit in the scores'
+/// buffer for head dims up to 126; 256 above. A workgroup's time grows with its keys (its
+/// lanes score four keys each per 256-key chunk, then share each key's values): on an H200
+/// SmolLM2's steps over 1,024 keys took 45 us per layer in 256-key blocks, 12 workgroups
+/// for 3 kv heads, where 128-key blocks give 24 (not yet timed on a GPU). Steps over 129 to
+/// 256 keys then split too, for one more kernel per layer (the merge).
+fn gpu_split_keys(head_dim: u32) -> u32 {
+    if head_dim + 2 <= 128 {
+        128
+    } else {
+        256
+    }
+}
+/// Keys per workgroup of a split decode step on CPU adapters.
 const CPU_SPLIT_KEYS: u32 = 512;
