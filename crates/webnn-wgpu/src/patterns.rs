@@ -208,6 +208,9 @@ impl Patterns {
             }
         }
         let zeros = |q: &QuantizedLinear| graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
+        // What each fused kernel reads: an absorbed reader of the gate may belong to a match
+        // whose kernel reads it (an RMSNorm's pow and div, say).
+        let fused_reads = self.reads();
         for p in 0..graph.nodes.len() {
             let (Some((Tail::SiluGate, gate)), Some(Fused::Quantized(up))) = (self.tail[p], &self.at[p]) else { continue };
             let Source::Node { node: g, .. } = graph.info(gate).source else { continue };
@@ -217,6 +220,7 @@ impl Patterns {
                 (q.input, q.n, q.k, q.block, d(q.weight), d(q.scale), q.offset.map(d), zeros(q))
             };
             let only_gate = readers[gate.index()].iter().all(|&r| self.absorbed[r])
+                && !fused_reads.iter().enumerate().any(|(k, r)| k != p && r.contains(&gate))
                 && !graph.outputs.iter().any(|(_, o)| *o == gate);
             // The output, x, the two weights, scales and offsets, [both zero points], [the
             // norm weight].
