@@ -6,8 +6,9 @@
 //   scale * (sum(x * q) - zero * sum(x)) + offset * sum(x).
 // Weights are read a u32 word (8 int4/uint4 or 4 int8/uint8 values) at a time; blocks hold
 // whole words (the lowering checks). A row of the frame is one row of x against one or four
-// weight rows (output columns), or four rows of x against four weight rows; its LANES
-// invocations split the blocks.
+// weight rows (output columns), or four rows of x against four weight rows (with PAIR, below:
+// one row of each weight set, or two of each against four rows of x); its LANES invocations
+// split the blocks.
 // Uses the Matmul block (matmul_params.wgsl); this kernel has no C, so c_m holds the block
 // size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point,
 // e = offset (the scale again without HAS_OFFSET).

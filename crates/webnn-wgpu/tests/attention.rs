@@ -198,7 +198,7 @@ fn fused_attention_matches_the_ops_one_by_one() {
     assert!(kernel_at(&g, SMOLLM, 6, 40).starts_with("Attention "), "6 queries on a GPU: a workgroup each");
     assert!(kernel_at(&g, SMOLLM, 1, 300).starts_with("AttentionSplit"), "a decode step over 300 keys: split");
     assert!(kernel_at(&g, SMOLLM, 1, 200).starts_with("AttentionSplit"), "200 keys on a GPU: two blocks of 128");
-    assert!(kernel_at(&g, SMOLLM, 1, 130).starts_with("Attention "), "130 keys: two blocks' partials would not fit");
+    assert!(kernel_at(&g, SMOLLM, 1, 130).starts_with("Attention "), "130 keys: one block of 256 (two of 128 would not fit their partials)");
     assert!(kernel_on(&g, SMOLLM, 1, 300, true).starts_with("Attention "), "300 keys on a CPU adapter: one block of 512");
     // As tuned for a GPU (decode steps split along the keys in blocks of 128) and for a CPU
     // adapter (blocks of 512, q read through a uniform binding).
@@ -234,8 +234,8 @@ fn fused_attention_over_other_groupings_and_head_dims() {
         let g = graph(sh);
         assert_eq!(webnn_core::fusion::attentions(&g).len(), 1);
         assert!(kernel_at(&g, sh, 1, 40).starts_with("Attention "));
-        // A block's partials (head_dim + 2 floats per 256 keys) fit in the scores' buffer only
-        // for head dims under 254.
+        // A block's partials (head_dim + 2 floats per block of 128 or 256 keys) fit in the
+        // scores' buffer only for head dims under 254.
         let split = if sh.hd < 254 { "AttentionSplit" } else { "Attention " };
         assert!(kernel_at(&g, sh, 1, 600).starts_with(split));
         for backend in [backend.clone().tuned_for_gpu(), backend.clone()] {

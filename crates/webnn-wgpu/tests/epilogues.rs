@@ -3,8 +3,8 @@
 //! tuned for a CPU adapter and for a GPU:
 //! - an epilogue op for the one node that read the product (`Tail`): a residual `add`, the
 //!   SiLU gate of a gated MLP;
-//! - the RMSNorm of x, when every reader of the norm is such a product (decode-sized gemvs
-//!   on GPUs: the norm then runs no kernel);
+//! - the RMSNorm of x, when every reader of the norm is such a product (on GPUs, at every
+//!   row count: the norm then runs no kernel);
 //! - the rotary embedding of its output and the write of its rows into a cache (`Store`:
 //!   a transformer's q, k and v projections);
 //! - on GPUs, the gate product of a gated MLP computed beside the up product (`pair`).
@@ -158,10 +158,10 @@ fn gemvs_normalise_their_input_on_gpus() {
     }
 }
 
-/// `silu(gate) * up` with gate = x·Wgᵀ and up = x·Wuᵀ of weight type `weight`.
-fn gated_mlp(b: &mut GraphBuilder, x: webnn_core::Operand, weight: DataType, zero_points: bool, rng: &mut Rng) -> (webnn_core::Operand, webnn_core::Operand) {
+/// `silu(gate) * up` with gate = x·Wgᵀ and up = x·Wuᵀ of weight type `weight`, `n` outputs.
+fn gated_mlp(b: &mut GraphBuilder, x: webnn_core::Operand, weight: DataType, n: u32, zero_points: bool, rng: &mut Rng) -> (webnn_core::Operand, webnn_core::Operand) {
     let none = OpOptions::default;
-    let layer = QuantizedLinear { weight, n: N, k: K, block: 32, offset: !zero_points, zero_points };
+    let layer = QuantizedLinear { weight, n, k: K, block: 32, offset: !zero_points, zero_points };
     let gate = layer.build(b, x, rng).unwrap();
     let up = layer.build(b, x, rng).unwrap();
     let sig = b.sigmoid(gate, none()).unwrap();
@@ -170,7 +170,7 @@ fn gated_mlp(b: &mut GraphBuilder, x: webnn_core::Operand, weight: DataType, zer
 }
 
 /// Four gated MLPs: of rmsnorm(x) with Q4_1-like weights; of x with int8 weights and zero
-/// points; of x with its gate also a graph output, and with its gate also RMS-normalised
+/// points, 43 outputs (an odd count: a prompt's frame rows take two columns); of x with its gate also a graph output, and with its gate also RMS-normalised
 /// (no pair for these two: the gate must be stored, even where only absorbed nodes read it
 /// but a fused kernel does).
 fn mlp_graph(rng: &mut Rng) -> Graph {
@@ -178,10 +178,10 @@ fn mlp_graph(rng: &mut Rng) -> Graph {
     let rows = Dim::Dynamic { name: "m".into(), max_size: 40 };
     let x = b.input("x", OperandDescriptor::with_dims(F, vec![rows, K.into()])).unwrap();
     let h = rms_norm(&mut b, x, rng);
-    let (normed, _) = gated_mlp(&mut b, h, DataType::Uint4, false, rng);
-    let (zeros, _) = gated_mlp(&mut b, x, DataType::Int8, true, rng);
-    let (read, gate) = gated_mlp(&mut b, x, DataType::Int4, false, rng);
-    let (other, gate2) = gated_mlp(&mut b, x, DataType::Uint8, false, rng);
+    let (normed, _) = gated_mlp(&mut b, h, DataType::Uint4, N, false, rng);
+    let (zeros, _) = gated_mlp(&mut b, x, DataType::Int8, 43, true, rng);
+    let (read, gate) = gated_mlp(&mut b, x, DataType::Int4, N, false, rng);
+    let (other, gate2) = gated_mlp(&mut b, x, DataType::Uint8, N, false, rng);
     let gate2 = rms_norm_of(&mut b, gate2, N, rng);
     b.build(&[("normed", normed), ("zeros", zeros), ("read", read), ("gate", gate), ("other", other), ("gate2", gate2)]).unwrap()
 }

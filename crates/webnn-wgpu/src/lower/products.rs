@@ -388,8 +388,10 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, takeov
     // 64x576 product is 9 workgroups, 238 us on an H100 for 2 us of arithmetic), so every
     // row count runs the gemv kernel there: four rows of x against four weight rows per
     // frame row, 576 workgroups for that product.
-    // A pair runs only on the row frame (`Patterns::find_for` pairs none for CPU adapters).
-    let tiled = cpu_adapter && (m > QGEMV_ROWS || (rope_on && m > 1)) && pair.is_none();
+    // A pair and a norm run only on the row frame (`Patterns::find_for` finds neither for
+    // CPU adapters; patterns found for a GPU and lowered for a CPU adapter still compute
+    // them, if slowly).
+    let tiled = cpu_adapter && (m > QGEMV_ROWS || (rope_on && m > 1)) && pair.is_none() && norm.is_none();
     let kernel = if tiled {
         let rows = gemm_rows(m);
         check_tiles(m, q.n, [8 * rows, TILE], 1)?;

@@ -272,11 +272,17 @@ pub fn attention(
     // they fit there: query rows * total floats. On a CPU adapter, blocks of 512 keys: a
     // few workgroups per kv head even out the cores' shares (lavapipe, SmolLM2's 3 kv
     // heads on 2 cores at 1,024 keys: 4.7-4.8 ms per layer unsplit, 3.9-4.6 split), where
-    // blocks of 256 gained nothing over their merge. On a GPU, `gpu_split_keys`.
+    // blocks of 256 gained nothing over their merge. On a GPU, `GPU_SPLIT_KEYS`.
     let rows = u64::from(kv_heads) * u64::from(per_head);
-    let split_keys = if cpu_adapter { CPU_SPLIT_KEYS } else { gpu_split_keys(hd) };
+    // A block's partials (head_dim + 2 floats per query row) fit in the scores' buffer
+    // (total floats per query row) for blocks of `keys`.
+    let fits = |keys: u32| u64::from(total.div_ceil(keys)) * (u64::from(hd) + 2) <= u64::from(total);
+    let split_keys = match cpu_adapter {
+        true => CPU_SPLIT_KEYS,
+        false => GPU_SPLIT_KEYS.into_iter().find(|&k| fits(k)).unwrap_or(GPU_SPLIT_KEYS[1]),
+    };
     let blocks = total.div_ceil(split_keys);
-    let fits = rows * u64::from(blocks) * (u64::from(hd) + 2) <= rows * u64::from(total);
+    let fits = fits(split_keys);
     let q = a_binding(cpu_adapter, cx.dtype(a.query), elements(&q));
     if blocks < 2 || !fits {
         return cx.one(KernelId::Attention { cache, q }, inputs, Uniform::Rows(r));
@@ -298,19 +304,14 @@ pub fn attention(
     Ok(Lowering::Kernels(vec![split, merged]))
 }
 
-/// Keys per workgroup of a split decode step on a GPU (attention.wgsl with SPLIT): 128, the
-/// fewest whose block partials (head_dim + 2 floats per block) still fit in the scores'
-/// buffer for head dims up to 126; 256 above. A workgroup's time grows with its keys (its
-/// lanes score four keys each per 256-key chunk, then share each key's values): on an H200
-/// SmolLM2's steps over 1,024 keys took 45 us per layer in 256-key blocks, 12 workgroups
-/// for 3 kv heads, where 128-key blocks give 24 (not yet timed on a GPU). Steps over 129 to
-/// 256 keys then split too, for one more kernel per layer (the merge).
-fn gpu_split_keys(head_dim: u32) -> u32 {
-    if head_dim + 2 <= 128 {
-        128
-    } else {
-        256
-    }
-}
+/// Keys per workgroup of a split decode step on a GPU (attention.wgsl with SPLIT): 128
+/// where the blocks' partials fit in the scores' buffer (head_dim + 2 floats per block;
+/// from 132 keys for 64-wide heads), else 256. On an H200 SmolLM2's steps over 1,024 keys
+/// took 45 us per layer in 256-key blocks, 12 workgroups for 3 kv heads; 128-key blocks
+/// give 24, each with half the values to weigh (phase 3 of attention.wgsl; its scoring
+/// phase costs the same, its lanes scoring four keys each whatever the block). Not yet
+/// timed on a GPU. Steps over 132 to 256 keys then split too, for one more kernel per
+/// layer (the merge).
+const GPU_SPLIT_KEYS: [u32; 2] = [128, 256];
 /// Keys per workgroup of a split decode step on CPU adapters.
 const CPU_SPLIT_KEYS: u32 = 512;
