@@ -208,86 +208,37 @@ fn gated(v: f32, gate: f32) -> f32 {
     return v * (gate * sigmoid_f(gate));
 }
 
-// A block's running sums for the single row of x: sum(x * q), x in four lanes, and (NORM)
-// the squares of x.
+// A block's running sums for the single row of x: sum(x * q) for the weight (x) and, with
+// PAIR, for the pair's (y); x in four lanes; and (NORM) the squares of x.
 struct SinglePart {
-    xq: f32,
-    xs: vec4<f32>,
-    squares: f32,
-}
-
-// `part` after the word `word` whose elements start at i.
-fn single_word(part: SinglePart, i: u32, word: u32) -> SinglePart {
-    let xn = x_normed(i);
-    let v = word_values(word);
-    let x = xn.v;
-    return SinglePart(part.xq + (dot(x.lo, v.lo) + dot(x.hi, v.hi)), part.xs + (x.lo + x.hi), part.squares + xn.squares);
-}
-
-// One row of x (decode steps): a word of weights at a time as vec4 dot products.
-fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
-    var acc = 0.0;
-    var squares = 0.0;
-    if (live) {
-        let per_word = 32u / W_BITS;
-        let block = M.c_m;
-        let blocks = M.c_n;
-        for (var bk = lane; bk < blocks; bk += LANES) {
-            let at = bk * block;
-            let word0 = (n * M.k + at) / per_word;
-            var part = SinglePart(0.0, vec4<f32>(0.0), squares);
-            let words = block / per_word;
-            var w = 0u;
-            // Blocks of a multiple of four words (GGUF's 32-element blocks) load four words
-            // before using any: on GPUs each word otherwise waits for memory once. Fixed
-            // names, as an indexed vector may live in memory.
-            if (words % 4u == 0u) {
-                for (; w < words; w += 4u) {
-                    let q0 = b[word0 + w];
-                    let q1 = b[word0 + w + 1u];
-                    let q2 = b[word0 + w + 2u];
-                    let q3 = b[word0 + w + 3u];
-                    part = single_word(part, at + w * per_word, q0);
-                    part = single_word(part, at + (w + 1u) * per_word, q1);
-                    part = single_word(part, at + (w + 2u) * per_word, q2);
-                    part = single_word(part, at + (w + 3u) * per_word, q3);
-                }
-            }
-            for (; w < words; w++) {
-                part = single_word(part, at + w * per_word, b[word0 + w]);
-            }
-            squares = part.squares;
-            acc += block_part(n * blocks + bk, part.xq, dot(part.xs, vec4<f32>(1.0)));
-        }
-    }
-    acc = lanes_reduce(OP_REDUCE_SUM, acc, slot, lane);
-    if (NORM) {
-        acc *= inv_rms(lanes_reduce(OP_REDUCE_SUM, squares, slot, lane));
-    }
-    if (live && lane == 0u) {
-        finish_product(0u, 0u, n, acc);
-    }
-}
-
-// A block's running sums for the single row of x against a row of each weight set (PAIR):
-// sum(x * q) per set, x in four lanes, and (NORM) the squares of x.
-struct PairPart {
     xq: vec2<f32>,
     xs: vec4<f32>,
     squares: f32,
 }
 
-// `part` after the words `q` (x: the weight's, y: the pair's) whose elements start at i.
-fn pair_word_part(part: PairPart, i: u32, q: vec2<u32>) -> PairPart {
-    let xn = x_normed(i);
-    let x = xn.v;
-    let xq = vec2<f32>(word_dot(x, word_values(q.x)), word_dot(x, word_values(q.y)));
-    return PairPart(part.xq + xq, part.xs + (x.lo + x.hi), part.squares + xn.squares);
+// Word i of the pair's weight (PAIR; never read otherwise).
+fn pair_word_if(i: u32) -> u32 {
+    if (PAIR) {
+        return pair_word(i);
+    }
+    return 0u;
 }
 
-// One row of x against weight row n of both sets (PAIR; decode steps): x loaded, and
-// normalised, once for the two.
-fn run_pair(n: u32, slot: u32, lane: u32, live: bool) {
+// `part` after the words `q` (x: the weight's, y: the pair's with PAIR) whose elements start
+// at i.
+fn single_word(part: SinglePart, i: u32, q: vec2<u32>) -> SinglePart {
+    let xn = x_normed(i);
+    let x = xn.v;
+    var xq = vec2<f32>(word_dot(x, word_values(q.x)), 0.0);
+    if (PAIR) {
+        xq.y = word_dot(x, word_values(q.y));
+    }
+    return SinglePart(part.xq + xq, part.xs + (x.lo + x.hi), part.squares + xn.squares);
+}
+
+// One row of x (decode steps): a word of weights at a time as vec4 dot products; with PAIR
+// weight row n of both sets from the same loads of x, stored as `gated`.
+fn run_single(n: u32, slot: u32, lane: u32, live: bool) {
     var acc = vec2<f32>(0.0);
     var squares = 0.0;
     if (live) {
@@ -297,38 +248,49 @@ fn run_pair(n: u32, slot: u32, lane: u32, live: bool) {
         for (var bk = lane; bk < blocks; bk += LANES) {
             let at = bk * block;
             let word0 = (n * M.k + at) / per_word;
-            var part = PairPart(vec2<f32>(0.0), vec4<f32>(0.0), squares);
+            var part = SinglePart(vec2<f32>(0.0), vec4<f32>(0.0), squares);
             let words = block / per_word;
             var w = 0u;
-            // As run_single: four words of each set loaded before any is used.
+            // Blocks of a multiple of four words (GGUF's 32-element blocks) load four words
+            // (of each set) before using any: on GPUs each word otherwise waits for memory
+            // once. Fixed names, as an indexed vector may live in memory.
             if (words % 4u == 0u) {
                 for (; w < words; w += 4u) {
-                    let q0 = vec2<u32>(b[word0 + w], pair_word(word0 + w));
-                    let q1 = vec2<u32>(b[word0 + w + 1u], pair_word(word0 + w + 1u));
-                    let q2 = vec2<u32>(b[word0 + w + 2u], pair_word(word0 + w + 2u));
-                    let q3 = vec2<u32>(b[word0 + w + 3u], pair_word(word0 + w + 3u));
-                    part = pair_word_part(part, at + w * per_word, q0);
-                    part = pair_word_part(part, at + (w + 1u) * per_word, q1);
-                    part = pair_word_part(part, at + (w + 2u) * per_word, q2);
-                    part = pair_word_part(part, at + (w + 3u) * per_word, q3);
+                    let q0 = vec2<u32>(b[word0 + w], pair_word_if(word0 + w));
+                    let q1 = vec2<u32>(b[word0 + w + 1u], pair_word_if(word0 + w + 1u));
+                    let q2 = vec2<u32>(b[word0 + w + 2u], pair_word_if(word0 + w + 2u));
+                    let q3 = vec2<u32>(b[word0 + w + 3u], pair_word_if(word0 + w + 3u));
+                    part = single_word(part, at + w * per_word, q0);
+                    part = single_word(part, at + (w + 1u) * per_word, q1);
+                    part = single_word(part, at + (w + 2u) * per_word, q2);
+                    part = single_word(part, at + (w + 3u) * per_word, q3);
                 }
             }
             for (; w < words; w++) {
-                part = pair_word_part(part, at + w * per_word, vec2<u32>(b[word0 + w], pair_word(word0 + w)));
+                part = single_word(part, at + w * per_word, vec2<u32>(b[word0 + w], pair_word_if(word0 + w)));
             }
             squares = part.squares;
-            let sx = vec4<f32>(dot(part.xs, vec4<f32>(1.0)));
+            let sx = dot(part.xs, vec4<f32>(1.0));
             let s = n * blocks + bk;
-            acc += vec2<f32>(block_part4(s, vec4<f32>(part.xq.x), sx).x, pair_part4(s, vec4<f32>(part.xq.y), sx).x);
+            acc.x += block_part(s, part.xq.x, sx);
+            if (PAIR) {
+                acc.y += pair_part4(s, vec4<f32>(part.xq.y), vec4<f32>(sx)).x;
+            }
         }
     }
     acc.x = lanes_reduce(OP_REDUCE_SUM, acc.x, slot, lane);
-    acc.y = lanes_reduce(OP_REDUCE_SUM, acc.y, slot, lane);
+    if (PAIR) {
+        acc.y = lanes_reduce(OP_REDUCE_SUM, acc.y, slot, lane);
+    }
     if (NORM) {
         acc *= inv_rms(lanes_reduce(OP_REDUCE_SUM, squares, slot, lane));
     }
+    var y = acc.x;
+    if (PAIR) {
+        y = gated(acc.x, acc.y);
+    }
     if (live && lane == 0u) {
-        finish_product(0u, 0u, n, gated(acc.x, acc.y));
+        finish_product(0u, 0u, n, y);
     }
 }
 
@@ -562,12 +524,9 @@ fn store_pair_row(m: u32, n: u32, v: vec4<f32>) {
 
 fn run_row(row: u32, slot: u32, lane: u32, live: bool) {
     // Uniform control flow: M.m is the same for the whole dispatch.
-    if (M.m == 1u && PAIR) {
-        run_pair(row, slot, lane, live);
-        return;
-    }
     if (M.m == 1u) {
-        if (COLS == 4u) {
+        // A pair's frame rows take one column of each set (`row_count`).
+        if (COLS == 4u && !PAIR) {
             run_single4(row * 4u, slot, lane, live);
         } else {
             run_single(row, slot, lane, live);

@@ -65,7 +65,7 @@ pub struct Patterns {
 
 /// What a quantized product's kernel takes over from its neighbours (`Patterns`' per-node
 /// fields).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct Takeover<'p> {
     pub tail: Option<(Tail, Operand)>,
     pub norm: Option<&'p RmsNorm>,

@@ -51,6 +51,17 @@ fn values(t: &HostTensor) -> Vec<f32> {
     t.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
+/// Float32 outputs of `backend`'s graph (`got`) against the cpu backend's (`want`) for x of
+/// `m` rows: within 1e-4 per unit of magnitude per element of the K-long sums.
+fn assert_close(got: &[(String, HostTensor)], want: &[(String, HostTensor)], m: u32, backend: &webnn_wgpu::WgpuBackend) {
+    for ((name, a), (_, b)) in got.iter().zip(want) {
+        for (i, (a, b)) in values(a).iter().zip(values(b)).enumerate() {
+            let tolerance = 1e-4 * b.abs().max(1.0) * K as f32;
+            assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
+        }
+    }
+}
+
 #[test]
 fn residual_adds_and_silu_gates_run_in_the_products_epilogues() {
     let mut rng = Rng::new(11);
@@ -73,14 +84,9 @@ fn residual_adds_and_silu_gates_run_in_the_products_epilogues() {
         for m in [1u32, 3, 40, 1, 9] {
             let x = HostTensor { desc: OperandDescriptor::new(F, &[m, K]), bytes: floats(&mut rng, (m * K) as usize) };
             let r = HostTensor { desc: OperandDescriptor::new(F, &[m, N]), bytes: floats(&mut rng, (m * N) as usize) };
-            let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x), ("r", &r)]).unwrap();
-            let want = cpu.dispatch(&[("x", &x), ("r", &r)]).unwrap();
-            for ((name, a), (_, b)) in got.iter().zip(&want) {
-                for (i, (a, b)) in values(a).iter().zip(values(b)).enumerate() {
-                    let tolerance = 1e-4 * b.abs().max(1.0) * K as f32;
-                    assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
-                }
-            }
+            let inputs = [("x", &x), ("r", &r)];
+            let got = webnn_core::Executable::dispatch(&mut gpu, &inputs).unwrap();
+            assert_close(&got, &cpu.dispatch(&inputs).unwrap(), m, &backend);
         }
     }
 }
@@ -142,13 +148,7 @@ fn gemvs_normalise_their_input_on_gpus() {
         for m in [1u32, 3, 8, 40, 9, 1] {
             let x = HostTensor { desc: OperandDescriptor::new(F, &[m, K]), bytes: floats(&mut rng, (m * K) as usize) };
             let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
-            let want = cpu.dispatch(&[("x", &x)]).unwrap();
-            for ((name, a), (_, b)) in got.iter().zip(&want) {
-                for (i, (a, b)) in values(a).iter().zip(values(b)).enumerate() {
-                    let tolerance = 1e-4 * b.abs().max(1.0) * K as f32;
-                    assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
-                }
-            }
+            assert_close(&got, &cpu.dispatch(&[("x", &x)]).unwrap(), m, &backend);
         }
         // On a GPU every size lowers alike (the products normalise x at every row count):
         // one set of steps. A CPU adapter's tiled prompts and one-row gemvs differ.
@@ -229,13 +229,7 @@ fn gate_and_up_projections_run_as_one_kernel_on_gpus() {
         for m in [1u32, 2, 5, 40, 1, 9] {
             let x = HostTensor { desc: OperandDescriptor::new(F, &[m, K]), bytes: floats(&mut rng, (m * K) as usize) };
             let got = webnn_core::Executable::dispatch(&mut gpu, &[("x", &x)]).unwrap();
-            let want = cpu.dispatch(&[("x", &x)]).unwrap();
-            for ((name, a), (_, b)) in got.iter().zip(&want) {
-                for (i, (a, b)) in values(a).iter().zip(values(b)).enumerate() {
-                    let tolerance = 1e-4 * b.abs().max(1.0) * K as f32;
-                    assert!((a - b).abs() <= tolerance, "{name} m {m} [{i}]: {a} vs {b} (cpu adapter tuning: {})", backend.options().cpu_adapter);
-                }
-            }
+            assert_close(&got, &cpu.dispatch(&[("x", &x)]).unwrap(), m, &backend);
         }
     }
 }
