@@ -101,3 +101,48 @@ fn dispatching_wrong_tensors_is_a_type_error() {
             .collect::<Vec<u8>>()
     );
 }
+
+#[test]
+fn alternating_tensor_sets_keep_their_bindings() {
+    // Outputs are bound where they lie, so each set of output tensors binds the kernels its
+    // own way. A set met before reuses its bind groups (the graph keeps four sets' plans);
+    // more sets than that evict the oldest, and every dispatch stays right.
+    let d = desc(DataType::Float32, &[4]);
+    let mut b = GraphBuilder::new();
+    let x = b.input("x", d.clone()).unwrap();
+    let w = b.input("w", d.clone()).unwrap();
+    let y = b.sub(x, w, OpOptions::default()).unwrap();
+    let z = b.neg(y, OpOptions::default()).unwrap();
+    let mut g = gpu().compile_graph(&b.build(&[("y", y), ("z", z)]).unwrap()).unwrap();
+    let tx = g.create_tensor(d.clone()).unwrap();
+    let tw = g.create_tensor(d.clone()).unwrap();
+    tw.write(&f32_tensor(&[4], &[1.0, 2.0, 3.0, 4.0]).bytes).unwrap();
+    let sets: Vec<_> = (0..6)
+        .map(|_| (g.create_tensor(d.clone()).unwrap(), g.create_tensor(d.clone()).unwrap()))
+        .collect();
+    let floats = |bytes: Vec<u8>| -> Vec<f32> {
+        bytes.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    };
+    let made = |g: &webnn_wgpu::WgpuGraph| webnn_core::Executable::stats(g).bind_groups.unwrap();
+    let mut run = |g: &mut webnn_wgpu::WgpuGraph, n: usize, round: usize| {
+        for (k, (ty, tz)) in sets[..n].iter().enumerate() {
+            let v = (10 * round + k) as f32;
+            tx.write(&f32_tensor(&[4], &[v; 4]).bytes).unwrap();
+            // Named in another order than the graph's: found by name.
+            g.dispatch_tensors(&[("w", &tw), ("x", &tx)], &[("z", tz), ("y", ty)]).unwrap();
+            let want: Vec<f32> = [1.0, 2.0, 3.0, 4.0].iter().map(|w| v - w).collect();
+            assert_eq!(floats(ty.read().unwrap()), want, "y, round {round}, set {k}");
+            let neg: Vec<f32> = want.iter().map(|v| -v).collect();
+            assert_eq!(floats(tz.read().unwrap()), neg, "z, round {round}, set {k}");
+        }
+    };
+    run(&mut g, 3, 0);
+    let after_first = made(&g);
+    run(&mut g, 3, 1);
+    run(&mut g, 3, 2);
+    assert_eq!(made(&g), after_first, "three sets met before make no bind group");
+    for round in 3..6 {
+        run(&mut g, 6, round);
+    }
+    assert!(made(&g) > after_first, "six sets cycling outgrow the kept plans");
+}

@@ -346,6 +346,7 @@ impl WgpuGraph {
             input_bytes,
             _uniforms: uniforms,
             blocks: bytes,
+            plans: Vec::new(),
         })
     }
 

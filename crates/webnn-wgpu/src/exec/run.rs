@@ -143,17 +143,15 @@ impl WgpuGraph {
         }
     }
 
-    /// Every kernel, in one compute pass, each bound as `binding` says (`bind_tensors`).
-    /// A scatter's copy of its input into its output is skipped where both are one tensor:
-    /// the update then runs in place. Returns the bytes the pre-copies that ran moved.
-    pub(super) fn record_bound(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        binding: &[super::tensor::StepBinding],
-    ) -> u64 {
+    /// Every kernel, in one compute pass, each bound as the plan at index `plan` of
+    /// `Shaped::plans` says (`bind_tensors`). A scatter's copy of its input into its output is
+    /// skipped where both are one tensor: the update then runs in place. Returns the bytes
+    /// the pre-copies that ran moved.
+    pub(super) fn record_bound(&mut self, encoder: &mut wgpu::CommandEncoder, plan: usize) -> u64 {
         use super::tensor::StepBinding;
         let mut copied = 0;
         self.recorded = 0;
+        let Some(binding) = self.shaped.plans.get(plan).map(|p| &p.steps) else { return copied };
         if self.shaped.steps.is_empty() {
             return copied;
         }
@@ -166,7 +164,7 @@ impl WgpuGraph {
             let found = match b {
                 StepBinding::Skip => continue,
                 StepBinding::Own => s.bind_group.as_ref(),
-                StepBinding::Tensors => s.tensor_groups.last().map(|(_, g)| g),
+                StepBinding::Tensors(g) => Some(g),
             };
             let Some(group) = found else { continue };
             copied += s.copy_bytes;

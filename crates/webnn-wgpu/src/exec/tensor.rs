@@ -23,15 +23,26 @@ const TENSOR_GROUPS_KEPT: usize = 4;
 /// than bound where they lie (`WgpuGraph::input_copies`).
 const COPIED_INPUT_BYTES: u64 = 64 << 10;
 
+/// Binding plans kept per set of steps (`Shaped::plans`): a decoder alternates a few sets
+/// of tensors (its tokens' and caches' ping-pong).
+const PLANS_KEPT: usize = 4;
+
 /// How one step is recorded in a dispatch on tensors (`WgpuGraph::bind_tensors`).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 pub(super) enum StepBinding {
     /// Its bind group over the graph's own buffers.
     Own,
-    /// The most recent of its tensor bind groups.
-    Tensors,
+    /// A bind group over the bound tensors (one of the step's `tensor_groups`).
+    Tensors(wgpu::BindGroup),
     /// Not recorded: the copy of an in-place scatter's input into itself.
     Skip,
+}
+
+/// How every step binds for one set of tensors: the tensor id at each bound location, and
+/// per step its binding.
+pub(crate) struct BindPlan {
+    key: Vec<(Loc, u64)>,
+    pub(super) steps: Vec<StepBinding>,
 }
 
 /// A tensor in a GPU buffer.
@@ -160,12 +171,23 @@ impl DeviceTensor for WgpuTensor {
     }
 }
 
-/// Pairs each graph binding with the tensor named for it, checking the names and descriptors.
+/// The tensor named `name` in `given`, looked for first at `k` (callers mostly pass a
+/// graph's tensors in its own order, and a decoder has some 64 of them).
+fn named<'g, T: ?Sized>(given: &[(&str, &'g T)], k: usize, name: &str) -> Option<&'g T> {
+    match given.get(k) {
+        Some((n, t)) if *n == name => Some(*t),
+        _ => given.iter().find(|(n, _)| *n == name).map(|(_, t)| *t),
+    }
+}
+
+/// Pairs each graph binding (name and descriptor) with the tensor named for it, checking
+/// the names, the device and, with `same`, the descriptors.
 fn bind<'t>(
     what: &str,
-    expected: &[(String, OperandDescriptor)],
+    expected: &[(&str, &OperandDescriptor)],
     given: &[(&str, &'t WgpuTensor)],
     gpu: &Arc<Gpu>,
+    same: impl Fn(&OperandDescriptor, &OperandDescriptor) -> bool,
 ) -> Result<Vec<&'t WgpuTensor>> {
     if given.len() != expected.len() {
         return Err(Error::type_error(format!(
@@ -176,18 +198,16 @@ fn bind<'t>(
     }
     expected
         .iter()
-        .map(|(name, desc)| {
-            let t = given
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, t)| *t)
+        .enumerate()
+        .map(|(k, (name, desc))| {
+            let t = named(given, k, name)
                 .ok_or_else(|| Error::type_error(format!("no tensor given for {what} '{name}'")))?;
             if !Arc::ptr_eq(&t.gpu, gpu) {
                 return Err(Error::type_error(format!(
                     "the tensor for {what} '{name}' belongs to another device"
                 )));
             }
-            if t.desc != *desc {
+            if !same(desc, &t.desc) {
                 return Err(Error::type_error(format!(
                     "{what} '{name}' is {desc}, the tensor is {}",
                     t.desc
@@ -232,30 +252,13 @@ impl WgpuGraph {
             .map(|(n, t)| (*n, t.desc.static_shape().unwrap_or_default()))
             .collect();
         self.select(&shapes)?;
-        let in_descs: Vec<(String, OperandDescriptor)> = self
-            .inputs
-            .iter()
-            .map(|(n, d)| {
-                let given = inputs
-                    .iter()
-                    .find(|(m, _)| m == n)
-                    .map(|(_, t)| t.desc.clone());
-                (
-                    n.clone(),
-                    given
-                        .filter(|g| g.data_type == d.data_type)
-                        .unwrap_or_else(|| d.clone()),
-                )
-            })
-            .collect();
-        let ins = bind("input", &in_descs, inputs, &self.gpu)?;
-        let out_descs: Vec<(String, OperandDescriptor)> = self
-            .shaped
-            .outputs
-            .iter()
-            .map(|o| (o.name.clone(), o.desc.clone()))
-            .collect();
-        let outs = bind("output", &out_descs, outputs, &self.gpu)?;
+        // `select` checked the inputs' shapes against the declared ones (dynamic dimensions
+        // included); here their data types.
+        let in_descs: Vec<(&str, &OperandDescriptor)> = self.inputs.iter().map(|(n, d)| (n.as_str(), d)).collect();
+        let ins = bind("input", &in_descs, inputs, &self.gpu, |want, got| want.data_type == got.data_type)?;
+        let out_descs: Vec<(&str, &OperandDescriptor)> =
+            self.shaped.outputs.iter().map(|o| (o.name.as_str(), &o.desc)).collect();
+        let outs = bind("output", &out_descs, outputs, &self.gpu, |want, got| want == got)?;
         self.check_sharing(&ins, &outs, &out_descs)?;
         // Small inputs (a decoder's tokens, positions and mask, which often come in new
         // tensors) are copied into buffers of the graph's own, so the bind groups of the
@@ -277,7 +280,7 @@ impl WgpuGraph {
                 _ => copies.push((o.loc, *t, o.bytes)),
             }
         }
-        let binding = self.bind_tensors(&at);
+        let plan = self.bind_tensors(&at);
         let mut encoder = self
             .gpu
             .device
@@ -289,7 +292,7 @@ impl WgpuGraph {
                 encoder.copy_buffer_to_buffer(&t.buffer, 0, &copy.buffer, 0, (*bytes).min(t.buffer.size()));
             }
         }
-        self.copied = self.record_bound(&mut encoder, &binding);
+        self.copied = self.record_bound(&mut encoder, plan);
         for (loc, t, bytes) in copies {
             self.copied += bytes;
             let from = at.iter().find(|(l, _)| *l == loc).map(|(_, t)| &t.buffer).or_else(|| self.buffer(loc));
@@ -338,7 +341,7 @@ impl WgpuGraph {
         &self,
         ins: &[&WgpuTensor],
         outs: &[&WgpuTensor],
-        out_descs: &[(String, OperandDescriptor)],
+        out_descs: &[(&str, &OperandDescriptor)],
     ) -> Result<()> {
         for (k, o) in outs.iter().enumerate() {
             let shared = outs[..k].iter().any(|p| p.id == o.id)
@@ -356,10 +359,29 @@ impl WgpuGraph {
         Ok(())
     }
 
-    /// How each step binds with tensors at `at`: its own bind group, none (an in-place
-    /// scatter's copy, skipped), or the most recent of its tensor bind groups, made here when
-    /// these tensors are new to it (reused when they come again).
-    fn bind_tensors(&mut self, at: &[(Loc, &WgpuTensor)]) -> Vec<StepBinding> {
+    /// The index in `Shaped::plans` of how each step binds with tensors at `at`: its own
+    /// bind group, none (an in-place scatter's copy, skipped), or one of its tensor bind
+    /// groups, made here when these tensors are new to it (reused when they come again). A
+    /// set of tensors met before finds its whole plan kept.
+    fn bind_tensors(&mut self, at: &[(Loc, &WgpuTensor)]) -> usize {
+        let key: Vec<(Loc, u64)> = at.iter().map(|(l, t)| (*l, t.id)).collect();
+        let plans = &mut self.shaped.plans;
+        if let Some(i) = plans.iter().position(|p| p.key == key) {
+            let hit = plans.remove(i);
+            plans.push(hit);
+            return plans.len() - 1;
+        }
+        let steps = self.plan_steps(at);
+        let plans = &mut self.shaped.plans;
+        plans.push(BindPlan { key, steps });
+        if plans.len() > PLANS_KEPT {
+            plans.remove(0);
+        }
+        plans.len() - 1
+    }
+
+    /// `bind_tensors` for a set of tensors without a kept plan: each step's binding.
+    fn plan_steps(&mut self, at: &[(Loc, &WgpuTensor)]) -> Vec<StepBinding> {
         // The tensors by location, looked up per bound buffer of every step (a decoder binds
         // some 64 tensors to some 300 steps at each dispatch): the inputs' and outputs' by
         // index.
@@ -404,11 +426,9 @@ impl WgpuGraph {
             // Most recent last: a decoder's steps find theirs there.
             if let Some(i) = step.tensor_groups.iter().rposition(|(key, _)| *key == ids) {
                 let groups = &mut self.shaped.steps[k].tensor_groups;
-                if i + 1 != groups.len() {
-                    let hit = groups.remove(i);
-                    groups.push(hit);
-                }
-                plan.push(StepBinding::Tensors);
+                let hit = groups.remove(i);
+                plan.push(StepBinding::Tensors(hit.1.clone()));
+                groups.push(hit);
                 continue;
             }
             let Some(uniform) = &uniform else {
@@ -437,11 +457,11 @@ impl WgpuGraph {
             );
             self.bind_groups_made += 1;
             let groups = &mut self.shaped.steps[k].tensor_groups;
+            plan.push(StepBinding::Tensors(group.clone()));
             groups.push((ids.clone(), group));
             if groups.len() > TENSOR_GROUPS_KEPT {
                 groups.remove(0);
             }
-            plan.push(StepBinding::Tensors);
         }
         plan
     }
