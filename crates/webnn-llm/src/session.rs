@@ -30,7 +30,13 @@ pub struct Session {
     /// Of `dispatch_time`, the backend's own host work before it submits: checking,
     /// picking the sizes and recording the kernels (WebGPU, natively; zero elsewhere).
     pub encode_time: Duration,
+    /// `encode_time` of the last `ENCODE_TIMES_KEPT` dispatches, oldest first (their median
+    /// says more than the mean where the host is noisy).
+    pub encode_times: std::collections::VecDeque<Duration>,
 }
+
+/// Dispatches whose encoding times a session keeps (`Session::encode_times`).
+pub const ENCODE_TIMES_KEPT: usize = 1024;
 
 fn bytes_i32(v: impl IntoIterator<Item = i32>) -> Vec<u8> {
     v.into_iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -61,6 +67,7 @@ impl Session {
             tensors_created,
             dispatch_time: Duration::ZERO,
             encode_time: Duration::ZERO,
+            encode_times: std::collections::VecDeque::new(),
             dispatches: 0,
         })
     }
@@ -126,7 +133,12 @@ impl Session {
         let start = Instant::now();
         self.ctx.dispatch(&self.graph, &inputs, &outputs)?;
         self.dispatch_time += start.elapsed();
-        self.encode_time += Duration::from_nanos(self.graph.stats().encode_nanos.unwrap_or(0));
+        let encode = Duration::from_nanos(self.graph.stats().encode_nanos.unwrap_or(0));
+        self.encode_time += encode;
+        if self.encode_times.len() == ENCODE_TIMES_KEPT {
+            self.encode_times.pop_front();
+        }
+        self.encode_times.push_back(encode);
         self.dispatches += 1;
         self.past = total;
         Ok(logits)
