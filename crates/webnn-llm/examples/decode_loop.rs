@@ -75,7 +75,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pollster::block_on(session.feed_greedy(&prompt))?
         };
         let (tensors, host, dispatches) = (session.tensors_created, session.dispatch_time, session.dispatches);
-        let encoded = session.encode_times.len();
         let groups = session.graph.stats().bind_groups;
         let start = Instant::now();
         let mut tokens = vec![first];
@@ -92,7 +91,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tokens,
             seconds,
             host_us: (session.dispatch_time - host).as_secs_f64() * 1e6 / n,
-            encode_us: median_us(session.encode_times.range(encoded.min(session.encode_times.len())..)),
+            // The last n of the kept times (the session keeps a bounded number).
+            encode_us: median_us(session.encode_times.range(session.encode_times.len().saturating_sub(n as usize)..)),
             tensors_per_step: (session.tensors_created - tensors) as f64 / n,
             bind_groups_per_step: session.graph.stats().bind_groups.zip(groups).map(|(a, b)| (a - b) as f64 / n),
         })

@@ -124,7 +124,7 @@ fn alternating_tensor_sets_keep_their_bindings() {
         bytes.chunks(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
     };
     let made = |g: &webnn_wgpu::WgpuGraph| webnn_core::Executable::stats(g).bind_groups.unwrap();
-    let mut run = |g: &mut webnn_wgpu::WgpuGraph, n: usize, round: usize| {
+    let run = |g: &mut webnn_wgpu::WgpuGraph, n: usize, round: usize| {
         for (k, (ty, tz)) in sets[..n].iter().enumerate() {
             let v = (10 * round + k) as f32;
             tx.write(&f32_tensor(&[4], &[v; 4]).bytes).unwrap();
@@ -145,4 +145,16 @@ fn alternating_tensor_sets_keep_their_bindings() {
         run(&mut g, 6, round);
     }
     assert!(made(&g) > after_first, "six sets cycling outgrow the kept plans");
+    // A plan found after its steps' own kept groups moved on: sets 0-3 fill both, set 0's
+    // plan is found (its steps' groups are not refreshed), set 4 evicts set 0's groups from
+    // the steps but not its plan, which set 0 then finds and must still bind rightly.
+    for (round, k) in [0, 1, 2, 3, 0, 4, 0].into_iter().enumerate() {
+        let (ty, tz) = &sets[k];
+        let v = (100 + round) as f32;
+        tx.write(&f32_tensor(&[4], &[v; 4]).bytes).unwrap();
+        g.dispatch_tensors(&[("x", &tx), ("w", &tw)], &[("y", ty), ("z", tz)]).unwrap();
+        let want: Vec<f32> = [1.0, 2.0, 3.0, 4.0].iter().map(|w| v - w).collect();
+        assert_eq!(floats(ty.read().unwrap()), want, "y, step {round}, set {k}");
+        assert_eq!(floats(tz.read().unwrap()).iter().map(|v| -v).collect::<Vec<_>>(), want, "z, step {round}, set {k}");
+    }
 }

@@ -151,6 +151,8 @@ impl WgpuGraph {
         use super::tensor::StepBinding;
         let mut copied = 0;
         self.recorded = 0;
+        // `bind_tensors` just made or found the plan.
+        debug_assert!(plan < self.shaped.plans.len(), "binding plan {plan} missing");
         let Some(binding) = self.shaped.plans.get(plan).map(|p| &p.steps) else { return copied };
         if self.shaped.steps.is_empty() {
             return copied;
