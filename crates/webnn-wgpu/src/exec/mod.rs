@@ -247,6 +247,15 @@ fn byte_sizes(gpu: &Gpu, graph: &Graph) -> Result<Vec<u64>> {
     graph.operands.iter().map(|info| operand_bytes(gpu, &info.desc)).collect()
 }
 
+/// The value named `name` in `given`, looked for first at `k` (callers mostly pass a
+/// graph's inputs and outputs in its own order, and a decoder has some 64 of them).
+fn named<'g, T>(given: &'g [(&str, T)], k: usize, name: &str) -> Option<&'g T> {
+    match given.get(k) {
+        Some((n, t)) if *n == name => Some(t),
+        _ => given.iter().find(|(n, _)| *n == name).map(|(_, t)| t),
+    }
+}
+
 /// The buffer bytes of an operand of static shape `desc`; NotSupportedError past the
 /// device's largest buffer.
 fn operand_bytes(gpu: &Gpu, desc: &OperandDescriptor) -> Result<u64> {
@@ -382,12 +391,8 @@ impl WgpuGraph {
     pub(super) fn select(&mut self, shapes: &[(&str, Vec<u32>)]) -> Result<()> {
         let mut dims = DimBindings::default();
         for (k, (name, desc)) in self.inputs.iter().enumerate() {
-            // Callers mostly pass the inputs in the graph's order: looked for there first.
-            let actual = match shapes.get(k) {
-                Some((n, s)) if n == name => Some(s),
-                _ => shapes.iter().find(|(n, _)| n == name).map(|(_, s)| s),
-            }
-            .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
+            let actual = named(shapes, k, name)
+                .ok_or_else(|| Error::type_error(format!("no tensor given for input '{name}'")))?;
             dims.bind(name, desc, actual)?;
         }
         let Some(dynamic) = &self.dynamic else {

@@ -171,15 +171,6 @@ impl DeviceTensor for WgpuTensor {
     }
 }
 
-/// The tensor named `name` in `given`, looked for first at `k` (callers mostly pass a
-/// graph's tensors in its own order, and a decoder has some 64 of them).
-fn named<'g, T: ?Sized>(given: &[(&str, &'g T)], k: usize, name: &str) -> Option<&'g T> {
-    match given.get(k) {
-        Some((n, t)) if *n == name => Some(*t),
-        _ => given.iter().find(|(n, _)| *n == name).map(|(_, t)| *t),
-    }
-}
-
 /// Pairs each graph binding (name and descriptor) with the tensor named for it, checking
 /// the names, the device and, with `same`, the descriptors.
 fn bind<'t>(
@@ -200,7 +191,8 @@ fn bind<'t>(
         .iter()
         .enumerate()
         .map(|(k, (name, desc))| {
-            let t = named(given, k, name)
+            let t = super::named(given, k, name)
+                .copied()
                 .ok_or_else(|| Error::type_error(format!("no tensor given for {what} '{name}'")))?;
             if !Arc::ptr_eq(&t.gpu, gpu) {
                 return Err(Error::type_error(format!(
