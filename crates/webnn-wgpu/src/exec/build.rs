@@ -415,6 +415,20 @@ impl WgpuGraph {
         Ok(outputs)
     }
 
+    /// `output_reads` for the current steps' outputs at `graph`'s new sizes, in place: a
+    /// decoder's 61 outputs change shape at every step, and building them anew cloned their
+    /// names and descriptors.
+    pub(super) fn update_output_reads(&mut self, graph: &Graph, sizes: &[u64]) {
+        let mut staging_size = 0u64;
+        for (read, (_, o)) in self.shaped.outputs.iter_mut().zip(&graph.outputs) {
+            let desc = graph.desc(*o);
+            read.desc.shape.clone_from(&desc.shape);
+            read.bytes = sizes[o.index()];
+            read.staging_offset = staging_size;
+            staging_size += read.bytes.next_multiple_of(wgpu::MAP_ALIGNMENT);
+        }
+    }
+
     /// Makes the current shape serve `graph`'s sizes in place when it runs the same kernels,
     /// each in one window: the new uniform blocks are written over the old ones (the queue
     /// orders the write after the work already submitted) and the grids follow the sizes; no

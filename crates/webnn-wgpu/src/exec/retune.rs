@@ -10,14 +10,22 @@ use super::build::{block_stride, grid};
 use super::{keep_kernels, lower_node, operand_bytes, WgpuGraph};
 use crate::fuse::Fusion;
 use crate::lower::Lowering;
-use webnn_core::{Dim, DimBindings, Graph, Op, Operand, Result};
+use crate::patterns::Patterns;
+use std::sync::Arc;
+use webnn_core::{Dim, DimBindings, Graph, Op, Result};
 
 /// What a size change needs, kept with a dynamic graph.
 pub(super) struct Retune {
-    /// Per dynamic dimension (as `Dynamic::names`): the operands whose shapes name it, and
-    /// the nodes whose kernels read one of those operands or name it in their payload.
+    /// Per dynamic dimension (as `Dynamic::names`): the operands whose shapes name it, the
+    /// nodes whose payloads name it, and the nodes whose kernels read one of those operands
+    /// or name it in their payload.
     operands: Vec<Vec<usize>>,
+    payloads: Vec<Vec<usize>>,
     nodes: Vec<Vec<usize>>,
+    /// Per node: a fused kernel absorbed it (or keeps it as its scratch), so it lowers to the
+    /// same alias (or to nothing) at every size and is not lowered again. Of the 360 nodes a
+    /// decode step of SmolLM2 changes, 240 are.
+    fixed: Vec<bool>,
     /// The graph resolved at `Dynamic::sizes`, patched as they change, and its operands'
     /// buffer bytes; `None` when a change failed midway (the full path resets them).
     current: Option<(Graph, Vec<u64>)>,
@@ -41,9 +49,12 @@ fn payload_dims(op: &Op) -> &[Dim] {
 
 impl Retune {
     /// For `graph` (dynamic dimensions unresolved) resolved at its bounds as `bound`, with
-    /// the operands each node's kernels read besides its own (`Patterns::reads`).
-    pub(super) fn new(graph: &Graph, names: &[std::sync::Arc<str>], reads: &[Vec<Operand>], bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
+    /// the fused patterns found there: the operands each node's kernels read besides its
+    /// own (`Patterns::reads`), and the nodes they absorbed.
+    pub(super) fn new(graph: &Graph, names: &[Arc<str>], patterns: &Patterns, bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
+        let reads = patterns.reads();
         let mut operands = Vec::with_capacity(names.len());
+        let mut payloads = Vec::with_capacity(names.len());
         let mut nodes = Vec::with_capacity(names.len());
         for name in names {
             let mut named = vec![false; graph.operands.len()];
@@ -61,9 +72,11 @@ impl Retune {
                 .map(|(k, _)| k)
                 .collect();
             operands.push((0..named.len()).filter(|&i| named[i]).collect());
+            payloads.push(readers.iter().copied().filter(|&k| payload_dims(&graph.nodes[k].op).iter().any(|d| names_dim(d, name))).collect());
             nodes.push(readers);
         }
-        Retune { operands, nodes, current: Some((bound, bytes)), fusion }
+        let fixed = (0..graph.nodes.len()).map(|k| patterns.scratch[k] || patterns.absorbed[k] || fusion.absorbed[k]).collect();
+        Retune { operands, payloads, nodes, fixed, current: Some((bound, bytes)), fusion }
     }
 
     /// After the full path lowered `graph` (resolved at the new sizes) with `bytes`.
@@ -86,15 +99,16 @@ impl WgpuGraph {
         if nodes.len() * 4 > d.graph.nodes.len() {
             return Ok(false);
         }
+        nodes.retain(|&k| !d.retune.fixed[k]);
         let Some((mut current, mut bytes)) = d.retune.current.take() else { return Ok(false) };
-        let fix = |dim: &Dim| match dim {
-            Dim::Static(n) => Dim::Static(*n),
-            Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
-        };
+        let mut sizes = Sizes { dims, known: Vec::new() };
         // In place: the resolved shapes keep their ranks.
-        let refix = |to: &mut [Dim], from: &[Dim]| {
+        let mut refix = |to: &mut [Dim], from: &[Dim]| {
             for (t, f) in to.iter_mut().zip(from) {
-                *t = fix(f);
+                *t = Dim::Static(match f {
+                    Dim::Static(n) => *n,
+                    Dim::Dynamic { name, max_size } => sizes.of(name, *max_size),
+                });
             }
         };
         for &i in &changed {
@@ -103,14 +117,14 @@ impl WgpuGraph {
                 refix(&mut desc.shape, &d.graph.operands[o].desc.shape);
                 bytes[o] = operand_bytes(&self.gpu, desc)?;
             }
-        }
-        for &k in &nodes {
-            let from = payload_dims(&d.graph.nodes[k].op);
-            match &mut current.nodes[k].op {
-                Op::Reshape(a) => refix(&mut a.new_shape, from),
-                Op::Expand(a) => refix(&mut a.new_shape, from),
-                Op::Slice(a) => refix(&mut a.sizes, from),
-                _ => {}
+            for &k in &d.retune.payloads[i] {
+                let from = payload_dims(&d.graph.nodes[k].op);
+                match &mut current.nodes[k].op {
+                    Op::Reshape(a) => refix(&mut a.new_shape, from),
+                    Op::Expand(a) => refix(&mut a.new_shape, from),
+                    Op::Slice(a) => refix(&mut a.sizes, from),
+                    _ => {}
+                }
             }
         }
         // Each node's new calls against its steps: the same kernels, one window each.
@@ -156,12 +170,31 @@ impl WgpuGraph {
         if let (Some(u), Some((lo, hi))) = (&self.shaped._uniforms, span) {
             self.gpu.queue.write_buffer(u, lo as u64, &self.shaped.blocks[lo..hi]);
         }
-        self.shaped.outputs = self.output_reads(&current, &bytes)?;
+        self.update_output_reads(&current, &bytes);
         self.shaped.input_bytes = current.inputs.iter().map(|(_, o)| bytes[o.index()]).collect();
         if let Some(d) = &mut self.dynamic {
             d.sizes = key.to_vec();
             d.retune.current = Some((current, bytes));
         }
         Ok(true)
+    }
+}
+
+/// Sizes by dimension name, each looked up once per change: `DimBindings::get` parses a
+/// derived name (`past+1`) on every call, and a decode step resolves some 300 shapes that
+/// name two or three dimensions between them.
+struct Sizes<'a> {
+    dims: &'a DimBindings,
+    known: Vec<(Arc<str>, u32)>,
+}
+
+impl Sizes<'_> {
+    fn of(&mut self, name: &Arc<str>, max_size: u32) -> u32 {
+        if let Some(&(_, n)) = self.known.iter().find(|(k, _)| Arc::ptr_eq(k, name) || k == name) {
+            return n;
+        }
+        let n = self.dims.get(name).unwrap_or(max_size);
+        self.known.push((name.clone(), n));
+        n
     }
 }
