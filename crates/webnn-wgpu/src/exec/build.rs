@@ -419,8 +419,10 @@ impl WgpuGraph {
     /// decoder's 61 outputs change shape at every step, and building them anew cloned their
     /// names and descriptors.
     pub(super) fn update_output_reads(&mut self, graph: &Graph, sizes: &[u64]) {
+        debug_assert_eq!(self.shaped.outputs.len(), graph.outputs.len());
         let mut staging_size = 0u64;
-        for (read, (_, o)) in self.shaped.outputs.iter_mut().zip(&graph.outputs) {
+        for (read, (name, o)) in self.shaped.outputs.iter_mut().zip(&graph.outputs) {
+            debug_assert_eq!(&read.name, name);
             let desc = graph.desc(*o);
             read.desc.shape.clone_from(&desc.shape);
             read.bytes = sizes[o.index()];

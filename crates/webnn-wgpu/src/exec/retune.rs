@@ -12,7 +12,7 @@ use crate::fuse::Fusion;
 use crate::lower::Lowering;
 use crate::patterns::Patterns;
 use std::sync::Arc;
-use webnn_core::{Dim, DimBindings, Graph, Op, Result};
+use webnn_core::{Dim, DimBindings, Graph, Op, Operand, Result};
 
 /// What a size change needs, kept with a dynamic graph.
 pub(super) struct Retune {
@@ -49,10 +49,9 @@ fn payload_dims(op: &Op) -> &[Dim] {
 
 impl Retune {
     /// For `graph` (dynamic dimensions unresolved) resolved at its bounds as `bound`, with
-    /// the fused patterns found there: the operands each node's kernels read besides its
-    /// own (`Patterns::reads`), and the nodes they absorbed.
-    pub(super) fn new(graph: &Graph, names: &[Arc<str>], patterns: &Patterns, bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
-        let reads = patterns.reads();
+    /// the fused patterns found there (the nodes they absorbed) and the operands each node's
+    /// kernels read besides its own (`Patterns::reads`).
+    pub(super) fn new(graph: &Graph, names: &[Arc<str>], patterns: &Patterns, reads: &[Vec<Operand>], bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
         let mut operands = Vec::with_capacity(names.len());
         let mut payloads = Vec::with_capacity(names.len());
         let mut nodes = Vec::with_capacity(names.len());
@@ -185,16 +184,20 @@ impl WgpuGraph {
 /// name two or three dimensions between them.
 struct Sizes<'a> {
     dims: &'a DimBindings,
-    known: Vec<(Arc<str>, u32)>,
+    known: Vec<(Arc<str>, Option<u32>)>,
 }
 
 impl Sizes<'_> {
+    /// `DimBindings::get(name).unwrap_or(max_size)`.
     fn of(&mut self, name: &Arc<str>, max_size: u32) -> u32 {
-        if let Some(&(_, n)) = self.known.iter().find(|(k, _)| Arc::ptr_eq(k, name) || k == name) {
-            return n;
-        }
-        let n = self.dims.get(name).unwrap_or(max_size);
-        self.known.push((name.clone(), n));
-        n
+        let n = match self.known.iter().find(|(k, _)| Arc::ptr_eq(k, name) || k == name) {
+            Some(&(_, n)) => n,
+            None => {
+                let n = self.dims.get(name);
+                self.known.push((name.clone(), n));
+                n
+            }
+        };
+        n.unwrap_or(max_size)
     }
 }
