@@ -100,14 +100,14 @@ impl WgpuGraph {
         }
         nodes.retain(|&k| !d.retune.fixed[k]);
         let Some((mut current, mut bytes)) = d.retune.current.take() else { return Ok(false) };
-        let mut sizes = Sizes { dims, known: Vec::new() };
+        let fix = |dim: &Dim| match dim {
+            Dim::Static(n) => Dim::Static(*n),
+            Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
+        };
         // In place: the resolved shapes keep their ranks.
-        let mut refix = |to: &mut [Dim], from: &[Dim]| {
+        let refix = |to: &mut [Dim], from: &[Dim]| {
             for (t, f) in to.iter_mut().zip(from) {
-                *t = Dim::Static(match f {
-                    Dim::Static(n) => *n,
-                    Dim::Dynamic { name, max_size } => sizes.of(name, *max_size),
-                });
+                *t = fix(f);
             }
         };
         for &i in &changed {
@@ -176,28 +176,5 @@ impl WgpuGraph {
             d.retune.current = Some((current, bytes));
         }
         Ok(true)
-    }
-}
-
-/// Sizes by dimension name, each looked up once per change: `DimBindings::get` parses a
-/// derived name (`past+1`) on every call, and a decode step resolves some 300 shapes that
-/// name two or three dimensions between them.
-struct Sizes<'a> {
-    dims: &'a DimBindings,
-    known: Vec<(Arc<str>, Option<u32>)>,
-}
-
-impl Sizes<'_> {
-    /// `DimBindings::get(name).unwrap_or(max_size)`.
-    fn of(&mut self, name: &Arc<str>, max_size: u32) -> u32 {
-        let n = match self.known.iter().find(|(k, _)| Arc::ptr_eq(k, name) || k == name) {
-            Some(&(_, n)) => n,
-            None => {
-                let n = self.dims.get(name);
-                self.known.push((name.clone(), n));
-                n
-            }
-        };
-        n.unwrap_or(max_size)
     }
 }
