@@ -370,7 +370,7 @@ impl WgpuGraph {
                 }
             }
             let dims = names.iter().map(|n| bound_size(graph, n)).collect();
-            let retune = retune::Retune::new(graph, &names, &patterns, &reads, bound.clone(), sizes, fuse(&bound));
+            let retune = retune::Retune::new(graph, &names, &reads, bound.clone(), sizes, fuse(&bound));
             built.dynamic = Some(Dynamic {
                 graph: graph.clone(),
                 patterns,

@@ -10,7 +10,6 @@ use super::build::{block_stride, grid};
 use super::{keep_kernels, lower_node, operand_bytes, WgpuGraph};
 use crate::fuse::Fusion;
 use crate::lower::Lowering;
-use crate::patterns::Patterns;
 use std::sync::Arc;
 use webnn_core::{Dim, DimBindings, Graph, Op, Operand, Result};
 
@@ -22,10 +21,6 @@ pub(super) struct Retune {
     operands: Vec<Vec<usize>>,
     payloads: Vec<Vec<usize>>,
     nodes: Vec<Vec<usize>>,
-    /// Per node: a fused kernel absorbed it (or keeps it as its scratch), so it lowers to the
-    /// same alias (or to nothing) at every size and is not lowered again. Of the 360 nodes a
-    /// decode step of SmolLM2 changes, 240 are.
-    fixed: Vec<bool>,
     /// The graph resolved at `Dynamic::sizes`, patched as they change, and its operands'
     /// buffer bytes; `None` when a change failed midway (the full path resets them).
     current: Option<(Graph, Vec<u64>)>,
@@ -49,9 +44,8 @@ fn payload_dims(op: &Op) -> &[Dim] {
 
 impl Retune {
     /// For `graph` (dynamic dimensions unresolved) resolved at its bounds as `bound`, with
-    /// the fused patterns found there (the nodes they absorbed) and the operands each node's
-    /// kernels read besides its own (`Patterns::reads`).
-    pub(super) fn new(graph: &Graph, names: &[Arc<str>], patterns: &Patterns, reads: &[Vec<Operand>], bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
+    /// the operands each node's kernels read besides its own (`Patterns::reads`).
+    pub(super) fn new(graph: &Graph, names: &[Arc<str>], reads: &[Vec<Operand>], bound: Graph, bytes: Vec<u64>, fusion: Fusion) -> Retune {
         let mut operands = Vec::with_capacity(names.len());
         let mut payloads = Vec::with_capacity(names.len());
         let mut nodes = Vec::with_capacity(names.len());
@@ -74,8 +68,7 @@ impl Retune {
             payloads.push(readers.iter().copied().filter(|&k| payload_dims(&graph.nodes[k].op).iter().any(|d| names_dim(d, name))).collect());
             nodes.push(readers);
         }
-        let fixed = (0..graph.nodes.len()).map(|k| patterns.scratch[k] || patterns.absorbed[k] || fusion.absorbed[k]).collect();
-        Retune { operands, payloads, nodes, fixed, current: Some((bound, bytes)), fusion }
+        Retune { operands, payloads, nodes, current: Some((bound, bytes)), fusion }
     }
 
     /// After the full path lowered `graph` (resolved at the new sizes) with `bytes`.
@@ -98,7 +91,11 @@ impl WgpuGraph {
         if nodes.len() * 4 > d.graph.nodes.len() {
             return Ok(false);
         }
-        nodes.retain(|&k| !d.retune.fixed[k]);
+        // A node a fused kernel absorbed (or keeps as its scratch) lowers to the same alias
+        // (or to nothing) at every size: of the 360 nodes a decode step of SmolLM2 changes,
+        // 240 are, and they are not lowered again.
+        let (patterns, fusion) = (&d.patterns, &d.retune.fusion);
+        nodes.retain(|&k| !(patterns.scratch[k] || patterns.absorbed[k] || fusion.absorbed[k]));
         let Some((mut current, mut bytes)) = d.retune.current.take() else { return Ok(false) };
         let fix = |dim: &Dim| match dim {
             Dim::Static(n) => Dim::Static(*n),
