@@ -13,10 +13,27 @@ mode="${1:-all}"
 dist=pkg-js/dist
 mkdir -p "$dist"
 log() { printf '[build-web] %s\n' "$*"; }
-# binaryen's wasm-opt from npm (setup.sh installs it; Debian's is too old for reference types).
+# binaryen's wasm-opt from npm (setup.sh installs it; Debian's cannot parse relaxed SIMD's
+# final opcodes). It is binaryen compiled to wasm, one thread, 1.5 minutes per polyfill build
+# on a 2-core machine: `opt FILE [flags]` optimises FILE in place in the background, beside the
+# next cargo build and the other files' passes, and `opt_wait` waits for every pass started.
+# (Five passes at once, the builds already made: 3:55 where one at a time took 5:17. Passes
+# run side by side take more CPU time each, so two at a time did no better: 4:53.)
+opt_pids=()
 opt() {
+  local file="$1"
+  shift
   "$WEBNN_TOOLS/node_modules/.bin/wasm-opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
-    --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd "$@"
+    --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
+    "$@" "$file" -o "$file.opt" && mv "$file.opt" "$file" &
+  opt_pids+=($!)
+}
+opt_wait() {
+  local pid
+  for pid in "${opt_pids[@]}"; do
+    wait "$pid"
+  done
+  opt_pids=()
 }
 
 # wasm-bindgen's glue: the pinned CLI where setup installed it (the test command needs its
@@ -36,7 +53,7 @@ log "webnn-web, simd128"
 cargo build -q -p webnn-web --target wasm32-unknown-unknown --release
 bindgen --out-dir "$dist" --out-name webnn_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_web.wasm"
-opt "$dist/webnn_web_bg.wasm" -o "$dist/webnn_web_bg.wasm"
+opt "$dist/webnn_web_bg.wasm"
 
 if [ "$mode" = --demo ]; then
   # Builds left from an earlier full build would no longer match this one's glue.
@@ -44,13 +61,16 @@ if [ "$mode" = --demo ]; then
 else
   # The relaxed-SIMD build (fused multiply-add in the GEMM and vector kernels, one thread),
   # for pages that cannot load the threads build in a browser that has relaxed SIMD
-  # (Chromium).
+  # (Chromium). In the simd128 build's target directory: cargo keeps builds with different
+  # RUSTFLAGS side by side there, and the two share their host crates (proc macros, build
+  # scripts: 40 s of a cold build). Only webnn_web.wasm itself is relinked at each switch
+  # (seconds), so it is the last build's: bindgen reads it at once.
   log "webnn-web, relaxed-simd"
   RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" cargo build -q -p webnn-web \
-    --target wasm32-unknown-unknown --release --target-dir "$CARGO_TARGET_DIR/wasm-relaxed"
+    --target wasm32-unknown-unknown --release
   bindgen --out-dir "$dist" --out-name webnn_web_relaxed \
-    "$CARGO_TARGET_DIR/wasm-relaxed/wasm32-unknown-unknown/release/webnn_web.wasm"
-  opt --enable-relaxed-simd "$dist/webnn_web_relaxed_bg.wasm" -o "$dist/webnn_web_relaxed_bg.wasm"
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_web.wasm"
+  opt "$dist/webnn_web_relaxed_bg.wasm" --enable-relaxed-simd
 
   # The threads build, which a cross-origin-isolated page whose browser validates it loads
   # instead: shared memory, atomics and relaxed SIMD (fused multiply-add in the GEMM kernels).
@@ -59,7 +79,7 @@ else
   threads_cargo build -q -p webnn-web --release
   bindgen --out-dir "$dist" --out-name webnn_web_mt \
     "$CARGO_TARGET_DIR/wasm-threads/wasm32-unknown-unknown/release/webnn_web.wasm"
-  opt --enable-threads --enable-relaxed-simd "$dist/webnn_web_mt_bg.wasm" -o "$dist/webnn_web_mt_bg.wasm"
+  opt "$dist/webnn_web_mt_bg.wasm" --enable-threads --enable-relaxed-simd
 fi
 
 node scripts/web/bundle.mjs
@@ -69,7 +89,7 @@ log "webnn-llm-web (the chat page's module)"
 cargo build -q -p webnn-llm-web --target wasm32-unknown-unknown --release
 bindgen --out-dir www/chat/pkg --out-name webnn_llm_web \
   "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_llm_web.wasm"
-opt "www/chat/pkg/webnn_llm_web_bg.wasm" -o "www/chat/pkg/webnn_llm_web_bg.wasm"
+opt "www/chat/pkg/webnn_llm_web_bg.wasm"
 
 # loadOnnx's module (pkg-js/src/onnx.mjs) and its wasm (crates/webnn-onnx-web): the ONNX
 # importer without any backend, loaded only by pages that import webnn-onnx.mjs. The demo
@@ -79,7 +99,7 @@ if [ "$mode" != --demo ]; then
   cargo build -q -p webnn-onnx-web --target wasm32-unknown-unknown --release
   bindgen --out-dir "$dist" --out-name webnn_onnx_web \
     "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_onnx_web.wasm"
-  opt "$dist/webnn_onnx_web_bg.wasm" -o "$dist/webnn_onnx_web_bg.wasm"
+  opt "$dist/webnn_onnx_web_bg.wasm"
   cp pkg-js/src/onnx.mjs "$dist/webnn-onnx.mjs"
 fi
 
@@ -91,3 +111,6 @@ if [ "$mode" = --harness ]; then
   bindgen --out-dir "$CARGO_TARGET_DIR/webnn-wpt-js" --out-name webnn_wpt_js \
     "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/webnn_wpt_js.wasm"
 fi
+
+# Every wasm-opt pass started above.
+opt_wait
