@@ -17,8 +17,9 @@ log() { printf '[build-web] %s\n' "$*"; }
 # final opcodes). It is binaryen compiled to wasm, one thread, 1.5 minutes per polyfill build
 # on a 2-core machine: `opt FILE [flags]` optimises FILE in place in the background, beside the
 # next cargo build and the other files' passes, and `opt_wait` waits for every pass started.
-# (Five passes at once, the builds already made: 3:55 where one at a time took 5:17. Passes
-# run side by side take more CPU time each, so two at a time did no better: 4:53.)
+# `build-web.sh --harness` with the builds already made took 3:55 this way where one pass at
+# a time took 5:17 (two at a time: 4:53; passes side by side take more CPU time each); from
+# an empty target directory, with the relaxed build below sharing it, 11:13 where 12:17.
 opt_pids=()
 opt() {
   local file="$1"
