@@ -5,9 +5,10 @@
 //! their whole description, shapes included.
 //!
 //! `--f16` keeps the caches in float16; `--gpu-kernels` picks the kernels a hardware GPU gets
-//! on any adapter (counts dispatches as a GPU would run them).
+//! on any adapter (counts dispatches as a GPU would run them); `--max-storage N` those of a
+//! device binding at most N storage buffers per kernel (WebGPU's default limit is 8).
 //!
-//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--f16] [--unfused] [--gpu-kernels] [--cpu [--threads N] [--shapes]]
+//!     cargo run --release -p webnn-llm --example profile -- [--context N] [--seq N] [--f16] [--unfused] [--gpu-kernels] [--max-storage N] [--cpu [--threads N] [--shapes]]
 
 use std::collections::BTreeMap;
 use webnn_core::{DataType, HostTensor, OperandDescriptor};
@@ -50,6 +51,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The kernels a hardware GPU gets, on whatever adapter this is.
     if args.iter().any(|a| a == "--gpu-kernels") {
         backend = backend.tuned_for_gpu();
+    }
+    if let Some(n) = args.iter().position(|a| a == "--max-storage").and_then(|i| args.get(i + 1)?.parse().ok()) {
+        backend = backend.with_max_storage(n);
     }
     let mut g = backend.compile_graph(&graph)?;
     let inputs: Vec<(&str, &HostTensor)> = named.iter().map(|(n, t)| (n.as_str(), t)).collect();

@@ -8,7 +8,7 @@
 // bit (i % (32 / W_BITS)) * W_BITS, as qgemv.wgsl reads it. Uses the Matmul block
 // (matmul_params.wgsl) like qgemv.wgsl: c_m holds the block size and c_n the blocks per
 // weight row. Inputs: a = x, b = q, c = scale, d = zero point (where they may be nonzero),
-// e = offset (the scale again without HAS_OFFSET), then those of `ProductIo`.
+// e = offset (bound only with HAS_OFFSET), then those of `ProductIo`.
 override HAS_OFFSET: bool = false;
 // The weight's bits per value (4 or 8) and whether they are signed.
 override W_BITS: u32 = 4u;

@@ -90,6 +90,13 @@ impl WgpuBackend {
         self
     }
 
+    /// At most `n` storage buffers per kernel, below the device's limit: the fused kernels a
+    /// device at WebGPU's default limit (8) gets, on any adapter.
+    pub fn with_max_storage(mut self, n: u32) -> WgpuBackend {
+        self.options.max_storage = n.min(self.gpu.limits.max_storage_buffers_per_shader_stage);
+        self
+    }
+
     /// float16 inputs decoded from packed words even where the device has shader-f16 (as on
     /// devices without it), for comparisons.
     pub fn with_packed_f16(mut self) -> WgpuBackend {

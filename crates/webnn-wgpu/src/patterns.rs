@@ -222,9 +222,9 @@ impl Patterns {
             let only_gate = readers[gate.index()].iter().all(|&r| self.absorbed[r])
                 && !fused_reads.iter().enumerate().any(|(k, r)| k != p && r.contains(&gate))
                 && !graph.outputs.iter().any(|(_, o)| *o == gate);
-            // The output, x, the two weights, scales and offsets, [both zero points], [the
-            // norm weight].
-            let bindings = 8 + 2 * u32::from(!zeros(up)) + u32::from(self.norm[p].is_some());
+            // The output, x, the two weights and scales, [both offsets], [both zero points],
+            // [the norm weight].
+            let bindings = 6 + 2 * u32::from(up.offset.is_some()) + 2 * u32::from(!zeros(up)) + u32::from(self.norm[p].is_some());
             let fits = formats(up) == formats(gq)
                 && self.norm[g] == self.norm[p]
                 && self.tail[g].is_none()
@@ -276,11 +276,15 @@ impl Patterns {
             let mut absorbed = Vec::new();
             let n = q.n;
             // The storage buffers the module binds before these: the output, x, the weight,
-            // its scale and offset, [zero points], [the tail's operand], [the norm weight].
+            // its scale, [offsets], [zero points], [the tail's operand], [the norm weight].
             // (On a CPU adapter x is a uniform binding and the parameter block a storage
             // one: the same count.)
             let zeros = graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
-            let mut bindings = 5 + u32::from(!zeros) + u32::from(self.tail[p].is_some()) + u32::from(self.norm[p].is_some());
+            let mut bindings = 4
+                + u32::from(q.offset.is_some())
+                + u32::from(!zeros)
+                + u32::from(self.tail[p].is_some())
+                + u32::from(self.norm[p].is_some());
             let mut store = Store { rope: None, scatter: None };
             // reshape -> rope -> reshape.
             let rope = only(out).and_then(|r1| {

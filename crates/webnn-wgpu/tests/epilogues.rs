@@ -217,9 +217,11 @@ fn gate_and_up_projections_run_as_one_kernel_on_gpus() {
         assert_eq!((products, count(&labels, "pair: true"), count(&labels, "SiluGate")), (6, 2, 2), "m {m}: {labels:#?}");
     }
     assert_eq!(count(&kernels_at(&g, 1, 16, false), "norm: true"), 1);
-    // At 8: the normalising pair would bind nine buffers, the one with zero points ten.
+    // At 8: the normalising pair with offsets would bind nine buffers; the one with zero
+    // points and no offsets binds eight (offsets are bound only where the format has them).
     let labels = kernels_at(&g, 1, 8, false);
-    assert_eq!(count(&labels, "pair: true"), 0, "{labels:#?}");
+    assert_eq!(count(&labels, "pair: true"), 1, "{labels:#?}");
+    assert_eq!(count(&kernels_at(&g, 1, 7, false), "pair: true"), 0);
     // A CPU adapter pairs nothing.
     assert_eq!(count(&kernels_at(&g, 1, 16, true), "pair: true"), 0);
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
@@ -258,8 +260,8 @@ const CACHE: u32 = 48;
 
 /// A transformer layer's input side: h = rmsnorm(x); q = rope(h·Wqᵀ); k = rope(h·Wkᵀ) cast to
 /// float16 and scattered into a float16 cache at `positions`; v = h·Wvᵀ scattered into a
-/// float32 cache.
-fn projections(rng: &mut Rng) -> Graph {
+/// float32 cache. The weights' blocks with offsets (Q4_1-like) or without (Q4_0-like).
+fn projections(rng: &mut Rng, offset: bool) -> Graph {
     let mut b = GraphBuilder::new();
     let rows = Dim::Dynamic { name: "m".into(), max_size: 40 };
     let n = HEADS * HD;
@@ -270,7 +272,7 @@ fn projections(rng: &mut Rng) -> Graph {
     let positions = b.input("positions", OperandDescriptor::with_dims(DataType::Int32, vec![rows.clone(), 1.into()])).unwrap();
     let k_cache = b.input("k_cache", OperandDescriptor::new(DataType::Float16, &[CACHE, n])).unwrap();
     let v_cache = b.input("v_cache", OperandDescriptor::new(F, &[CACHE, n])).unwrap();
-    let layer = |weight| QuantizedLinear { weight, n, k: K, block: 32, offset: true, zero_points: false };
+    let layer = |weight| QuantizedLinear { weight, n, k: K, block: 32, offset, zero_points: false };
     let none = OpOptions::default;
     let h = rms_norm(&mut b, x, rng);
     let q = layer(DataType::Uint4).build(&mut b, h, rng).unwrap();
@@ -287,7 +289,7 @@ fn projections(rng: &mut Rng) -> Graph {
 #[test]
 fn projections_rotate_and_store_their_rows() {
     let mut rng = Rng::new(17);
-    let g = projections(&mut rng);
+    let g = projections(&mut rng, true);
     // One row on a GPU binding 16 storage buffers: three products (normalising x, q and k
     // rotating, k and v storing rows after their caches' copies), nothing else.
     let labels = kernels_at(&g, 1, 16, false);
@@ -296,15 +298,21 @@ fn projections_rotate_and_store_their_rows() {
     assert!(products.iter().all(|k| k.contains("norm: true")), "{labels:#?}");
     assert_eq!(products.iter().filter(|k| k.contains("rope: true")).count(), 2, "{labels:#?}");
     assert_eq!(products.iter().filter(|k| k.contains("scatter: true")).count(), 2, "{labels:#?}");
-    // Binding at most 8: k keeps its own scatter (the norm, its rotation and its row
-    // indices would be a ninth buffer).
+    // Binding at most 8: k keeps its own scatter (with the offsets, the norm, its rotation
+    // and its row indices would be a ninth buffer). Weights without offsets bind one fewer:
+    // k stores its rows itself at 8.
     let labels = kernels_at(&g, 1, 8, false);
     assert!(labels.iter().any(|k| k.starts_with("ScatterNd")), "{labels:#?}");
+    let plain = projections(&mut Rng::new(17), false);
+    let labels = kernels_at(&plain, 1, 8, false);
+    assert_eq!(labels.len(), 5, "{labels:#?}");
+    assert!(!labels.iter().any(|k| k.starts_with("ScatterNd")), "{labels:#?}");
     let mut rng = Rng::new(19);
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
-    for backend in [backend.clone().tuned_for_gpu(), backend] {
-        let mut gpu = backend.compile_graph(&g).unwrap();
-        let mut cpu = webnn_cpu::CpuBackend.compile(&g).unwrap();
+    let runs = [(backend.clone().tuned_for_gpu(), &g), (backend.clone().tuned_for_gpu(), &plain), (backend, &g)];
+    for (backend, g) in runs {
+        let mut gpu = backend.compile_graph(g).unwrap();
+        let mut cpu = webnn_cpu::CpuBackend.compile(g).unwrap();
         for m in [1u32, 3, 40, 1, 9, 2] {
             let host = |t: DataType, shape: &[u32], bytes: Vec<u8>| HostTensor { desc: OperandDescriptor::new(t, shape), bytes };
             let angles = floats(&mut rng, (m * HD / 2) as usize);

@@ -215,13 +215,15 @@ pub enum KernelId {
     },
 }
 
-/// The inputs a quantized product's module binds beyond x, the weight, its scale and
-/// offset, each for a step it takes over from its neighbours: zero points (d) that may be
-/// nonzero, an epilogue op's operand (f, `Tail`), the RMSNorm weight (g), rotary
-/// embedding's cos and sin, the indices of a row scatter (int32), and a second weight set
-/// (`pair`: a gate's weight, scale, [zero points] and offset).
+/// The inputs a quantized product's module binds beyond x, the weight and its scale: the
+/// offsets (e) of a format that has them (Q4_1), zero points (d) that may be nonzero, and
+/// one for each step it takes over from its neighbours: an epilogue op's operand (f,
+/// `Tail`), the RMSNorm weight (g), rotary embedding's cos and sin, the indices of a row
+/// scatter (int32), and a second weight set (`pair`: a gate's weight, scale, [zero points]
+/// and [offsets]). Each costs a storage binding, of which WebGPU's default limit allows 8.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProductIo {
+    pub offset: bool,
     pub zero_point: bool,
     pub tail: bool,
     pub norm: bool,
@@ -246,7 +248,7 @@ impl ProductIo {
     /// Every combination the lowering makes: a pair takes the place of the epilogue
     /// operand, and its product stores neither rotated nor scattered rows.
     pub fn all() -> Vec<ProductIo> {
-        (0..64u32)
+        (0..128u32)
             .map(|b| ProductIo {
                 zero_point: b & 1 != 0,
                 tail: b & 2 != 0,
@@ -254,6 +256,7 @@ impl ProductIo {
                 rope: b & 8 != 0,
                 scatter: b & 16 != 0,
                 pair: b & 32 != 0,
+                offset: b & 64 != 0,
             })
             .filter(|io| !io.pair || !(io.tail || io.rope || io.scatter))
             .collect()
@@ -651,8 +654,8 @@ impl KernelKey {
                         (ParamBinding::Storage, ABinding::Storage),
                     ];
                     for q in weights.into_iter().filter(|_| t == DataType::Float32 && c == clamp) {
-                        let offset = c;
-                        for io in ProductIo::all() {
+                        for io in ProductIo::all().into_iter().filter(|io| io.offset == c) {
+                            let offset = io.offset;
                             for tail in Tail::all().into_iter().filter(|t| (*t != Tail::None) == io.tail) {
                                 let (zero_point, norm, rope, scatter, pair) = (io.zero_point, io.norm, io.rope, io.scatter, io.pair);
                                 let outs: &[DataType] = if scatter { &[DataType::Float32, DataType::Float16] } else { &[DataType::Float32] };

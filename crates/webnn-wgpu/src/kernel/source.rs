@@ -176,12 +176,12 @@ impl Body {
             K::Conv { .. } => Body::Conv,
             K::Depthwise { .. } => Body::Depthwise,
             K::Gemv { .. } => Body::Gemv,
-            K::QGemv { weight, params, x, zero_point, tail, norm, rope, scatter, pair, .. } => {
-                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm, rope, scatter, pair };
+            K::QGemv { weight, offset, params, x, zero_point, tail, norm, rope, scatter, pair, .. } => {
+                let io = ProductIo { offset, zero_point, tail: tail != super::Tail::None, norm, rope, scatter, pair };
                 Body::QGemv(weight, params, x, io)
             }
-            K::QGemm { weight, zero_point, tail, rope, scatter, .. } => {
-                let io = ProductIo { zero_point, tail: tail != super::Tail::None, norm: false, rope, scatter, pair: false };
+            K::QGemm { weight, offset, zero_point, tail, rope, scatter, .. } => {
+                let io = ProductIo { offset, zero_point, tail: tail != super::Tail::None, norm: false, rope, scatter, pair: false };
                 Body::QGemm(weight, io)
             }
         }
@@ -473,21 +473,25 @@ fn a_loader(a: ABinding, storage: String) -> String {
 }
 
 /// The inputs of a quantized product's module, named by role (`ProductIo`): x (a), the
-/// weight (b), its scale (c), [zero points (d)], offset (e), [the pair's weight, scale, zero
-/// points and offset], [epilogue operand (f)], [norm weight (g)], [cos, sin], [row indices];
-/// bound in this order.
+/// weight (b), its scale (c), [zero points (d)], [offsets (e)], [the pair's weight, scale,
+/// zero points and offsets], [epilogue operand (f)], [norm weight (g)], [cos, sin], [row
+/// indices]; bound in this order.
 fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static str, DataType)> {
     let mut v = vec![("a", x), ("b", weight), ("c", x)];
     if io.zero_point {
         v.push(("d", weight));
     }
-    v.push(("e", x));
+    if io.offset {
+        v.push(("e", x));
+    }
     if io.pair {
         v.extend([("pair_q", weight), ("pair_c", x)]);
         if io.zero_point {
             v.push(("pair_d", weight));
         }
-        v.push(("pair_e", x));
+        if io.offset {
+            v.push(("pair_e", x));
+        }
     }
     // Names no kernel uses for a local (a binding named like a loader's parameter `i`
     // would be shadowed inside its own loader).
@@ -502,6 +506,7 @@ fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static 
 /// The glue `finish_product` and the quantized kernels call, for the inputs a module binds
 /// (stubs for the steps it does not take over):
 /// - `load_d(i)`: a zero point (0 where they are all zero and not bound);
+/// - `load_e(i)`: an offset (0 where the format has none, not bound: HAS_OFFSET is false);
 /// - `tail(i, v)`: the epilogue op (`Tail`, the `TAIL` override) with input f;
 /// - `load_nw(i)`: the norm weight (input g);
 /// - `rope_pair(m, n, v)`: rotary embedding of the pair of output columns n, n + 1 of row m
@@ -522,12 +527,17 @@ fn product_fns(io: ProductIo) -> String {
     f += match io.pair {
         false => "const PAIR: bool = false;\n\
                   fn pair_word(i: u32) -> u32 {\n    return 0u;\n}\n\
-                  fn load_pair_c(i: u32) -> f32 {\n    return 0.0;\n}\n\
-                  fn load_pair_e(i: u32) -> f32 {\n    return 0.0;\n}\n",
+                  fn load_pair_c(i: u32) -> f32 {\n    return 0.0;\n}\n",
         true => "const PAIR: bool = true;\nfn pair_word(i: u32) -> u32 {\n    return pair_q[i];\n}\n",
     };
     if !(io.pair && io.zero_point) {
         f += "fn load_pair_d(i: u32) -> f32 {\n    return 0.0;\n}\n";
+    }
+    if !io.offset {
+        f += "fn load_e(i: u32) -> f32 {\n    return 0.0;\n}\n";
+    }
+    if !(io.pair && io.offset) {
+        f += "fn load_pair_e(i: u32) -> f32 {\n    return 0.0;\n}\n";
     }
     f += match io.tail {
         false => "fn tail(i: u32, v: f32) -> f32 {\n    return v;\n}\n",

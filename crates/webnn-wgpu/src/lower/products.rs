@@ -420,11 +420,11 @@ pub fn quantized_linear(cx: &Cx, q: &webnn_core::fusion::QuantizedLinear, takeov
     let x = norm.map_or(q.input, |r| r.input);
     let mut inputs = vec![x, q.weight, q.scale];
     inputs.extend(Some(q.zero_point).filter(|_| zero_point));
-    inputs.push(q.offset.unwrap_or(q.scale));
+    inputs.extend(q.offset);
     if let Some(g) = pair {
         inputs.extend([g.weight, g.scale]);
         inputs.extend(Some(g.zero_point).filter(|_| zero_point));
-        inputs.push(g.offset.unwrap_or(g.scale));
+        inputs.extend(g.offset);
     }
     inputs.extend(tail.map(|(_, r)| r));
     inputs.extend(norm.map(|r| r.weight));
