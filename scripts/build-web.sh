@@ -15,26 +15,33 @@ mkdir -p "$dist"
 log() { printf '[build-web] %s\n' "$*"; }
 # binaryen's wasm-opt from npm (setup.sh installs it; Debian's cannot parse relaxed SIMD's
 # final opcodes). It is binaryen compiled to wasm, one thread, 1.5 minutes per polyfill build
-# on a 2-core machine: `opt FILE [flags]` optimises FILE in place in the background, beside the
-# next cargo build and the other files' passes, and `opt_wait` waits for every pass started.
+# on a 2-core machine: `opt FILE [flags]` optimises FILE into FILE.opt in the background,
+# beside the next cargo build and the other files' passes, and `opt_wait` waits for each and
+# only then moves it over FILE, so a pass left from a run that stopped early can never
+# replace a newer build's file (and the exit trap stops such passes).
 # `build-web.sh --harness` with the builds already made took 3:55 this way where one pass at
 # a time took 5:17 (two at a time: 4:53; passes side by side take more CPU time each); from
 # an empty target directory, with the relaxed build below sharing it, 11:13 where 12:17.
-opt_pids=()
+opt_jobs=()
+trap 'for job in ${opt_jobs[@]+"${opt_jobs[@]}"}; do kill "${job%%:*}" 2>/dev/null || true; done' EXIT
 opt() {
   local file="$1"
   shift
   "$WEBNN_TOOLS/node_modules/.bin/wasm-opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
-    "$@" "$file" -o "$file.opt" && mv "$file.opt" "$file" &
-  opt_pids+=($!)
+    "$@" "$file" -o "$file.opt" &
+  opt_jobs+=("$!:$file")
 }
 opt_wait() {
-  local pid
-  for pid in "${opt_pids[@]}"; do
-    wait "$pid"
+  local job
+  for job in ${opt_jobs[@]+"${opt_jobs[@]}"}; do
+    if ! wait "${job%%:*}"; then
+      log "wasm-opt failed on ${job#*:}"
+      exit 1
+    fi
+    mv "${job#*:}.opt" "${job#*:}"
   done
-  opt_pids=()
+  opt_jobs=()
 }
 
 # wasm-bindgen's glue: the pinned CLI where setup installed it (the test command needs its
@@ -62,10 +69,13 @@ if [ "$mode" = --demo ]; then
 else
   # The relaxed-SIMD build (fused multiply-add in the GEMM and vector kernels, one thread),
   # for pages that cannot load the threads build in a browser that has relaxed SIMD
-  # (Chromium). In the simd128 build's target directory: cargo keeps builds with different
-  # RUSTFLAGS side by side there, and the two share their host crates (proc macros, build
-  # scripts: 40 s of a cold build). Only webnn_web.wasm itself is relinked at each switch
-  # (seconds), so it is the last build's: bindgen reads it at once.
+  # (Chromium). In the simd128 build's target directory: cargo keeps its dependencies built
+  # with different RUSTFLAGS side by side there, and the two share their host crates (proc
+  # macros, build scripts: 40 s of a cold build). webnn-web itself (its cdylib has no hash
+  # in its name) is compiled again at each switch, in seconds, so webnn_web.wasm is the last
+  # build's: bindgen reads it at once. (The threads build cannot share it: see
+  # wasm-threads.sh.) Target directories from before this keep a wasm-relaxed folder.
+  rm -rf "$CARGO_TARGET_DIR/wasm-relaxed"
   log "webnn-web, relaxed-simd"
   RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" cargo build -q -p webnn-web \
     --target wasm32-unknown-unknown --release

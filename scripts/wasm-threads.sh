@@ -3,7 +3,9 @@
 # through RUSTC_BOOTSTRAP on the stable toolchain with its rust-src component, which
 # setup.sh adds); the linker flags make the memory shared and imported and export the
 # thread-local-storage hooks wasm-bindgen's glue calls for each thread. Its own target
-# directory keeps this build and the simd128 one from invalidating each other.
+# directory keeps this build and the simd128 one from invalidating each other: proc-macro2's
+# build script reads RUSTC_BOOTSTRAP, so in a shared directory every proc macro would be
+# built again at each switch (the relaxed-SIMD build, without it, shares the simd128 one's).
 threads_cargo() {
   local flags="-C target-feature=+simd128,+relaxed-simd,+atomics,+bulk-memory,+mutable-globals" a
   for a in --shared-memory --max-memory=4294967296 --import-memory --export=__wasm_init_tls \

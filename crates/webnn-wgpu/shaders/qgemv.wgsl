@@ -10,8 +10,8 @@
 // one row of each weight set, or two of each against four rows of x); its LANES invocations
 // split the blocks.
 // Uses the Matmul block (matmul_params.wgsl); this kernel has no C, so c_m holds the block
-// size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point,
-// e = offset (bound only with HAS_OFFSET).
+// size and c_n the blocks per weight row. Inputs: a = x, b = q, c = scale, d = zero point
+// (bound only where they may be nonzero), e = offset (bound only with HAS_OFFSET).
 // With PAIR (generated, src/kernel/source.rs) a second weight set of the same shape and
 // formats (pair_word, load_pair_c/d/e: a gated MLP's gate projection, b being its up
 // projection) is computed beside the first from the same loads of x, and output j is

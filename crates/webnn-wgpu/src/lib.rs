@@ -44,8 +44,9 @@ pub struct Options {
     /// The adapter is a CPU (lavapipe, SwiftShader): workgroup barriers cost more than the
     /// parallelism they buy, so the quantized gemv gives each output one invocation.
     pub cpu_adapter: bool,
-    /// Storage buffers one kernel may bind (the device's limit): how many of its neighbours'
-    /// steps a fused kernel can take over (`patterns::Store`).
+    /// Storage buffers one kernel may bind (the device's limit, or lower:
+    /// `WgpuBackend::with_max_storage`): how many of its neighbours' steps a fused kernel can
+    /// take over (`patterns::Store`).
     pub max_storage: u32,
 }
 
@@ -91,7 +92,9 @@ impl WgpuBackend {
     }
 
     /// At most `n` storage buffers per kernel, below the device's limit: the fused kernels a
-    /// device at WebGPU's default limit (8) gets, on any adapter.
+    /// GPU at WebGPU's default limit (8) gets, with `tuned_for_gpu` on any adapter. (The
+    /// count assumes a GPU's bindings; on a CPU adapter a product of several rows binds its
+    /// parameter block as storage too, which the device's own limit still bounds.)
     pub fn with_max_storage(mut self, n: u32) -> WgpuBackend {
         self.options.max_storage = n.min(self.gpu.limits.max_storage_buffers_per_shader_stage);
         self

@@ -309,7 +309,7 @@ fn projections_rotate_and_store_their_rows() {
     assert!(!labels.iter().any(|k| k.starts_with("ScatterNd")), "{labels:#?}");
     let mut rng = Rng::new(19);
     let backend = webnn_wgpu::WgpuBackend::new().expect("a wgpu adapter (Mesa lavapipe)");
-    let runs = [(backend.clone().tuned_for_gpu(), &g), (backend.clone().tuned_for_gpu(), &plain), (backend, &g)];
+    let runs = [(backend.clone().tuned_for_gpu(), &g), (backend.clone().tuned_for_gpu(), &plain), (backend.clone(), &g), (backend, &plain)];
     for (backend, g) in runs {
         let mut gpu = backend.compile_graph(g).unwrap();
         let mut cpu = webnn_cpu::CpuBackend.compile(g).unwrap();

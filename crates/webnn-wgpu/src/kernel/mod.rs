@@ -183,7 +183,7 @@ pub enum KernelId {
         x: ABinding,
         /// Whether the zero points may be nonzero (false: a constant of zeros, never read).
         zero_point: bool,
-        /// An element-wise op applied with a sixth input before the store.
+        /// An element-wise op applied with one more input (f) before the store.
         tail: Tail,
         /// x is RMS-normalised here (`webnn_core::fusion::RmsNorm`, whose node then runs no
         /// kernel): x_i * w_i summed against the weights, scaled by 1 / sqrt(mean(x²) + eps)
@@ -195,7 +195,8 @@ pub enum KernelId {
         /// int32 indices input): `ProductIo`.
         rope: bool,
         scatter: bool,
-        /// A second weight set (its scale, zero points and offset) whose rows this kernel
+        /// A second weight set (its scale, and its zero points and offsets where the first
+        /// set binds them) whose rows this kernel
         /// computes beside its own, storing `v * silu(pair)`: a gated MLP's gate and up
         /// projections as one kernel (`crate::patterns::Patterns::pair`). Never with `tail`,
         /// `rope` or `scatter`; one column per frame row with one row of x.
@@ -220,7 +221,8 @@ pub enum KernelId {
 /// one for each step it takes over from its neighbours: an epilogue op's operand (f,
 /// `Tail`), the RMSNorm weight (g), rotary embedding's cos and sin, the indices of a row
 /// scatter (int32), and a second weight set (`pair`: a gate's weight, scale, [zero points]
-/// and [offsets]). Each costs a storage binding, of which WebGPU's default limit allows 8.
+/// and [offsets]). Each costs a storage binding (cos and sin two), of which WebGPU's default
+/// limit allows 8.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProductIo {
     pub offset: bool,
