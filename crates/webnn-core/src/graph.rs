@@ -120,10 +120,7 @@ impl Graph {
     /// The graph with every dynamic dimension at its size in `dims` (or at its bound where
     /// `dims` does not name it): what a backend that plans with static shapes compiles.
     pub fn resolved(&self, dims: &crate::shape::DimBindings) -> Graph {
-        let fix = |d: &Dim| match d {
-            Dim::Static(n) => Dim::Static(*n),
-            Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
-        };
+        let fix = |d: &Dim| dims.fixed(d);
         let mut g = self.clone();
         for info in &mut g.operands {
             info.desc.shape = info.desc.shape.iter().map(fix).collect();

@@ -73,13 +73,25 @@ pub fn valid_dim_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
+/// A term of a (possibly derived) dimension name (`past+1`): a named part or a constant.
+enum Term<'a> {
+    Name(&'a str),
+    Constant(u64),
+}
+
+/// The terms of a dimension name, one by one (`DimBindings::get` sums them without
+/// collecting them: the wgpu backend asks for `past+1` some 300 times per decode step).
+fn terms(name: &str) -> impl Iterator<Item = Term<'_>> {
+    name.split('+').map(|t| t.parse::<u64>().map_or(Term::Name(t), Term::Constant))
+}
+
 /// The terms of a (possibly derived) dimension name: the named parts and the constant.
 fn derived_terms(name: &str) -> Option<(Vec<&str>, u64)> {
     let (mut names, mut constant) = (Vec::new(), 0u64);
-    for term in name.split('+') {
-        match term.parse::<u64>() {
-            Ok(n) => constant = constant.checked_add(n)?,
-            Err(_) => names.push(term),
+    for term in terms(name) {
+        match term {
+            Term::Constant(n) => constant = constant.checked_add(n)?,
+            Term::Name(n) => names.push(n),
         }
     }
     Some((names, constant))
@@ -170,20 +182,27 @@ pub struct DimBindings {
 }
 
 impl DimBindings {
+    /// `d` at its size here: static as it is, dynamic at its bound size or, where unbound,
+    /// at its bound (`max_size`).
+    pub fn fixed(&self, d: &Dim) -> Dim {
+        match d {
+            Dim::Static(n) => Dim::Static(*n),
+            Dim::Dynamic { name, max_size } => Dim::Static(self.get(name).unwrap_or(*max_size)),
+        }
+    }
+
     /// The size bound to `name`; a derived name (`past+1`) is the sum of its terms.
     pub fn get(&self, name: &str) -> Option<u32> {
         if let Some(&(_, s)) = self.sizes.iter().find(|(n, _)| &**n == name) {
             return Some(s);
         }
-        // As `derived_terms` splits it, without collecting the terms: the wgpu backend asks
-        // for `past+1` some 300 times per decode step.
         let (mut names, mut constant, mut total) = (0usize, 0u64, 0u64);
-        for term in name.split('+') {
-            match term.parse::<u64>() {
-                Ok(n) => constant = constant.checked_add(n)?,
-                Err(_) => {
+        for term in terms(name) {
+            match term {
+                Term::Constant(n) => constant = constant.checked_add(n)?,
+                Term::Name(n) => {
                     names += 1;
-                    let (_, s) = self.sizes.iter().find(|(m, _)| &**m == term)?;
+                    let (_, s) = self.sizes.iter().find(|(m, _)| &**m == n)?;
                     total += *s as u64;
                 }
             }

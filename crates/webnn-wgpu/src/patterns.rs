@@ -3,7 +3,7 @@
 //! graph meets: the resolved copies keep the node indices and operands the matches name, and
 //! every condition the kernels add holds at any size within the bounds.
 
-use crate::kernel::Tail;
+use crate::kernel::{ProductIo, Tail};
 use webnn_core::fusion::{self, Attention, QuantizedLinear, RmsNorm, Rope, SiluGate, TokenLayout};
 use webnn_core::{DataType, Graph, Op, Operand, Source};
 
@@ -222,9 +222,8 @@ impl Patterns {
             let only_gate = readers[gate.index()].iter().all(|&r| self.absorbed[r])
                 && !fused_reads.iter().enumerate().any(|(k, r)| k != p && r.contains(&gate))
                 && !graph.outputs.iter().any(|(_, o)| *o == gate);
-            // The output, x, the two weights and scales, [both offsets], [both zero points],
-            // [the norm weight].
-            let bindings = 6 + 2 * u32::from(up.offset.is_some()) + 2 * u32::from(!zeros(up)) + u32::from(self.norm[p].is_some());
+            let io = ProductIo { offset: up.offset.is_some(), zero_point: !zeros(up), norm: self.norm[p].is_some(), pair: true, ..Default::default() };
+            let bindings = io.storage_bindings();
             let fits = formats(up) == formats(gq)
                 && self.norm[g] == self.norm[p]
                 && self.tail[g].is_none()
@@ -275,16 +274,15 @@ impl Patterns {
             let mut node = p;
             let mut absorbed = Vec::new();
             let n = q.n;
-            // The storage buffers the module binds before these: the output, x, the weight,
-            // its scale, [offsets], [zero points], [the tail's operand], [the norm weight].
-            // (On a CPU adapter x is a uniform binding and the parameter block a storage
-            // one: the same count.)
+            // The module's inputs before it takes over these steps.
             let zeros = graph.constant_data(q.zero_point).is_some_and(|d| d.iter().all(|&b| b == 0));
-            let mut bindings = 4
-                + u32::from(q.offset.is_some())
-                + u32::from(!zeros)
-                + u32::from(self.tail[p].is_some())
-                + u32::from(self.norm[p].is_some());
+            let mut io = ProductIo {
+                offset: q.offset.is_some(),
+                zero_point: !zeros,
+                tail: self.tail[p].is_some(),
+                norm: self.norm[p].is_some(),
+                ..Default::default()
+            };
             let mut store = Store { rope: None, scatter: None };
             // reshape -> rope -> reshape.
             let rope = only(out).and_then(|r1| {
@@ -311,8 +309,8 @@ impl Patterns {
                 let r2 = only(y).filter(|&r2| matches!(graph.nodes[r2].op, Op::Reshape(_)))?;
                 fits.then_some((r1, *k, r2, rope.clone()))
             });
-            if let Some((r1, k, r2, rope)) = rope.filter(|_| bindings + 2 <= max_storage) {
-                bindings += 2;
+            if let Some((r1, k, r2, rope)) = rope.filter(|_| ProductIo { rope: true, ..io }.storage_bindings() <= max_storage) {
+                io.rope = true;
                 absorbed.extend([p, r1, k, r2]);
                 absorbed.extend(rope.absorbed.iter().copied());
                 out = graph.nodes[r2].outputs[0];
@@ -341,7 +339,7 @@ impl Patterns {
                     && matches!(graph.desc(a.input).data_type, DataType::Float32 | DataType::Float16);
                 fits.then_some((s, a.input, a.indices))
             });
-            if let Some((s, cache, indices)) = scatter.filter(|_| bindings + 1 <= max_storage) {
+            if let Some((s, cache, indices)) = scatter.filter(|_| ProductIo { scatter: true, ..io }.storage_bindings() <= max_storage) {
                 absorbed.push(node);
                 absorbed.extend(cast);
                 node = s;

@@ -97,14 +97,10 @@ impl WgpuGraph {
         let (patterns, fusion) = (&d.patterns, &d.retune.fusion);
         nodes.retain(|&k| !(patterns.scratch[k] || patterns.absorbed[k] || fusion.absorbed[k]));
         let Some((mut current, mut bytes)) = d.retune.current.take() else { return Ok(false) };
-        let fix = |dim: &Dim| match dim {
-            Dim::Static(n) => Dim::Static(*n),
-            Dim::Dynamic { name, max_size } => Dim::Static(dims.get(name).unwrap_or(*max_size)),
-        };
         // In place: the resolved shapes keep their ranks.
         let refix = |to: &mut [Dim], from: &[Dim]| {
             for (t, f) in to.iter_mut().zip(from) {
-                *t = fix(f);
+                *t = dims.fixed(f);
             }
         };
         for &i in &changed {

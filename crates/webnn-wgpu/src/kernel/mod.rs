@@ -263,6 +263,13 @@ impl ProductIo {
             .filter(|io| !io.pair || !(io.tail || io.rope || io.scatter))
             .collect()
     }
+
+    /// The storage buffers a product's module with these inputs binds on a GPU: its output
+    /// and every input (`source::product_roles`). (On a CPU adapter x is a uniform binding
+    /// for one row and the parameter block a storage one: the same count.)
+    pub fn storage_bindings(self) -> u32 {
+        1 + source::product_roles(DataType::Float32, DataType::Float32, self).len() as u32
+    }
 }
 
 impl Tail {

@@ -476,7 +476,7 @@ fn a_loader(a: ABinding, storage: String) -> String {
 /// weight (b), its scale (c), [zero points (d)], [offsets (e)], [the pair's weight, scale,
 /// zero points and offsets], [epilogue operand (f)], [norm weight (g)], [cos, sin], [row
 /// indices]; bound in this order.
-fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static str, DataType)> {
+pub(super) fn product_roles(weight: DataType, x: DataType, io: ProductIo) -> Vec<(&'static str, DataType)> {
     let mut v = vec![("a", x), ("b", weight), ("c", x)];
     if io.zero_point {
         v.push(("d", weight));
